@@ -1,0 +1,32 @@
+// The k6 side of the harness <-> script contract: the harness sets these LOAD_* variables
+// (harness/load/load-spec.ts writes them); a bad value stops the script before any request.
+export interface LoadEnv {
+  targets: string[];
+  qps: number;
+  connections: number;
+  durationS: number;
+  timeoutS: number;
+  flagHeader: string;
+}
+
+function numberFrom(env: Record<string, string | undefined>, name: string, min: number): number {
+  const raw = env[name];
+  const value = Number(raw);
+  if (raw === undefined || raw === '' || !Number.isFinite(value) || value < min) {
+    throw new Error(`Expected ${name} to be a number >= ${String(min)}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+export function parseLoadEnv(env: Record<string, string | undefined>): LoadEnv {
+  const targets = (env['LOAD_TARGETS'] ?? '').split(',').filter((t) => t !== '');
+  if (targets.length === 0) throw new Error('Expected LOAD_TARGETS to list at least one URL, got none');
+  return {
+    targets,
+    qps: numberFrom(env, 'LOAD_QPS', 0),
+    connections: numberFrom(env, 'LOAD_CONNECTIONS', 1),
+    durationS: numberFrom(env, 'LOAD_DURATION_S', 0.001),
+    timeoutS: numberFrom(env, 'LOAD_TIMEOUT_S', 0.001),
+    flagHeader: env['LOAD_FLAG_HEADER'] ?? '',
+  };
+}

@@ -1,0 +1,65 @@
+import type { Clock } from './clock.ts';
+
+/**
+ * Progress for long work: phase, elapsed and, when the total is known, an estimate of what is left.
+ * On a terminal one line is rewritten; elsewhere (CI, pipes) a full line is printed at most every
+ * `lineIntervalMs` so logs stay readable.
+ */
+export interface Progress {
+  /** Reports `done` of `total` units (total may be an estimate) with a short detail. */
+  update(detail: string, done?: number, total?: number): void;
+  /** Ends the progress line with a final message. */
+  finish(message: string): void;
+}
+
+export interface ProgressOptions {
+  phase: string;
+  clock: Clock;
+  write?: (text: string) => void;
+  isTty?: boolean;
+  lineIntervalMs?: number;
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${String(s)}s`;
+  const m = Math.floor(s / 60);
+  return `${String(m)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+export function createProgress(options: ProgressOptions): Progress {
+  const { phase, clock } = options;
+  const write = options.write ?? ((t: string) => process.stderr.write(t));
+  const isTty = options.isTty ?? process.stderr.isTTY;
+  const lineIntervalMs = options.lineIntervalMs ?? 10_000;
+  const startMs = clock.now();
+  let lastLineMs = -Infinity;
+  let dirty = false;
+
+  const describe = (detail: string, done?: number, total?: number): string => {
+    const elapsedMs = clock.now() - startMs;
+    let text = `${phase}: ${detail}, ${formatDuration(elapsedMs)} elapsed`;
+    if (done !== undefined && total !== undefined && done > 0 && total > done) {
+      text += `, about ${formatDuration((elapsedMs / done) * (total - done))} left`;
+    }
+    return text;
+  };
+
+  return {
+    update(detail, done, total) {
+      const text = describe(detail, done, total);
+      if (isTty) {
+        write(`\r\x1b[2K${text}`);
+        dirty = true;
+      } else if (clock.now() - lastLineMs >= lineIntervalMs) {
+        write(`${text}\n`);
+        lastLineMs = clock.now();
+      }
+    },
+    finish(message) {
+      const text = `${phase}: ${message} (${formatDuration(clock.now() - startMs)})`;
+      write(isTty && dirty ? `\r\x1b[2K${text}\n` : `${text}\n`);
+      dirty = false;
+    },
+  };
+}
