@@ -1,0 +1,14 @@
+export { bundleK6Script } from './bundle-k6-script.ts';
+export { formatFortioSummary } from './fortio-summary.ts';
+export { readK6Records } from './k6-records.ts';
+export type { RequestRecord } from './k6-records.ts';
+export { readK6Summary } from './k6-summary.ts';
+export type { K6Summary } from './k6-summary.ts';
+export { addRecord, createLoadCounts } from './load-counts.ts';
+export type { LoadCounts } from './load-counts.ts';
+export { toK6Env } from './load-spec.ts';
+export type { LoadSpec } from './load-spec.ts';
+export { runK6 } from './run-k6.ts';
+export type { K6RunFiles, RunK6Options } from './run-k6.ts';
+export { runLoad } from './run-load.ts';
+export type { LoadResult, RunLoadOptions } from './run-load.ts';

@@ -1,0 +1,26 @@
+/** What load to drive, in fortio's terms. Validated by the CLI before anything starts. */
+export interface LoadSpec {
+  /** URLs, taken in turn by iteration number (one URL is the fortio case). */
+  targets: string[];
+  /** Requests per second; 0 = as fast as `connections` go (fortio `-qps 0`). */
+  qps: number;
+  /** Connections (k6 VUs, each with its own keep-alive connection): fortio `-c`. */
+  connections: number;
+  durationS: number;
+  /** Per-request timeout (fortio `-timeout`, 10 s in the ASM runs). */
+  timeoutS: number;
+  /** Response header whose value is recorded per request (a gateway's response flags). */
+  flagHeader?: string;
+}
+
+/** The LOAD_* variables k6-scripts/lib/load-env.ts reads. */
+export function toK6Env(spec: LoadSpec): Record<string, string> {
+  return {
+    LOAD_TARGETS: spec.targets.join(','),
+    LOAD_QPS: String(spec.qps),
+    LOAD_CONNECTIONS: String(spec.connections),
+    LOAD_DURATION_S: String(spec.durationS),
+    LOAD_TIMEOUT_S: String(spec.timeoutS),
+    LOAD_FLAG_HEADER: spec.flagHeader ?? '',
+  };
+}

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { ErrorCode, HarnessError } from '../../lib/index.ts';
+import type { LoadSpec } from './load-spec.ts';
+import { toK6Env } from './load-spec.ts';
+
+export interface RunK6Options {
+  k6Path: string;
+  /** The bundled script (bundleK6Script's output). */
+  bundlePath: string;
+  spec: LoadSpec;
+  /** Where k6's files go: requests.csv, k6-summary.json, k6.log, k6-stdout.txt. */
+  workDir: string;
+  signal?: AbortSignal;
+}
+
+export interface K6RunFiles {
+  recordsPath: string;
+  summaryPath: string;
+  logPath: string;
+  stdoutPath: string;
+}
+
+/** How long k6 gets to stop after SIGTERM (it writes its summary then) before SIGKILL. */
+const K6_KILL_AFTER_MS = 4000;
+
+/** Runs `k6 run` to completion. Cancelling `signal` stops k6 (SIGTERM, SIGKILL after 4 s). */
+export async function runK6(options: RunK6Options): Promise<K6RunFiles> {
+  const files: K6RunFiles = {
+    recordsPath: join(options.workDir, 'requests.csv'),
+    summaryPath: join(options.workDir, 'k6-summary.json'),
+    logPath: join(options.workDir, 'k6.log'),
+    stdoutPath: join(options.workDir, 'k6-stdout.txt'),
+  };
+  const args = [
+    'run',
+    '--quiet',
+    '--no-color',
+    '--no-usage-report',
+    '--no-thresholds',
+    `--console-output=${files.recordsPath}`,
+    // raw: the console file gets the script's lines as they are (the records), no logfmt wrapper.
+    '--log-format=raw',
+    `--log-output=file=${files.logPath}`,
+    `--summary-export=${files.summaryPath}`,
+    options.bundlePath,
+  ];
+  const result = await execa(options.k6Path, args, {
+    env: { ...toK6Env(options.spec), K6_NO_USAGE_REPORT: 'true' },
+    cwd: options.workDir,
+    stdin: 'ignore',
+    stdout: { file: files.stdoutPath },
+    stderr: 'pipe',
+    reject: false,
+    ...(options.signal ? { cancelSignal: options.signal } : {}),
+    forceKillAfterDelay: K6_KILL_AFTER_MS,
+  });
+  if (result.isCanceled)
+    throw new HarnessError(ErrorCode.Aborted, 'k6 was stopped before the end of its run');
+  if (result.exitCode !== 0) {
+    const tail = result.stderr.split('\n').slice(-15).join('\n');
+    throw new HarnessError(
+      ErrorCode.LoadFailed,
+      `k6 exited with code ${String(result.exitCode)}; see ${files.logPath}${tail ? `:\n${tail}` : ''}`,
+    );
+  }
+  return files;
+}
