@@ -48,5 +48,7 @@ export default function (): void {
   const durationMs = Date.now() - startMs;
   const flag = load.flagHeader ? (res.headers[load.flagHeader] ?? '') : '';
   const error = res.status === 0 ? res.error.replace(/[,"\r\n]+/g, ' ').slice(0, 160) : '';
-  console.log(`${String(startMs)},${String(durationMs)},${String(res.status)},${String(res.error_code)},${flag},${error}`);
+  console.log(
+    `${String(startMs)},${String(durationMs)},${String(res.status)},${String(res.error_code)},${flag},${error}`,
+  );
 }

@@ -20,12 +20,17 @@ test('level filters lines below it; child loggers add bound fields', () => {
   log.info('dropped');
   log.child({ node: 'node-1' }).warn('kept', { n: 3 });
   assert.equal(lines.length, 1);
-  assert.match(lines[0] ?? '', /warn  h kept node=node-1 n=3$/);
+  assert.match(lines[0] ?? '', /warn {2}h kept node=node-1 n=3$/);
 });
 
 test('json format emits one parseable object per line', () => {
   const lines: string[] = [];
-  const log = createLogger({ component: 'k6', format: 'json', write: (l) => lines.push(l), wallNow: () => T0 });
+  const log = createLogger({
+    component: 'k6',
+    format: 'json',
+    write: (l) => lines.push(l),
+    wallNow: () => T0,
+  });
   log.error('failed', { code: 1212 });
   assert.deepEqual(JSON.parse(lines[0] ?? ''), {
     time: '2026-11-21T12:00:00.123Z',

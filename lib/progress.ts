@@ -63,3 +63,31 @@ export function createProgress(options: ProgressOptions): Progress {
     },
   };
 }
+
+/**
+ * Calls `tick` every `intervalMs` on `clock` until the returned stop function is called (or the
+ * signal aborts). For progress lines during work whose end is known only to someone else.
+ */
+export function startTicker(options: {
+  clock: Clock;
+  intervalMs: number;
+  tick: () => void;
+  signal?: AbortSignal;
+}): () => void {
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([stop.signal, options.signal]) : stop.signal;
+  void (async () => {
+    while (!signal.aborted) {
+      try {
+        await options.clock.sleep(options.intervalMs, signal);
+      } catch {
+        // Aborted: the ticker's only way out, nothing to report.
+        return;
+      }
+      options.tick();
+    }
+  })();
+  return () => {
+    stop.abort();
+  };
+}

@@ -47,7 +47,8 @@ test('a line that is not a record names the file and line', async (t) => {
 test('fortio-style summary: codes with percentages, k6 errors, calls, avg and qps', () => {
   const counts = createLoadCounts();
   const base = { flag: '', error: '' };
-  for (let i = 0; i < 98; i++) addRecord(counts, { ...base, startWallMs: 1000 + i * 10, durationMs: 10, status: 418, errorCode: 1418 });
+  for (let i = 0; i < 98; i++)
+    addRecord(counts, { ...base, startWallMs: 1000 + i * 10, durationMs: 10, status: 418, errorCode: 1418 });
   addRecord(counts, { ...base, startWallMs: 1500, durationMs: 20, status: 503, errorCode: 1503 });
   addRecord(counts, { ...base, startWallMs: 1600, durationMs: 0, status: 0, errorCode: 1212 });
   assert.equal(

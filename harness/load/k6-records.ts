@@ -20,8 +20,13 @@ export interface RequestRecord {
 const COLUMNS = ['startWallMs', 'durationMs', 'status', 'errorCode', 'flag', 'error'] as const;
 
 /** Streams the records file; `onRecord` sees each request once, in file order. Returns the count. */
-export async function readK6Records(path: string, onRecord: (record: RequestRecord) => void): Promise<number> {
-  const parser = createReadStream(path).pipe(parse({ columns: [...COLUMNS], relax_quotes: true, trim: false }));
+export async function readK6Records(
+  path: string,
+  onRecord: (record: RequestRecord) => void,
+): Promise<number> {
+  const parser = createReadStream(path).pipe(
+    parse({ columns: [...COLUMNS], relax_quotes: true, trim: false }),
+  );
   let count = 0;
   try {
     for await (const row of parser as AsyncIterable<Record<(typeof COLUMNS)[number], string>>) {

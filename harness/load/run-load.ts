@@ -33,7 +33,10 @@ export interface RunLoadOptions {
  */
 export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
   await mkdir(options.workDir, { recursive: true });
-  const bundlePath = await bundleK6Script({ script: 'fortio.ts', outFile: join(options.workDir, 'fortio.js') });
+  const bundlePath = await bundleK6Script({
+    script: 'fortio.ts',
+    outFile: join(options.workDir, 'fortio.js'),
+  });
   const files = await runK6({
     k6Path: options.k6.path,
     bundlePath,

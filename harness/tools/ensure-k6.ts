@@ -1,7 +1,13 @@
 import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import { execa } from 'execa';
 import { dirname, join } from 'node:path';
-import { createProgress, createSystemClock, ErrorCode, HarnessError, isHarnessError } from '../../lib/index.ts';
+import {
+  createProgress,
+  createSystemClock,
+  ErrorCode,
+  HarnessError,
+  isHarnessError,
+} from '../../lib/index.ts';
 import type { Clock, Progress } from '../../lib/index.ts';
 import { DEFAULT_TOOLS_DIR } from '../paths.ts';
 import { buildK6WithGo } from './k6-go-build.ts';
@@ -56,7 +62,9 @@ export async function ensureK6(options: EnsureK6Options = {}): Promise<K6Binary>
       say(`using ${onPath} (v${version}, fits >= ${K6_VERSION} < ${nextMajor()})`);
       return { path: onPath, version, source: 'path' };
     }
-    reasons.push(`${onPath} reports ${version ? `v${version}` : 'no version'}, not >= ${K6_VERSION} < ${nextMajor()}`);
+    reasons.push(
+      `${onPath} reports ${version ? `v${version}` : 'no version'}, not >= ${K6_VERSION} < ${nextMajor()}`,
+    );
   } else {
     reasons.push('no k6 on PATH');
   }
@@ -69,8 +77,14 @@ export async function ensureK6(options: EnsureK6Options = {}): Promise<K6Binary>
       write,
       ...(options.isTty === undefined ? {} : { isTty: options.isTty }),
     });
-  const attempts: { source: K6Source; run: () => Promise<{ binPath: string; workDir: string } | undefined> }[] = [
-    { source: 'go', run: () => tryGo(env, toolsDir, progressFor('k6: building from source'), reasons, options.signal) },
+  const attempts: {
+    source: K6Source;
+    run: () => Promise<{ binPath: string; workDir: string } | undefined>;
+  }[] = [
+    {
+      source: 'go',
+      run: () => tryGo(env, toolsDir, progressFor('k6: building from source'), reasons, options.signal),
+    },
     {
       source: 'download',
       run: () => {
@@ -125,13 +139,24 @@ async function tryGo(
     return undefined;
   }
   progress.update(`building k6 v${K6_VERSION} with ${goPath} (${goVersion}); this takes a few minutes`);
-  const built = await buildK6WithGo({ goPath, scratchParent: toolsDir, env, progress, ...(signal ? { signal } : {}) });
+  const built = await buildK6WithGo({
+    goPath,
+    scratchParent: toolsDir,
+    env,
+    progress,
+    ...(signal ? { signal } : {}),
+  });
   progress.finish('build finished');
   return built;
 }
 
 /** Checks the new binary, then moves it into place with one rename (never a half-written k6). */
-async function install(binPath: string, workDir: string, pinned: string, env: NodeJS.ProcessEnv): Promise<string> {
+async function install(
+  binPath: string,
+  workDir: string,
+  pinned: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   try {
     await chmod(binPath, 0o755);
     const version = await probeK6Version(binPath, env);

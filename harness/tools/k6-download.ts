@@ -95,12 +95,16 @@ async function fetchBytes(url: string, options: DownloadOptions): Promise<Buffer
   const total = Number(response.headers.get('content-length') ?? 0);
   const chunks: Uint8Array[] = [];
   let received = 0;
-  for await (const chunk of response.body) {
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     chunks.push(chunk);
     received += chunk.byteLength;
     const mb = (received / 1e6).toFixed(1);
     const detail = total > 0 ? `${mb} of ${(total / 1e6).toFixed(1)} MB` : `${mb} MB`;
-    options.progress.update(`downloading ${url.split('/').pop() ?? url}: ${detail}`, received, total || undefined);
+    options.progress.update(
+      `downloading ${url.split('/').pop() ?? url}: ${detail}`,
+      received,
+      total || undefined,
+    );
   }
   return Buffer.concat(chunks);
 }

@@ -24,7 +24,14 @@ test('fixed-rate k6 load: exact counts by status and k6 error code', { timeout: 
     res.writeHead(status).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.after(
+    () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  );
   server.keepAliveTimeout = 30_000;
   const base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
 

@@ -53,7 +53,11 @@ export async function installFake(bin: FakeBin, name: string, script: string): P
  * A `go` that answers `version`, prints `go get`'s download lines, and for `go build -o X` writes a
  * fake k6 reporting `builtVersion` at X (printing package lines on stderr as `go build -v` does).
  */
-export function fakeGoScript(options: { goVersion: string; builtVersion: string; failBuild?: boolean }): string {
+export function fakeGoScript(options: {
+  goVersion: string;
+  builtVersion: string;
+  failBuild?: boolean;
+}): string {
   const k6 = fakeK6Script(options.builtVersion).replace(/'/g, `'"'"'`);
   return `#!/bin/sh
 echo "go $*" >> "$FAKE_CALL_LOG"

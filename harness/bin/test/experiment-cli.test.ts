@@ -1,0 +1,43 @@
+// The experiment CLI as a user meets it: a real process, exit codes and messages.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { execa } from 'execa';
+import { PROJECT_ROOT } from '../../paths.ts';
+
+const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
+
+async function runCli(args: string[]) {
+  return execa(process.execPath, [CLI, ...args], { reject: false, stdin: 'ignore', timeout: 20_000 });
+}
+
+const BAD_INPUTS: [string[], RegExp][] = [
+  [['--qps', 'abc'], /^error: Expected --qps to be a non-negative number, got "abc"$/m],
+  [['--scenario', 'nope'], /^error: Expected --scenario to be one of load-smoke, got "nope"$/m],
+  [['--duration', '-1'], /^error: Expected --duration to be a number of seconds >= 1, got "-1"$/m],
+  [['-c', '1.5'], /^error: Expected --connections to be an integer >= 1, got "1.5"$/m],
+  [['--path', 'status/418'], /--path to be a URL path starting with "\/", got "status\/418"/],
+  [['--no-such-flag'], /unknown option '--no-such-flag'/],
+];
+
+for (const [args, message] of BAD_INPUTS) {
+  test(`bad input ${args.join(' ')} exits 2 with a message and writes nothing`, async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const resultsDir = join(dir, 'results');
+    const result = await runCli([...args, '--results-dir', resultsDir]);
+    assert.equal(result.exitCode, 2, result.stderr);
+    assert.match(result.stderr, message);
+    assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
+  });
+}
+
+test('--help exits 0 and lists the flags', async () => {
+  const result = await runCli(['--help']);
+  assert.equal(result.exitCode, 0);
+  assert.match(result.stdout, /--qps <n>/);
+  assert.match(result.stdout, /--connections <n>/);
+});

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCode, isHarnessError } from '../../lib/index.ts';
+import { choiceParser, numberParser, pathParser } from './parse-values.ts';
+
+function messageOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(isHarnessError(err, ErrorCode.BadInput));
+    assert.equal(err.exitCode, 2);
+    return err.message;
+  }
+  assert.fail('expected a bad-input error');
+}
+
+test('numbers: range, integer and the raw value in the message', () => {
+  const grace = numberParser('--grace', { min: 0, unit: 'seconds' });
+  assert.equal(grace('120'), 120);
+  assert.equal(grace('0.5'), 0.5);
+  assert.equal(
+    messageOf(() => grace('-1')),
+    'Expected --grace to be a non-negative number of seconds, got "-1"',
+  );
+  assert.equal(
+    messageOf(() => grace('abc')),
+    'Expected --grace to be a non-negative number of seconds, got "abc"',
+  );
+  assert.match(
+    messageOf(() => grace('')),
+    /got ""/,
+  );
+  const c = numberParser('--connections', { min: 1, integer: true });
+  assert.equal(c('100'), 100);
+  assert.equal(
+    messageOf(() => c('2.5')),
+    'Expected --connections to be an integer >= 1, got "2.5"',
+  );
+});
+
+test('choices and paths', () => {
+  const scenario = choiceParser('--scenario', ['load-smoke'] as const);
+  assert.equal(scenario('load-smoke'), 'load-smoke');
+  assert.equal(
+    messageOf(() => scenario('nope')),
+    'Expected --scenario to be one of load-smoke, got "nope"',
+  );
+  assert.equal(pathParser('--path')('/status/418'), '/status/418');
+  assert.match(
+    messageOf(() => pathParser('--path')('status')),
+    /starting with "\/"/,
+  );
+});

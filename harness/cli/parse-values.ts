@@ -1,0 +1,31 @@
+import { badInput } from '../../lib/index.ts';
+
+/** Commander argument parsers that throw the project's bad-input error (exit 2) with the flag named. */
+export function numberParser(flag: string, options: { min: number; integer?: boolean; unit?: string }) {
+  const noun = `${options.integer ? 'integer' : 'number'}${options.unit ? ` of ${options.unit}` : ''}`;
+  const expected =
+    options.min === 0
+      ? `a non-negative ${noun}`
+      : `${options.integer ? 'an' : 'a'} ${noun} >= ${String(options.min)}`;
+  return (raw: string): number => {
+    const value = raw.trim() === '' ? NaN : Number(raw);
+    if (!Number.isFinite(value) || value < options.min || (options.integer && !Number.isInteger(value))) {
+      throw badInput(flag, expected, raw);
+    }
+    return value;
+  };
+}
+
+export function choiceParser<T extends string>(flag: string, choices: readonly T[]) {
+  return (raw: string): T => {
+    if ((choices as readonly string[]).includes(raw)) return raw as T;
+    throw badInput(flag, `one of ${choices.join(', ')}`, raw);
+  };
+}
+
+export function pathParser(flag: string) {
+  return (raw: string): string => {
+    if (!raw.startsWith('/')) throw badInput(flag, 'a URL path starting with "/"', raw, 'e.g. /status/418');
+    return raw;
+  };
+}
