@@ -8,7 +8,7 @@ test('durations read like 45s and 2m05s', () => {
   assert.equal(formatDuration(125_000), '2m05s');
 });
 
-test('non-terminal progress prints a line at most every interval, with time left', async () => {
+test('non-terminal progress prints a line at most every interval, with time left from the counted rate', async () => {
   const clock = createManualClock();
   const out: string[] = [];
   const progress = createProgress({
@@ -19,6 +19,8 @@ test('non-terminal progress prints a line at most every interval, with time left
     lineIntervalMs: 10_000,
   });
   progress.update('starting');
+  await clock.advance(60_000);
+  progress.update('fetching');
   await clock.advance(5_000);
   progress.update('100 of 400 packages', 100, 400);
   await clock.advance(5_000);
@@ -26,8 +28,10 @@ test('non-terminal progress prints a line at most every interval, with time left
   progress.finish('done');
   assert.deepEqual(out, [
     'k6 build: starting, 0s elapsed\n',
-    'k6 build: 200 of 400 packages, 10s elapsed, about 10s left\n',
-    'k6 build: done (10s)\n',
+    'k6 build: fetching, 1m00s elapsed\n',
+    // 100 packages in the 5 s since counting began: 200 more take 10 s (the first minute is not counted).
+    'k6 build: 200 of 400 packages, 1m10s elapsed, about 10s left\n',
+    'k6 build: done (1m10s)\n',
   ]);
 });
 

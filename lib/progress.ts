@@ -36,12 +36,17 @@ export function createProgress(options: ProgressOptions): Progress {
   let lastLineMs = -Infinity;
   let dirty = false;
 
+  // The rate is measured from the first counted update, so an uncounted phase before it (a
+  // download before a build) does not skew the estimate.
+  let countedFrom: { ms: number; done: number } | undefined;
+
   const describe = (detail: string, done?: number, total?: number): string => {
-    const elapsedMs = clock.now() - startMs;
-    let text = `${phase}: ${detail}, ${formatDuration(elapsedMs)} elapsed`;
-    if (done !== undefined && total !== undefined && done > 0 && total > done) {
-      text += `, about ${formatDuration((elapsedMs / done) * (total - done))} left`;
-    }
+    const nowMs = clock.now();
+    let text = `${phase}: ${detail}, ${formatDuration(nowMs - startMs)} elapsed`;
+    if (done === undefined || total === undefined) return text;
+    countedFrom ??= { ms: nowMs, done };
+    const rate = (done - countedFrom.done) / (nowMs - countedFrom.ms);
+    if (rate > 0 && total > done) text += `, about ${formatDuration((total - done) / rate)} left`;
     return text;
   };
 
