@@ -1,0 +1,5 @@
+export { createCertificateAuthority } from './ca.ts';
+export type { CertificateAuthority, WorkloadCertificate } from './ca.ts';
+export { checkSpiffeServer, formatSpiffeId, identityOfCertificate, parseSpiffeId } from './spiffe.ts';
+export type { Identity } from './spiffe.ts';
+export { mtlsContext } from './tls-options.ts';

@@ -1,0 +1,21 @@
+/**
+ * A pod as its node's ztunnel knows it from the node agent (the CNI's ZDS AddWorkload). In the local
+ * backend's in-pod model the app binds `appIp` (private) while ztunnel owns `podIp`: every connection
+ * to the pod enters ztunnel first (design.md section 6).
+ */
+export interface LocalWorkload {
+  uid: string;
+  name: string;
+  namespace: string;
+  serviceAccount: string;
+  podIp: string;
+  /** Where the app listens; on kind this is the pod IP itself. */
+  appIp: string;
+  /** Container ports ztunnel captures (plaintext inbound) and accepts as HBONE targets. */
+  ports: number[];
+}
+
+export const HBONE_PORT = 15008;
+export const OUTBOUND_CAPTURE_PORT = 15001;
+export const READINESS_PORT = 15021;
+export const METRICS_PORT = 15020;

@@ -1,0 +1,140 @@
+import { constants, createSecureServer } from 'node:http2';
+import type { Socket } from 'node:net';
+import type { Http2SecureServer, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from '../../lib/index.ts';
+import type { LocalWorkload } from '../../mesh/workload.ts';
+import { formatSpiffeId, identityOfCertificate, mtlsContext } from '../../mesh/pki/index.ts';
+import type { Identity, WorkloadCertificate } from '../../mesh/pki/index.ts';
+import { openConnectionRecord } from '../telemetry/connection-log.ts';
+import type { ZtunnelMetrics } from '../telemetry/metrics.ts';
+import { connectUpstream, describeConnectError } from './connect-upstream.ts';
+import type { ConnectionTracker } from './connection-tracker.ts';
+import { pipeConnection } from './pipe-connection.ts';
+
+export interface InboundDeps {
+  log: Logger;
+  metrics: ZtunnelMetrics;
+  now: () => number;
+  tracker: ConnectionTracker;
+  /** Authorization policy; false answers 401. Allows all when absent. */
+  authorize?: (peer: Identity | undefined, workload: LocalWorkload) => boolean;
+  upstreamConnectTimeoutMs?: number;
+}
+
+export interface HboneInbound {
+  server: Http2SecureServer;
+  /** Live HTTP/2 sessions (inbound HBONE connections). */
+  sessions: Set<Http2Session>;
+}
+
+/** `10.0.0.5:8080` or `[fd00::5]:8080` -> host and port. */
+export function parseAuthority(authority: string | undefined): { host: string; port: number } | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(authority ?? '');
+  const host = m?.[1] ?? m?.[2];
+  const port = Number(m?.[3]);
+  if (!host || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  return { host, port };
+}
+
+function reply(stream: ServerHttp2Stream, status: number): void {
+  if (stream.destroyed || stream.closed) return;
+  stream.respond({ ':status': status }, { endStream: true });
+}
+
+/**
+ * The pod's HBONE listener (pod IP:15008): HTTP/2 CONNECT over mTLS, served with the pod's own
+ * identity as real in-pod ztunnel does (istio/ztunnel src/proxy/inbound.rs):
+ * 400 for anything but a CONNECT to this pod's address, 401 when policy denies, 503 when the app
+ * connect fails, and 200 only once the upstream TCP connection is up.
+ */
+export function createHboneInbound(
+  workload: LocalWorkload,
+  cert: WorkloadCertificate,
+  deps: InboundDeps,
+): HboneInbound {
+  const server = createSecureServer({ ...mtlsContext(cert), allowHTTP1: false });
+  const sessions = new Set<Http2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  server.on('stream', (stream, headers) => {
+    handleConnect(stream, headers, workload, cert, deps);
+  });
+  return { server, sessions };
+}
+
+function handleConnect(
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  workload: LocalWorkload,
+  cert: WorkloadCertificate,
+  deps: InboundDeps,
+): void {
+  const socket = stream.session?.socket as TLSSocket | undefined;
+  const target = parseAuthority(headers[':authority']);
+  // The connection's own destination: a CONNECT must name the pod it arrived on (no open relay).
+  const localIp = socket?.localAddress?.replace(/^::ffff:/, '');
+  if (headers[':method'] !== 'CONNECT' || !target || target.host !== localIp || !socket) {
+    reply(stream, 400);
+    return;
+  }
+  const peer = identityOfCertificate(socket.getPeerX509Certificate());
+  if (deps.authorize && !deps.authorize(peer, workload)) {
+    reply(stream, 401);
+    return;
+  }
+  const complete = openConnectionRecord(
+    {
+      direction: 'inbound',
+      srcAddr: `${socket.remoteAddress ?? '?'}:${String(socket.remotePort ?? 0)}`,
+      ...(peer ? { srcIdentity: formatSpiffeId(peer) } : {}),
+      dstAddr: `${workload.podIp}:15008`,
+      dstHboneAddr: `${target.host}:${String(target.port)}`,
+      dstWorkload: workload.name,
+      dstNamespace: workload.namespace,
+      dstIdentity: cert.spiffeId,
+    },
+    deps,
+  );
+  const abort = new AbortController();
+  let upstream: Socket | undefined;
+  const untrack = deps.tracker.add({
+    forceClose: () => {
+      abort.abort();
+      // RST_STREAM on the tunnel, RST on the app connection.
+      if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+      upstream?.resetAndDestroy();
+    },
+  });
+  stream.once('close', () => {
+    abort.abort();
+  });
+  connectUpstream({
+    host: workload.appIp,
+    port: target.port,
+    signal: abort.signal,
+    ...(deps.upstreamConnectTimeoutMs === undefined ? {} : { timeoutMs: deps.upstreamConnectTimeoutMs }),
+  }).then(
+    (sock) => {
+      upstream = sock;
+      if (stream.destroyed || stream.closed) {
+        sock.destroy();
+        untrack();
+        complete({ bytesSent: 0, bytesRecv: 0, error: 'downstream closed before the upstream connected' });
+        return;
+      }
+      stream.respond({ ':status': 200 });
+      pipeConnection(stream, sock, (bytes, err) => {
+        untrack();
+        complete({ bytesSent: bytes.sent, bytesRecv: bytes.recv, ...(err ? { error: err.message } : {}) });
+      });
+    },
+    (err: unknown) => {
+      reply(stream, 503);
+      untrack();
+      complete({ bytesSent: 0, bytesRecv: 0, error: describeConnectError(err) });
+    },
+  );
+}

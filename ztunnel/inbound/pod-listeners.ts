@@ -1,0 +1,74 @@
+import type { Server } from 'node:net';
+import type { LocalWorkload } from '../../mesh/workload.ts';
+import { HBONE_PORT } from '../../mesh/workload.ts';
+import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
+import { createConnectionTracker } from './connection-tracker.ts';
+import type { ConnectionTracker } from './connection-tracker.ts';
+import { createHboneInbound } from './hbone-inbound.ts';
+import type { InboundDeps } from './hbone-inbound.ts';
+import { createPlaintextInbound } from './plaintext-inbound.ts';
+
+/**
+ * One pod's inbound listeners on the pod's own address: HBONE (:15008) and the plaintext capture of
+ * each container port. All bound with SO_REUSEPORT (Node >= 22.12 `reusePort`) so a new ztunnel can
+ * bind the same addresses before the old one lets go: the upgrade handoff of ztunnel's in-pod mode.
+ */
+export interface PodListeners {
+  workload: LocalWorkload;
+  tracker: ConnectionTracker;
+  /** Stops accepting on every listener and sends GOAWAY on every HBONE connection; returns at once. */
+  stopAccepting(): void;
+  /** stopAccepting, then force-close every connection (RST / RST_STREAM). Returns how many. */
+  destroy(reason: string): number;
+}
+
+/** Listen backlog of every capture listener (design.md section 4: backlog 128). */
+export const LISTEN_BACKLOG = 128;
+
+export async function startPodListeners(
+  workload: LocalWorkload,
+  cert: WorkloadCertificate,
+  deps: Omit<InboundDeps, 'tracker'>,
+): Promise<PodListeners> {
+  const tracker = createConnectionTracker();
+  const inboundDeps: InboundDeps = { ...deps, tracker };
+  const hbone = createHboneInbound(workload, cert, inboundDeps);
+  const servers: [Server, number][] = [[hbone.server, HBONE_PORT]];
+  for (const port of workload.ports)
+    servers.push([createPlaintextInbound(workload, port, cert, inboundDeps), port]);
+  try {
+    await Promise.all(servers.map(([server, port]) => listen(server, workload.podIp, port)));
+  } catch (err) {
+    for (const [server] of servers) server.close();
+    throw err;
+  }
+  let accepting = true;
+  const stopAccepting = (): void => {
+    if (!accepting) return;
+    accepting = false;
+    for (const [server] of servers) server.close();
+    // session.close(): GOAWAY now, the session ends once its streams have (RFC 9113 section 6.8).
+    for (const session of hbone.sessions) session.close();
+  };
+  return {
+    workload,
+    tracker,
+    stopAccepting,
+    destroy(reason) {
+      stopAccepting();
+      const n = tracker.forceCloseAll(reason);
+      for (const session of hbone.sessions) session.destroy();
+      return n;
+    },
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port, reusePort: true, backlog: LISTEN_BACKLOG }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,52 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
+import { createLogger } from '../../../lib/index.ts';
+import type { Logger } from '../../../lib/index.ts';
+import type { LocalWorkload } from '../../../mesh/workload.ts';
+import { createZtunnelMetrics } from '../../telemetry/metrics.ts';
+import type { ZtunnelMetrics } from '../../telemetry/metrics.ts';
+
+type After = { after: (fn: () => Promise<void> | void) => void };
+
+/** A workload on fresh loopback addresses: pod 127.<podNet>.0.<n>, app 127.<podNet+1>.0.<n>. */
+export function testWorkload(podNet: number, n: number, ports = [8080]): LocalWorkload {
+  return {
+    uid: `uid-${String(podNet)}-${String(n)}`,
+    name: `httpbin-${String(n)}`,
+    namespace: 'default',
+    serviceAccount: 'httpbin',
+    podIp: `127.${String(podNet)}.0.${String(n)}`,
+    appIp: `127.${String(podNet + 1)}.0.${String(n)}`,
+    ports,
+  };
+}
+
+/** A TCP echo app on the workload's private address. */
+export async function startEchoApp(t: After, host: string, port: number): Promise<Server> {
+  const server = createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.pipe(socket);
+  });
+  server.listen({ host, port });
+  await once(server, 'listening');
+  t.after(() => {
+    server.close();
+  });
+  return server;
+}
+
+export interface CapturedLog {
+  log: Logger;
+  lines: string[];
+  metrics: ZtunnelMetrics;
+}
+
+export function captureLog(): CapturedLog {
+  const lines: string[] = [];
+  return {
+    log: createLogger({ component: 'ztunnel', level: 'debug', write: (l) => lines.push(l) }),
+    lines,
+    metrics: createZtunnelMetrics(),
+  };
+}

@@ -1,0 +1,156 @@
+// Real sockets, real HTTP/2 and TLS: the pod's inbound listeners as a peer sees them.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { test } from 'node:test';
+import { openHboneSession, openTunnel } from '../../../mesh/hbone/index.ts';
+import { createCertificateAuthority } from '../../../mesh/pki/index.ts';
+import { startPodListeners } from '../pod-listeners.ts';
+import { captureLog, startEchoApp, testWorkload } from './fixtures.ts';
+
+const ca = await createCertificateAuthority();
+const gatewayCert = await ca.issue({ namespace: 'istio-system', serviceAccount: 'gateway' });
+const podCert = await ca.issue({ namespace: 'default', serviceAccount: 'httpbin' });
+
+async function roundTrip(stream: NodeJS.ReadWriteStream & { end(): void }, payload: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  stream.write(payload);
+  stream.end();
+  await once(stream, 'end');
+  return Buffer.concat(chunks).toString();
+}
+
+test('CONNECT to a live pod: 200, bytes both ways, one access-log line with the bytes', async (t) => {
+  const w = testWorkload(31, 1);
+  await startEchoApp(t, w.appIp, 8080);
+  const { log, lines, metrics } = captureLog();
+  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
+  t.after(() => pod.destroy('test over'));
+
+  const session = await openHboneSession({
+    host: w.podIp,
+    cert: gatewayCert,
+    expectedIdentity: podCert.spiffeId,
+  });
+  t.after(() => {
+    session.destroy();
+  });
+  const tunnel = await openTunnel(session, `${w.podIp}:8080`);
+  assert.equal(tunnel.status, 200);
+  assert.equal(await roundTrip(tunnel.stream, 'hello through hbone'), 'hello through hbone');
+  await pod.tracker.whenEmpty();
+  const line = lines.find((l) => l.includes('connection complete'));
+  assert.match(
+    line ?? '',
+    /info {2}ztunnel connection complete .*dst\.hbone_addr=127\.31\.0\.1:8080 .*direction=inbound bytes_sent=19 bytes_recv=19/,
+  );
+  assert.match(line ?? '', /src\.identity=spiffe:\/\/cluster\.local\/ns\/istio-system\/sa\/gateway/);
+  assert.match(
+    await metrics.registry.metrics(),
+    /istio_tcp_connections_opened_total\{[^}]*destination_workload="httpbin-1"[^}]*\} 1/,
+  );
+});
+
+test('CONNECT to a pod whose app is down: 503 and "connection failed: Connection refused"', async (t) => {
+  const w = testWorkload(31, 2);
+  const { log, lines, metrics } = captureLog();
+  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
+  t.after(() => pod.destroy('test over'));
+  const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
+  t.after(() => {
+    session.destroy();
+  });
+  const tunnel = await openTunnel(session, `${w.podIp}:8080`);
+  assert.equal(tunnel.status, 503);
+  await pod.tracker.whenEmpty();
+  assert.ok(
+    lines.some((l) =>
+      /warn {2}ztunnel connection complete .*error="connection failed: Connection refused \(os error 111\)"/.test(
+        l,
+      ),
+    ),
+    lines.join('\n'),
+  );
+  assert.match(await metrics.registry.metrics(), /istio_tcp_connections_failed_total\{[^}]*\} 1/);
+});
+
+test('CONNECT naming an address that is not this pod is refused with 400 (no open relay)', async (t) => {
+  const w = testWorkload(31, 3);
+  const other = testWorkload(31, 4);
+  await startEchoApp(t, other.appIp, 8080);
+  const { log, metrics } = captureLog();
+  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
+  t.after(() => pod.destroy('test over'));
+  const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
+  t.after(() => {
+    session.destroy();
+  });
+  assert.equal((await openTunnel(session, `${other.appIp}:8080`)).status, 400);
+  assert.equal((await openTunnel(session, `${other.podIp}:8080`)).status, 400);
+  assert.equal((await openTunnel(session, 'not-an-authority')).status, 400);
+});
+
+test('a client whose certificate comes from another CA cannot complete the handshake', async (t) => {
+  const w = testWorkload(31, 5);
+  const { log, metrics } = captureLog();
+  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
+  t.after(() => pod.destroy('test over'));
+  const foreign = await (
+    await createCertificateAuthority()
+  ).issue({ namespace: 'default', serviceAccount: 'evil' });
+  await assert.rejects(openHboneSession({ host: w.podIp, cert: foreign }));
+});
+
+test('plaintext capture: pod IP:port reaches the app; with the app gone the connection is reset', async (t) => {
+  const w = testWorkload(31, 6);
+  const app = await startEchoApp(t, w.appIp, 8080);
+  const { log, metrics } = captureLog();
+  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
+  t.after(() => pod.destroy('test over'));
+  const live = connect({ host: w.podIp, port: 8080 });
+  assert.equal(await roundTrip(live, 'plain bytes'), 'plain bytes');
+
+  app.close();
+  await once(app, 'close');
+  const dead = connect({ host: w.podIp, port: 8080 });
+  dead.write('GET / HTTP/1.1\r\n\r\n');
+  const [err] = (await once(dead, 'error')) as [NodeJS.ErrnoException];
+  assert.equal(err.code, 'ECONNRESET');
+});
+
+test('drain: GOAWAY to the HBONE client, the open tunnel keeps working, new connections are refused', async (t) => {
+  const w = testWorkload(31, 7);
+  await startEchoApp(t, w.appIp, 8080);
+  const { log, metrics } = captureLog();
+  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
+  t.after(() => pod.destroy('test over'));
+  const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
+  t.after(() => {
+    session.destroy();
+  });
+  const tunnel = await openTunnel(session, `${w.podIp}:8080`);
+  const goaway = once(session, 'goaway');
+  pod.stopAccepting();
+  const [code] = (await goaway) as [number];
+  assert.equal(code, 0, 'GOAWAY NO_ERROR');
+  assert.equal(await roundTrip(tunnel.stream, 'still here'), 'still here');
+  await assert.rejects(openHboneSession({ host: w.podIp, cert: gatewayCert }), /ECONNREFUSED/);
+});
+
+test('destroy force-closes a live tunnel with RST_STREAM', async (t) => {
+  const w = testWorkload(31, 8);
+  await startEchoApp(t, w.appIp, 8080);
+  const { log, metrics } = captureLog();
+  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
+  const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
+  t.after(() => {
+    session.destroy();
+  });
+  const tunnel = await openTunnel(session, `${w.podIp}:8080`);
+  tunnel.stream.on('error', () => undefined);
+  const closed = once(tunnel.stream, 'close');
+  assert.equal(pod.destroy('connection closed due to connection drain'), 1);
+  await closed;
+  assert.notEqual(tunnel.stream.rstCode, 0, 'stream reset, not ended cleanly');
+});
