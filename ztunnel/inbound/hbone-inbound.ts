@@ -100,8 +100,10 @@ function handleConnect(
   );
   const abort = new AbortController();
   let upstream: Socket | undefined;
+  let forcedReason: string | undefined;
   const untrack = deps.tracker.add({
-    forceClose: () => {
+    forceClose: (reason) => {
+      forcedReason = reason;
       abort.abort();
       // RST_STREAM on the tunnel, RST on the app connection.
       if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
@@ -128,7 +130,8 @@ function handleConnect(
       stream.respond({ ':status': 200 });
       pipeConnection(stream, sock, (bytes, err) => {
         untrack();
-        complete({ bytesSent: bytes.sent, bytesRecv: bytes.recv, ...(err ? { error: err.message } : {}) });
+        const error = forcedReason ?? err?.message;
+        complete({ bytesSent: bytes.sent, bytesRecv: bytes.recv, ...(error === undefined ? {} : { error }) });
       });
     },
     (err: unknown) => {

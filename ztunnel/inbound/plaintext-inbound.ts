@@ -46,8 +46,10 @@ function handlePlaintext(
   );
   const abort = new AbortController();
   let upstream: Socket | undefined;
+  let forcedReason: string | undefined;
   const untrack = deps.tracker.add({
-    forceClose: () => {
+    forceClose: (reason) => {
+      forcedReason = reason;
       abort.abort();
       client.resetAndDestroy();
       upstream?.resetAndDestroy();
@@ -71,7 +73,8 @@ function handlePlaintext(
       client.off('error', onEarlyClose);
       pipeConnection(client, sock, (bytes, err) => {
         untrack();
-        complete({ bytesSent: bytes.sent, bytesRecv: bytes.recv, ...(err ? { error: err.message } : {}) });
+        const error = forcedReason ?? err?.message;
+        complete({ bytesSent: bytes.sent, bytesRecv: bytes.recv, ...(error === undefined ? {} : { error }) });
       });
     },
     (err: unknown) => {

@@ -1,0 +1,116 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import type { LocalWorkload } from '../workload.ts';
+import type { AgentMessage, ZtunnelMessage } from './protocol.ts';
+import { createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
+
+/** One connected ztunnel instance, newest last. */
+interface Instance {
+  name: string;
+  socket: Socket;
+  pending: Map<number, { resolve: () => void; reject: (err: Error) => void }>;
+}
+
+export interface NodeAgentServer {
+  path: string;
+  /** Instance names in connection order (the last is the newest). */
+  instances(): string[];
+  /** Adds a pod: sent to the newest instance; resolves when it acked (its listeners are bound). */
+  addWorkload(workload: LocalWorkload): Promise<void>;
+  /** Removes a pod from every instance. */
+  delWorkload(uid: string): Promise<void>;
+  /** Resolves when an instance named `name` has acked its snapshot. */
+  whenSnapshotAcked(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The node agent's side (istio-cni's role): keeps the node's workloads and sends a new instance the
+ * full snapshot on hello, then `add`s to the newest instance and `del`s to all.
+ */
+export async function startNodeAgentServer(path: string): Promise<NodeAgentServer> {
+  const workloads = new Map<string, LocalWorkload>();
+  const instances: Instance[] = [];
+  const snapshots = new Map<string, PromiseWithResolvers<undefined>>();
+  const snapshotOf = (name: string): PromiseWithResolvers<undefined> => {
+    let deferred = snapshots.get(name);
+    if (!deferred) {
+      deferred = Promise.withResolvers<undefined>();
+      snapshots.set(name, deferred);
+    }
+    return deferred;
+  };
+  let seq = 0;
+
+  const send = (instance: Instance, message: AgentMessage): Promise<void> =>
+    new Promise((resolve, reject) => {
+      instance.pending.set(message.seq, { resolve, reject });
+      instance.socket.write(encodeLine(message));
+    });
+
+  const onHello = (socket: Socket, name: string): Instance => {
+    const instance: Instance = { name, socket, pending: new Map() };
+    instances.push(instance);
+    const snapshot = [...workloads.values()].map((workload) =>
+      send(instance, { type: 'add', seq: ++seq, workload }),
+    );
+    const deferred = snapshotOf(name);
+    Promise.all(snapshot)
+      .then(() => send(instance, { type: 'snapshot-sent', seq: ++seq }))
+      .then(() => {
+        deferred.resolve(undefined);
+      }, deferred.reject);
+    return instance;
+  };
+
+  const server: Server = createServer((socket) => {
+    let instance: Instance | undefined;
+    socket.on(
+      'data',
+      createLineDecoder((line) => {
+        const message = line as ZtunnelMessage;
+        if (message.type === 'hello' && message.version === NODE_AGENT_PROTOCOL_VERSION) {
+          instance = onHello(socket, message.instance);
+        } else if (message.type === 'ack' && instance) {
+          const waiter = instance.pending.get(message.seq);
+          instance.pending.delete(message.seq);
+          if (message.error === undefined) waiter?.resolve();
+          else
+            waiter?.reject(
+              new Error(`${instance.name} refused message ${String(message.seq)}: ${message.error}`),
+            );
+        }
+      }),
+    );
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      if (!instance) return;
+      instances.splice(instances.indexOf(instance), 1);
+      for (const waiter of instance.pending.values())
+        waiter.reject(new Error(`${instance.name} disconnected`));
+    });
+  });
+  server.listen(path);
+  await once(server, 'listening');
+
+  return {
+    path,
+    instances: () => instances.map((i) => i.name),
+    async addWorkload(workload) {
+      workloads.set(workload.uid, workload);
+      const newest = instances.at(-1);
+      if (newest) await send(newest, { type: 'add', seq: ++seq, workload });
+    },
+    async delWorkload(uid) {
+      workloads.delete(uid);
+      await Promise.allSettled(instances.map((i) => send(i, { type: 'del', seq: ++seq, uid })));
+    },
+    whenSnapshotAcked: (name) => snapshotOf(name).promise,
+    close: async () => {
+      for (const i of instances) i.socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}

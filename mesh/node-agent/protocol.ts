@@ -1,0 +1,39 @@
+import type { LocalWorkload } from '../workload.ts';
+
+/**
+ * The node agent protocol: a simplified form of Istio CNI's ZDS (ztunnel discovery service,
+ * istio/ztunnel proto/zds.proto). The node agent (the cluster backend, standing in for istio-cni)
+ * is the server; each ztunnel instance on the node connects and says hello; the agent sends it the
+ * node's workloads (`add` per pod, then `snapshot-sent`) and later changes. As in istio-cni, an
+ * `add` goes to the newest instance only and a `del` to every instance. Every message is acked
+ * once applied: an `add` only after that pod's listeners are bound.
+ * Framing: one JSON object per line over a Unix socket.
+ */
+export const NODE_AGENT_PROTOCOL_VERSION = 1;
+
+export type AgentMessage =
+  | { type: 'add'; seq: number; workload: LocalWorkload }
+  | { type: 'del'; seq: number; uid: string }
+  | { type: 'snapshot-sent'; seq: number };
+
+export type ZtunnelMessage =
+  { type: 'hello'; version: number; instance: string } | { type: 'ack'; seq: number; error?: string };
+
+/** Splits a byte stream into JSON lines; the caller narrows each parsed value. */
+export function createLineDecoder(onMessage: (message: unknown) => void): (chunk: Buffer) => void {
+  let buffered = '';
+  return (chunk) => {
+    buffered += chunk.toString('utf8');
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (line.trim() !== '') onMessage(JSON.parse(line));
+      newline = buffered.indexOf('\n');
+    }
+  };
+}
+
+export function encodeLine(message: AgentMessage | ZtunnelMessage): string {
+  return `${JSON.stringify(message)}\n`;
+}

@@ -1,0 +1,73 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CertificateAuthority, WorkloadCertificate } from './ca.ts';
+
+/**
+ * The CA over HTTP on loopback, for ztunnel processes (the control plane hosts it). Simplified from
+ * istiod's CA (gRPC CreateCertificate with a CSR): the caller names the identity and receives key and
+ * certificate, so the private key crosses the loopback connection. Good enough for a test harness on
+ * one machine; not a model of istiod's CSR validation.
+ */
+export interface CaServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startCaServer(ca: CertificateAuthority, host = '127.0.0.1'): Promise<CaServer> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== '/v1/certificates') {
+      res.writeHead(404).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
+        namespace?: string;
+        serviceAccount?: string;
+      };
+      if (!body.namespace || !body.serviceAccount) {
+        res.writeHead(400).end('namespace and serviceAccount are required');
+        return;
+      }
+      ca.issue({ namespace: body.namespace, serviceAccount: body.serviceAccount }).then(
+        (cert) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(cert)),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
+    });
+  });
+  server.listen(0, host);
+  await once(server, 'listening');
+  return {
+    url: `http://${host}:${String((server.address() as AddressInfo).port)}`,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/** Fetches (and caches per identity) workload certificates from a CA server. */
+export function createCaClient(
+  url: string,
+): (identity: { namespace: string; serviceAccount: string }) => Promise<WorkloadCertificate> {
+  const cache = new Map<string, Promise<WorkloadCertificate>>();
+  return (identity) => {
+    const key = `${identity.namespace}/${identity.serviceAccount}`;
+    let pending = cache.get(key);
+    if (!pending) {
+      pending = fetch(`${url}/v1/certificates`, { method: 'POST', body: JSON.stringify(identity) }).then(
+        async (res) => {
+          if (!res.ok) throw new Error(`CA ${url} answered ${String(res.status)}: ${await res.text()}`);
+          const cert = (await res.json()) as WorkloadCertificate & { notAfter: string };
+          return { ...cert, notAfter: new Date(cert.notAfter) };
+        },
+      );
+      pending.catch(() => cache.delete(key));
+      cache.set(key, pending);
+    }
+    return pending;
+  };
+}

@@ -1,0 +1,51 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import type { Logger } from '../../lib/index.ts';
+import type { AgentMessage } from '../../mesh/node-agent/index.ts';
+import { createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from '../../mesh/node-agent/index.ts';
+import type { Ztunnel } from '../ztunnel.ts';
+
+/**
+ * ztunnel's side of the node agent protocol: hello, then apply each add/del/snapshot-sent and ack it
+ * (an add only once that pod's listeners are bound, so the agent knows the pod is captured).
+ * Messages are applied in order, one at a time.
+ */
+export async function connectNodeAgent(options: {
+  path: string;
+  instance: string;
+  ztunnel: Ztunnel;
+  log: Logger;
+}): Promise<Socket> {
+  const socket = connect(options.path);
+  await once(socket, 'connect');
+  let queue = Promise.resolve();
+  const apply = async (message: AgentMessage): Promise<void> => {
+    try {
+      if (message.type === 'add') await options.ztunnel.addWorkload(message.workload);
+      else if (message.type === 'del') options.ztunnel.delWorkload(message.uid);
+      else {
+        options.ztunnel.markSnapshotSent();
+        options.log.info('ready', { instance: options.instance });
+      }
+      socket.write(encodeLine({ type: 'ack', seq: message.seq }));
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      options.log.error('node agent message failed', { type: message.type, error });
+      socket.write(encodeLine({ type: 'ack', seq: message.seq, error }));
+    }
+  };
+  socket.on(
+    'data',
+    createLineDecoder((message) => {
+      queue = queue.then(() => apply(message as AgentMessage));
+    }),
+  );
+  socket.on('error', (err) => {
+    options.log.warn('node agent connection error', { error: err.message });
+  });
+  socket.write(
+    encodeLine({ type: 'hello', version: NODE_AGENT_PROTOCOL_VERSION, instance: options.instance }),
+  );
+  return socket;
+}

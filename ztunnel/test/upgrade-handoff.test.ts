@@ -1,0 +1,158 @@
+// The upgrade handoff with two real ztunnel processes on the same pod addresses (SO_REUSEPORT):
+// under a stream of new connections, start B, wait until it is ready, SIGTERM A.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
+import { createCertificateAuthority, startCaServer } from '../../mesh/pki/index.ts';
+import { startEchoApp, testWorkload } from '../inbound/test/fixtures.ts';
+import { spawnZtunnel } from './ztunnel-process.ts';
+
+interface Attempt {
+  startMs: number;
+  endMs: number;
+  error?: string;
+}
+
+/** One short connection through ztunnel's plaintext capture: connect, echo 4 bytes, close. */
+function probe(host: string, port: number): Promise<Attempt> {
+  const startMs = performance.now();
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    let echoed = '';
+    const done = (error?: string): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ startMs, endMs: performance.now(), ...(error ? { error } : {}) });
+    };
+    const timer = setTimeout(() => {
+      done('timeout');
+    }, 3000);
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      done(err.code ?? err.message);
+    });
+    socket.on('data', (d: Buffer) => {
+      echoed += d.toString();
+      if (echoed === 'ping') done();
+    });
+    socket.on('end', () => {
+      if (echoed !== 'ping') done(`closed after ${JSON.stringify(echoed)}`);
+    });
+    socket.write('ping');
+  });
+}
+
+/** A connection held open (idle after one echo) until the far side closes it; resolves with how. */
+async function holdOpen(host: string, port: number): Promise<() => Promise<{ atMs: number; how: string }>> {
+  const socket = connect({ host, port });
+  await once(socket, 'connect');
+  socket.write('hold');
+  await once(socket, 'data');
+  const ended = new Promise<{ atMs: number; how: string }>((resolve) => {
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      resolve({ atMs: performance.now(), how: err.code ?? err.message });
+    });
+    socket.on('end', () => {
+      resolve({ atMs: performance.now(), how: 'FIN' });
+    });
+  });
+  return () => ended;
+}
+
+test(
+  "upgrade handoff: no new-connection failure after A closes; old connections reset at A's deadline",
+  { timeout: 60_000 },
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'handoff-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const caServer = await startCaServer(await createCertificateAuthority());
+    t.after(() => caServer.close());
+    const agent = await startNodeAgentServer(join(dir, 'zds.sock'));
+    t.after(() => agent.close());
+    const pods = [testWorkload(41, 1), testWorkload(41, 2)];
+    for (const pod of pods) {
+      await startEchoApp(t, pod.appIp, 8080);
+      await agent.addWorkload(pod);
+    }
+    const drainDeadlineMs = 2000;
+    const env = {
+      NODE_NAME: 'node-1',
+      NODE_IP: '127.43.0.1',
+      ZDS_ADDRESS: agent.path,
+      CA_ADDRESS: caServer.url,
+      CONNECTION_TERMINATION_DEADLINE: `${String(drainDeadlineMs)}ms`,
+    };
+
+    const a = spawnZtunnel('ztunnel-a', env);
+    t.after(() => a.child.kill('SIGKILL'));
+    await agent.whenSnapshotAcked('ztunnel-a');
+    const held = await Promise.all(pods.map((p) => holdOpen(p.podIp, 8080)));
+
+    // New connections throughout: 500/s for 5 s, alternating pods (bounded: 2500 at most).
+    const attempts: Promise<Attempt>[] = [];
+    const loadStart = performance.now();
+    const loader = setInterval(() => {
+      if (performance.now() - loadStart > 5000) return;
+      for (let i = 0; i < 2; i++) attempts.push(probe(pods[attempts.length % 2]?.podIp ?? '', 8080));
+    }, 4);
+    t.after(() => {
+      clearInterval(loader);
+    });
+
+    await new Promise((r) => setTimeout(r, 1000));
+    const b = spawnZtunnel('ztunnel-b', env);
+    t.after(() => b.child.kill('SIGKILL'));
+    await agent.whenSnapshotAcked('ztunnel-b');
+    assert.deepEqual(
+      agent.instances(),
+      ['ztunnel-a', 'ztunnel-b'],
+      'B bound the same pod addresses beside A',
+    );
+
+    await new Promise((r) => setTimeout(r, 500));
+    const sigtermMs = performance.now();
+    a.child.kill('SIGTERM');
+    const closedMs = await a.waitForLine(/drain started/);
+    const resets = await Promise.all(held.map((wait) => wait()));
+    const aExit = await a.child;
+
+    await new Promise((r) => setTimeout(r, Math.max(0, 5200 - (performance.now() - loadStart))));
+    clearInterval(loader);
+    const results = await Promise.all(attempts);
+    b.child.kill('SIGTERM');
+    await b.child;
+
+    const after = results.filter((r) => r.startMs > closedMs);
+    const failedAfter = after.filter((r) => r.error);
+    const before = results.filter((r) => r.startMs <= closedMs);
+    const queueResets = before.filter((r) => r.error);
+    t.diagnostic(
+      `connections: ${String(results.length)} in all; ${String(after.length)} opened after A closed its listeners ` +
+        `(${String(failedAfter.length)} failed); ${String(queueResets.length)} of ${String(before.length)} opened before ` +
+        `failed [${[...new Set(queueResets.map((r) => r.error))].join(', ')}] - A's accept queue at close ` +
+        `(net.ipv4.tcp_migrate_req=0 resets it)`,
+    );
+    assert.ok(results.length > 1500, `the load ran (${String(results.length)} connections)`);
+    assert.ok(after.length > 500, 'plenty of connections after the close');
+    assert.deepEqual(failedAfter, [], 'no new connection fails once A has closed: B takes them all');
+
+    for (const reset of resets) {
+      const sinceSigtermMs = reset.atMs - sigtermMs;
+      assert.equal(reset.how, 'ECONNRESET', 'the long-lived connection is reset, not closed cleanly');
+      assert.ok(
+        sinceSigtermMs >= drainDeadlineMs - 50 && sinceSigtermMs < drainDeadlineMs + 1500,
+        `reset ${String(Math.round(sinceSigtermMs))} ms after SIGTERM`,
+      );
+    }
+    assert.equal(aExit.exitCode, 0, 'A exits by itself after its drain');
+    assert.ok(
+      a.lines.some((l) =>
+        /warn .*connection complete .*error="connection closed due to connection drain"/.test(l),
+      ),
+    );
+  },
+);

@@ -1,0 +1,102 @@
+import type { Clock, Logger } from '../lib/index.ts';
+import type { WorkloadCertificate } from '../mesh/pki/index.ts';
+import type { LocalWorkload } from '../mesh/workload.ts';
+import { startPodListeners } from './inbound/pod-listeners.ts';
+import type { PodListeners } from './inbound/pod-listeners.ts';
+import type { ZtunnelMetrics } from './telemetry/metrics.ts';
+
+export const DRAIN_CLOSE_REASON = 'connection closed due to connection drain';
+
+export interface ZtunnelOptions {
+  issueCert: (identity: { namespace: string; serviceAccount: string }) => Promise<WorkloadCertificate>;
+  log: Logger;
+  metrics: ZtunnelMetrics;
+  clock: Clock;
+  drainDeadlineMs: number;
+  upstreamConnectTimeoutMs?: number;
+}
+
+/** One ztunnel instance's data plane: the node's pods, added and removed by the node agent. */
+export interface Ztunnel {
+  addWorkload(workload: LocalWorkload): Promise<void>;
+  /** The CNI's DelWorkload: that pod's listeners closed and its connections force-closed at once. */
+  delWorkload(uid: string): number;
+  markSnapshotSent(): void;
+  /** Snapshot received, every pod's listeners bound, not draining. */
+  isReady(): boolean;
+  /**
+   * SIGTERM behaviour (istio/ztunnel src/drain.rs, src/proxy/inbound.rs): every listener closed at
+   * once and GOAWAY on inbound HBONE connections, outbound flows unsignalled; wait for connections to
+   * end until the drain deadline; then force-close the rest. Resolves with how many were forced.
+   */
+  drain(): Promise<{ forced: number; waitedMs: number }>;
+}
+
+export function createZtunnel(options: ZtunnelOptions): Ztunnel {
+  const pods = new Map<string, PodListeners>();
+  let snapshotSent = false;
+  let draining = false;
+  const { log, clock } = options;
+
+  return {
+    async addWorkload(workload) {
+      if (draining) throw new Error('draining: not accepting new workloads');
+      if (pods.has(workload.uid)) return;
+      const cert = await options.issueCert(workload);
+      const listeners = await startPodListeners(workload, cert, {
+        log: log.child({ scope: 'access' }),
+        metrics: options.metrics,
+        now: () => clock.now(),
+        ...(options.upstreamConnectTimeoutMs === undefined
+          ? {}
+          : { upstreamConnectTimeoutMs: options.upstreamConnectTimeoutMs }),
+      });
+      pods.set(workload.uid, listeners);
+      log.info('pod added', {
+        uid: workload.uid,
+        name: workload.name,
+        addr: workload.podIp,
+        ports: workload.ports.join(','),
+      });
+    },
+    delWorkload(uid) {
+      const pod = pods.get(uid);
+      if (!pod) return 0;
+      pods.delete(uid);
+      const forced = pod.destroy('pod deleted');
+      log.info('pod removed', { uid, name: pod.workload.name, forced });
+      return forced;
+    },
+    markSnapshotSent() {
+      snapshotSent = true;
+    },
+    isReady: () => snapshotSent && !draining,
+    async drain() {
+      draining = true;
+      const startMs = clock.now();
+      for (const pod of pods.values()) pod.stopAccepting();
+      const live = (): number => [...pods.values()].reduce((n, p) => n + p.tracker.size, 0);
+      log.info('drain started', { deadline_ms: options.drainDeadlineMs, connections: live() });
+      const deadline = new AbortController();
+      await Promise.race([
+        Promise.all([...pods.values()].map((p) => p.tracker.whenEmpty())),
+        // Cancelled below once the race is decided; the rejection is that cancellation.
+        clock.sleep(options.drainDeadlineMs, deadline.signal).catch(() => undefined),
+      ]);
+      deadline.abort();
+      let forced = 0;
+      for (const pod of pods.values()) forced += pod.destroy(DRAIN_CLOSE_REASON);
+      // The resets are sent as the sockets close (libuv closes with SO_LINGER 0); a process that exits
+      // first would let the kernel close them with a FIN instead. Wait for them, briefly.
+      const closed = new AbortController();
+      await Promise.race([
+        Promise.all([...pods.values()].map((p) => p.tracker.whenEmpty())),
+        clock.sleep(1000, closed.signal).catch(() => undefined),
+      ]);
+      closed.abort();
+      const waitedMs = clock.now() - startMs;
+      log.info('drain complete', { forced, waited_ms: Math.round(waitedMs) });
+      return { forced, waitedMs };
+    },
+  };
+}
