@@ -1,58 +1,42 @@
-// `npm run bench`: figures, never a gate. Today: how fast k6 drives a local HTTP target through the
-// harness's load path (bundled script, per-request records, reconciliation), and what the record
-// collection costs per request.
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+// `npm run bench`: figures, never a gate (wall time on a shared 2-core machine varies).
+//  1. k6 -> a local HTTP target through the harness's load path (bundled script, per-request
+//     records, reconciliation): requests/s, latency, and what the record collection costs.
+//  2. One HBONE hop (client -> ztunnel process -> echo app) next to the same load sent directly.
+import { availableParallelism } from 'node:os';
 import { createSystemClock } from '../../lib/index.ts';
+import { benchHboneHop } from '../bench/hbone-hop.ts';
+import { benchK6Local } from '../bench/k6-local.ts';
 import { runMain } from '../cli/run-main.ts';
-import { runLoad } from '../load/index.ts';
-import { startLocalTarget } from '../scenarios/local-target.ts';
 import { ensureK6 } from '../tools/index.ts';
 
-const CASES = [
-  { connections: 100, durationS: 5 },
-  { connections: 1000, durationS: 5 },
-];
+const cell = (v: number, digits = 0, width = 9): string => v.toFixed(digits).padStart(width);
 
 runMain(async (signal) => {
   const k6 = await ensureK6({ signal, clock: createSystemClock() });
-  const workRoot = await mkdtemp(join(tmpdir(), 'bench-'));
-  const target = await startLocalTarget();
-  try {
-    process.stdout.write(
-      `k6 v${k6.version} -> Node http target on ${target.url} (same machine, ${String(availableParallelism())} cores)\n`,
+  const out = (line: string): void => {
+    process.stdout.write(`${line}\n`);
+  };
+  out(`machine: ${String(availableParallelism())} cores, Node ${process.versions.node}`);
+
+  out(`\n1. k6 v${k6.version} -> Node http target, qps 0, 5 s`);
+  out('   connections  requests    req/s   p50 ms   p99 ms  dropped  record B/req');
+  for (const r of await benchK6Local({ k6, connections: [100, 1000], durationS: 5, signal })) {
+    out(
+      `   ${cell(r.connections, 0, 11)} ${cell(r.requests)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ` +
+        `${cell(r.p99Ms, 2, 8)} ${cell(r.dropped, 0, 8)} ${cell(r.recordBytesPerRequest, 1, 13)}`,
     );
-    process.stdout.write(
-      'case                      requests   req/s     p50 ms   p99 ms   dropped  record B/req\n',
+  }
+
+  out('\n2. 64-byte echo round trips, 100 concurrent connections, 5 s each');
+  const { direct, hbone } = await benchHboneHop({ connections: 100, durationMs: 5000 });
+  out('   path                                  round trips   per s   p50 ms   p99 ms  errors');
+  for (const [name, r] of [
+    ['direct (client -> app)', direct],
+    ['one HBONE hop (client -> ztunnel -> app)', hbone],
+  ] as const) {
+    out(
+      `   ${name.padEnd(40)}${cell(r.roundTrips, 0, 10)} ${cell(r.perSecond, 0, 7)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.errors, 0, 7)}`,
     );
-    for (const c of CASES) {
-      const workDir = join(workRoot, `c${String(c.connections)}`);
-      const result = await runLoad({
-        k6,
-        workDir,
-        signal,
-        spec: {
-          targets: [`${target.url}/status/418`],
-          qps: 0,
-          connections: c.connections,
-          durationS: c.durationS,
-          timeoutS: 10,
-        },
-      });
-      const { counts, summary } = result;
-      const spanS = (counts.lastEndWallMs - counts.firstStartWallMs) / 1000;
-      const bytes = (await stat(result.files.recordsPath)).size;
-      process.stdout.write(
-        `k6 qps=0 c=${String(c.connections)} ${String(c.durationS)}s`.padEnd(26) +
-          `${String(counts.total).padStart(8)} ${(counts.total / spanS).toFixed(0).padStart(8)} ` +
-          `${summary.durationMs.med.toFixed(2).padStart(8)} ${summary.durationMs.p99.toFixed(2).padStart(8)} ` +
-          `${String(summary.droppedIterations).padStart(8)} ${(bytes / counts.total).toFixed(1).padStart(12)}\n`,
-      );
-    }
-  } finally {
-    await target.close();
-    await rm(workRoot, { recursive: true, force: true });
   }
   return 0;
 });

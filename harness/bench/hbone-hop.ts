@@ -1,0 +1,95 @@
+// One HBONE hop (client -> ztunnel process -> echo app) next to the same load sent directly.
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { execa } from 'execa';
+import { openHboneSession, openTunnel } from '../../mesh/hbone/index.ts';
+import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
+import { createCertificateAuthority, startCaServer } from '../../mesh/pki/index.ts';
+import type { LocalWorkload } from '../../mesh/workload.ts';
+import { PROJECT_ROOT } from '../paths.ts';
+import type { EchoLoadResult } from './echo-load.ts';
+import { runEchoLoad } from './echo-load.ts';
+
+const POD: LocalWorkload = {
+  uid: 'bench-echo',
+  name: 'echo',
+  namespace: 'default',
+  serviceAccount: 'echo',
+  podIp: '127.61.0.1',
+  appIp: '127.62.0.1',
+  ports: [8080],
+};
+
+export async function benchHboneHop(options: { connections: number; durationMs: number }): Promise<{
+  direct: EchoLoadResult;
+  hbone: EchoLoadResult;
+}> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-hbone-'));
+  const app = createServer((s) => {
+    s.on('error', () => undefined);
+    s.pipe(s);
+  });
+  app.listen({ host: POD.appIp, port: 8080 });
+  await once(app, 'listening');
+  const ca = await createCertificateAuthority();
+  const caServer = await startCaServer(ca);
+  const agent = await startNodeAgentServer(join(dir, 'zds.sock'));
+  await agent.addWorkload(POD);
+  const ztunnel = execa(process.execPath, [join(PROJECT_ROOT, 'ztunnel', 'main.ts')], {
+    env: {
+      NODE_NAME: 'bench',
+      NODE_IP: '127.63.0.1',
+      ZDS_ADDRESS: agent.path,
+      CA_ADDRESS: caServer.url,
+      INSTANCE: 'bench',
+      LOG_LEVEL: 'warn',
+    },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    reject: false,
+  });
+  try {
+    await agent.whenSnapshotAcked('bench');
+    const directConns = await Promise.all(
+      Array.from({ length: options.connections }, async () => {
+        const s: Socket = connect({ host: POD.appIp, port: 8080, noDelay: true });
+        await once(s, 'connect');
+        return s;
+      }),
+    );
+    const direct = await runEchoLoad({ connections: directConns, durationMs: options.durationMs });
+    for (const s of directConns) s.destroy();
+
+    // The pool's limit: 100 streams per HTTP/2 connection.
+    const client = await ca.issue({ namespace: 'default', serviceAccount: 'bench-client' });
+    const sessions = await Promise.all(
+      Array.from({ length: Math.ceil(options.connections / 100) }, () =>
+        openHboneSession({ host: POD.podIp, cert: client }),
+      ),
+    );
+    const tunnels: Duplex[] = await Promise.all(
+      Array.from({ length: options.connections }, async (_, i) => {
+        const session = sessions[Math.floor(i / 100)];
+        if (!session) throw new Error('no session');
+        const tunnel = await openTunnel(session, `${POD.podIp}:8080`);
+        if (tunnel.status !== 200) throw new Error(`CONNECT answered ${String(tunnel.status)}`);
+        return tunnel.stream;
+      }),
+    );
+    const hbone = await runEchoLoad({ connections: tunnels, durationMs: options.durationMs });
+    for (const s of sessions) s.destroy();
+    return { direct, hbone };
+  } finally {
+    ztunnel.kill('SIGKILL');
+    await ztunnel;
+    await agent.close();
+    await caServer.close();
+    app.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
