@@ -19,21 +19,4 @@ export type AgentMessage =
 export type ZtunnelMessage =
   { type: 'hello'; version: number; instance: string } | { type: 'ack'; seq: number; error?: string };
 
-/** Splits a byte stream into JSON lines; the caller narrows each parsed value. */
-export function createLineDecoder(onMessage: (message: unknown) => void): (chunk: Buffer) => void {
-  let buffered = '';
-  return (chunk) => {
-    buffered += chunk.toString('utf8');
-    let newline = buffered.indexOf('\n');
-    while (newline >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      if (line.trim() !== '') onMessage(JSON.parse(line));
-      newline = buffered.indexOf('\n');
-    }
-  };
-}
-
-export function encodeLine(message: AgentMessage | ZtunnelMessage): string {
-  return `${JSON.stringify(message)}\n`;
-}
+export { createLineDecoder, encodeLine } from '../json-lines.ts';

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { test } from 'node:test';
+import { createLineDecoder, encodeLine } from '../json-lines.ts';
+import { connectDiscovery } from './discovery-client.ts';
+import type { DiscoveryChange } from './discovery-state.ts';
+import type { ClientMessage, ServerMessage, WorkloadEntry } from './protocol.ts';
+
+const svc = {
+  namespace: 'default',
+  name: 'httpbin',
+  vip: '127.90.0.1',
+  ports: [{ port: 80, targetPort: 8080 }],
+};
+const pod = (n: number, status: WorkloadEntry['status'] = 'HEALTHY'): WorkloadEntry => ({
+  uid: `uid-${String(n)}`,
+  name: `httpbin-${String(n)}`,
+  namespace: 'default',
+  serviceAccount: 'httpbin',
+  node: 'node-1',
+  podIp: `127.91.0.${String(n)}`,
+  status,
+  capacity: 1,
+  services: ['default/httpbin'],
+});
+
+function delta(
+  version: string,
+  partial: Partial<Omit<ServerMessage, 'type' | 'version' | 'nonce'>>,
+): ServerMessage {
+  return {
+    type: 'delta',
+    version,
+    nonce: `nonce-${version}`,
+    workloads: partial.workloads ?? { upsert: [], remove: [] },
+    services: partial.services ?? { upsert: [], remove: [] },
+  };
+}
+
+/** A small control-plane double: records what the client says, sends what the test says. */
+async function startServer(t: { after: (fn: () => void) => void }) {
+  const received: ClientMessage[] = [];
+  const waiters: (() => void)[] = [];
+  let client: Socket | undefined;
+  const connected = Promise.withResolvers<undefined>();
+  const server = createServer((socket) => {
+    client = socket;
+    socket.on(
+      'data',
+      createLineDecoder((m) => {
+        received.push(m as ClientMessage);
+        if ((m as ClientMessage).type === 'subscribe') connected.resolve(undefined);
+        for (const w of waiters.splice(0)) w();
+      }),
+    );
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    client?.destroy();
+    server.close();
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    received,
+    connected: connected.promise,
+    /** Sends a delta and waits for the client's answer to it. */
+    async push(message: ServerMessage): Promise<ClientMessage> {
+      const before = received.length;
+      client?.write(encodeLine(message));
+      while (received.length === before) await new Promise<void>((r) => waiters.push(r));
+      return received[received.length - 1] as ClientMessage;
+    },
+  };
+}
+
+test('subscribe, full state, ACKed deltas, a NACKed delta leaves the state untouched', async (t) => {
+  const server = await startServer(t);
+  const changes: DiscoveryChange[] = [];
+  const client = await connectDiscovery({
+    host: '127.0.0.1',
+    port: server.port,
+    node: 'node-1',
+    instance: 'zt-a',
+    onChange: (c) => changes.push(c),
+  });
+  t.after(() => {
+    client.close();
+  });
+  await server.connected;
+  assert.deepEqual(server.received[0], { type: 'subscribe', protocol: 1, node: 'node-1', instance: 'zt-a' });
+
+  const full = delta('v1', {
+    workloads: { upsert: [pod(1), pod(2)], remove: [] },
+    services: { upsert: [svc], remove: [] },
+  });
+  assert.deepEqual(await server.push(full), { type: 'ack', nonce: 'nonce-v1', version: 'v1' });
+  await client.synced;
+  const service = client.state.serviceByVip('127.90.0.1');
+  assert.ok(service);
+  assert.deepEqual(
+    client.state.endpointsOf(service).map((w) => w.name),
+    ['httpbin-1', 'httpbin-2'],
+  );
+
+  assert.deepEqual(
+    await server.push(delta('v2', { workloads: { upsert: [pod(1, 'UNHEALTHY')], remove: [] } })),
+    { type: 'ack', nonce: 'nonce-v2', version: 'v2' },
+  );
+  assert.deepEqual(
+    changes.at(-1)?.becameUnhealthy.map((w) => w.uid),
+    ['uid-1'],
+  );
+
+  const bad = delta('v3', { workloads: { upsert: [{ ...pod(3), podIp: 'not-an-ip' }], remove: ['uid-2'] } });
+  const answer = await server.push(bad);
+  assert.equal(answer.type, 'nack');
+  assert.match(answer.type === 'nack' ? answer.error : '', /uid-3.*invalid address "not-an-ip"/);
+  assert.equal(client.state.version, 'v2', 'a NACKed delta is not applied');
+  assert.ok(client.state.workloadByIp('127.91.0.2'), 'not even its valid part');
+
+  await server.push(delta('v4', { workloads: { upsert: [], remove: ['uid-1'] } }));
+  assert.deepEqual(
+    changes.at(-1)?.removed.map((w) => w.uid),
+    ['uid-1'],
+  );
+  assert.equal(client.state.workloadByIp('127.91.0.1'), undefined);
+  assert.equal(client.state.version, 'v4');
+});

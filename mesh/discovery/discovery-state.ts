@@ -1,0 +1,74 @@
+import { isIPv4 } from 'node:net';
+import type { Delta, ServerMessage, ServiceEntry, WorkloadEntry } from './protocol.ts';
+import { serviceKey } from './protocol.ts';
+
+/** What changed in one applied delta: drain strategies act on these. */
+export interface DiscoveryChange {
+  /** Workloads that went from HEALTHY to UNHEALTHY. */
+  becameUnhealthy: WorkloadEntry[];
+  /** Workloads removed altogether. */
+  removed: WorkloadEntry[];
+}
+
+/** The client's view: workloads by uid and IP, services by key and VIP. */
+export interface DiscoveryState {
+  version: string;
+  workloadByIp(ip: string): WorkloadEntry | undefined;
+  serviceByVip(vip: string): ServiceEntry | undefined;
+  /** Workloads backing a service, in any status. */
+  endpointsOf(service: ServiceEntry): WorkloadEntry[];
+  /** Validates, then applies the whole delta or nothing (throws with the reason to NACK). */
+  apply(message: ServerMessage): DiscoveryChange;
+}
+
+export function createDiscoveryState(): DiscoveryState {
+  const workloads = new Map<string, WorkloadEntry>();
+  const services = new Map<string, ServiceEntry>();
+  let version = '';
+
+  const validate = (message: ServerMessage): void => {
+    for (const w of message.workloads.upsert) {
+      if (!w.uid || !isIPv4(w.podIp))
+        throw new Error(
+          `workload ${JSON.stringify(w.uid)} has an invalid address ${JSON.stringify(w.podIp)}`,
+        );
+      if (w.status !== 'HEALTHY' && w.status !== 'UNHEALTHY')
+        throw new Error(`workload ${w.uid} has unknown status ${JSON.stringify(w.status)}`);
+      if (!(w.capacity >= 0)) throw new Error(`workload ${w.uid} has invalid capacity ${String(w.capacity)}`);
+    }
+    for (const s of message.services.upsert) {
+      if (!isIPv4(s.vip))
+        throw new Error(`service ${serviceKey(s)} has an invalid VIP ${JSON.stringify(s.vip)}`);
+    }
+  };
+
+  const applyDelta = <T>(map: Map<string, T>, delta: Delta<T>, key: (t: T) => string): T[] => {
+    const removed: T[] = [];
+    for (const k of delta.remove) {
+      const old = map.get(k);
+      if (old !== undefined) removed.push(old);
+      map.delete(k);
+    }
+    for (const item of delta.upsert) map.set(key(item), item);
+    return removed;
+  };
+
+  return {
+    get version() {
+      return version;
+    },
+    workloadByIp: (ip) => [...workloads.values()].find((w) => w.podIp === ip),
+    serviceByVip: (vip) => [...services.values()].find((s) => s.vip === vip),
+    endpointsOf: (service) => [...workloads.values()].filter((w) => w.services.includes(serviceKey(service))),
+    apply(message) {
+      validate(message);
+      const becameUnhealthy = message.workloads.upsert.filter(
+        (w) => w.status === 'UNHEALTHY' && workloads.get(w.uid)?.status === 'HEALTHY',
+      );
+      const removed = applyDelta(workloads, message.workloads, (w) => w.uid);
+      applyDelta(services, message.services, serviceKey);
+      version = message.version;
+      return { becameUnhealthy, removed };
+    },
+  };
+}

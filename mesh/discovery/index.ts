@@ -1,0 +1,14 @@
+export { connectDiscovery } from './discovery-client.ts';
+export type { DiscoveryClient } from './discovery-client.ts';
+export { createDiscoveryState } from './discovery-state.ts';
+export type { DiscoveryChange, DiscoveryState } from './discovery-state.ts';
+export { DISCOVERY_PROTOCOL_VERSION, serviceKey } from './protocol.ts';
+export type {
+  ClientMessage,
+  Delta,
+  ServerMessage,
+  ServiceEntry,
+  ServicePort,
+  WorkloadEntry,
+  WorkloadStatus,
+} from './protocol.ts';

@@ -1,0 +1,63 @@
+/**
+ * The workload discovery protocol between the control plane (server) and ztunnels (clients): a
+ * simplified delta xDS for Istio's WDS (istio/ztunnel proto/workload.proto, served as
+ * DeltaDiscoveryRequest/Response). JSON lines over TCP on loopback.
+ *
+ * client -> server  { type: 'subscribe', protocol, node, instance }
+ * server -> client  { type: 'delta', version, nonce, workloads: { upsert, remove }, services: { upsert, remove } }
+ * client -> server  { type: 'ack', nonce, version } | { type: 'nack', nonce, error }
+ *
+ * As in xDS, a NACKed delta is not applied at all and the client keeps its last good state; the
+ * server learns the client's version from the ACK. The first delta after subscribe is the full state.
+ */
+export const DISCOVERY_PROTOCOL_VERSION = 1;
+
+export type WorkloadStatus = 'HEALTHY' | 'UNHEALTHY';
+
+export interface WorkloadEntry {
+  uid: string;
+  name: string;
+  namespace: string;
+  serviceAccount: string;
+  node: string;
+  podIp: string;
+  status: WorkloadStatus;
+  /** Load-balancing weight (upstream's `capacity`, default 1). */
+  capacity: number;
+  /** Service keys (`namespace/name`) this workload backs. */
+  services: string[];
+}
+
+export interface ServicePort {
+  port: number;
+  targetPort: number;
+}
+
+export interface ServiceEntry {
+  namespace: string;
+  name: string;
+  vip: string;
+  ports: ServicePort[];
+}
+
+export interface Delta<T> {
+  upsert: T[];
+  remove: string[];
+}
+
+export type ServerMessage = {
+  type: 'delta';
+  version: string;
+  nonce: string;
+  workloads: Delta<WorkloadEntry>;
+  services: Delta<ServiceEntry>;
+};
+
+export type ClientMessage =
+  | { type: 'subscribe'; protocol: number; node: string; instance: string }
+  | { type: 'ack'; nonce: string; version: string }
+  | { type: 'nack'; nonce: string; error: string };
+
+export function serviceKey(service: { namespace: string; name: string }): string {
+  return `${service.namespace}/${service.name}`;
+}
