@@ -116,8 +116,8 @@ test('subscribe, full state, ACKed deltas, a NACKed delta leaves the state untou
 
   const bad = delta('v3', { workloads: { upsert: [{ ...pod(3), podIp: 'not-an-ip' }], remove: ['uid-2'] } });
   const answer = await server.push(bad);
-  assert.equal(answer.type, 'nack');
-  assert.match(answer.type === 'nack' ? answer.error : '', /uid-3.*invalid address "not-an-ip"/);
+  assert.ok(answer.type === 'nack', `expected a NACK, got ${answer.type}`);
+  assert.match(answer.error, /uid-3.*invalid address "not-an-ip"/);
   assert.equal(client.state.version, 'v2', 'a NACKed delta is not applied');
   assert.ok(client.state.workloadByIp('127.91.0.2'), 'not even its valid part');
 

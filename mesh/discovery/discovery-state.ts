@@ -32,7 +32,9 @@ export function createDiscoveryState(): DiscoveryState {
         throw new Error(
           `workload ${JSON.stringify(w.uid)} has an invalid address ${JSON.stringify(w.podIp)}`,
         );
-      if (w.status !== 'HEALTHY' && w.status !== 'UNHEALTHY')
+      // Off the wire: the type says what should arrive, not what did.
+      const status: string = w.status;
+      if (status !== 'HEALTHY' && status !== 'UNHEALTHY')
         throw new Error(`workload ${w.uid} has unknown status ${JSON.stringify(w.status)}`);
       if (!(w.capacity >= 0)) throw new Error(`workload ${w.uid} has invalid capacity ${String(w.capacity)}`);
     }
