@@ -1,5 +1,4 @@
 import { constants, createSecureServer } from 'node:http2';
-import type { Socket } from 'node:net';
 import type { Http2SecureServer, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../../lib/index.ts';
@@ -8,9 +7,8 @@ import { formatSpiffeId, identityOfCertificate, mtlsContext } from '../../mesh/p
 import type { Identity, WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';
 import type { ZtunnelMetrics } from '../telemetry/metrics.ts';
-import { connectUpstream, describeConnectError } from './connect-upstream.ts';
 import type { ConnectionTracker } from './connection-tracker.ts';
-import { pipeConnection } from './pipe-connection.ts';
+import { proxyToApp } from './proxy-to-app.ts';
 
 export interface InboundDeps {
   log: Logger;
@@ -98,46 +96,20 @@ function handleConnect(
     },
     deps,
   );
-  const abort = new AbortController();
-  let upstream: Socket | undefined;
-  let forcedReason: string | undefined;
-  const untrack = deps.tracker.add({
-    forceClose: (reason) => {
-      forcedReason = reason;
-      abort.abort();
-      // RST_STREAM on the tunnel, RST on the app connection.
-      if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
-      upstream?.resetAndDestroy();
-    },
-  });
-  stream.once('close', () => {
-    abort.abort();
-  });
-  connectUpstream({
-    host: workload.appIp,
-    port: target.port,
-    signal: abort.signal,
-    ...(deps.upstreamConnectTimeoutMs === undefined ? {} : { timeoutMs: deps.upstreamConnectTimeoutMs }),
-  }).then(
-    (sock) => {
-      upstream = sock;
-      if (stream.destroyed || stream.closed) {
-        sock.destroy();
-        untrack();
-        complete({ bytesSent: 0, bytesRecv: 0, error: 'downstream closed before the upstream connected' });
-        return;
-      }
+  proxyToApp({
+    downstream: stream,
+    app: { host: workload.appIp, port: target.port },
+    deps,
+    complete,
+    accept: () => {
       stream.respond({ ':status': 200 });
-      pipeConnection(stream, sock, (bytes, err) => {
-        untrack();
-        const error = forcedReason ?? err?.message;
-        complete({ bytesSent: bytes.sent, bytesRecv: bytes.recv, ...(error === undefined ? {} : { error }) });
-      });
     },
-    (err: unknown) => {
+    reject: () => {
       reply(stream, 503);
-      untrack();
-      complete({ bytesSent: 0, bytesRecv: 0, error: describeConnectError(err) });
     },
-  );
+    reset: () => {
+      // RST_STREAM on the tunnel.
+      if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+    },
+  });
 }

@@ -3,9 +3,8 @@ import type { Server, Socket } from 'node:net';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';
-import { connectUpstream, describeConnectError } from './connect-upstream.ts';
 import type { InboundDeps } from './hbone-inbound.ts';
-import { pipeConnection } from './pipe-connection.ts';
+import { proxyToApp } from './proxy-to-app.ts';
 
 /**
  * Plaintext inbound capture for one pod port: what in-pod redirection sends to ztunnel's :15006. Here
@@ -44,43 +43,18 @@ function handlePlaintext(
     },
     deps,
   );
-  const abort = new AbortController();
-  let upstream: Socket | undefined;
-  let forcedReason: string | undefined;
-  const untrack = deps.tracker.add({
-    forceClose: (reason) => {
-      forcedReason = reason;
-      abort.abort();
+  proxyToApp({
+    downstream: client,
+    app: { host: workload.appIp, port },
+    deps,
+    complete,
+    accept: () => undefined,
+    // The client already holds an established connection: a failure can only reset it.
+    reject: () => {
+      if (!client.destroyed) client.resetAndDestroy();
+    },
+    reset: () => {
       client.resetAndDestroy();
-      upstream?.resetAndDestroy();
     },
   });
-  // Until the upstream is up, a client error or close just cancels the connect.
-  const onEarlyClose = (): void => {
-    abort.abort();
-  };
-  client.once('close', onEarlyClose);
-  client.on('error', onEarlyClose);
-  connectUpstream({
-    host: workload.appIp,
-    port,
-    signal: abort.signal,
-    ...(deps.upstreamConnectTimeoutMs === undefined ? {} : { timeoutMs: deps.upstreamConnectTimeoutMs }),
-  }).then(
-    (sock) => {
-      upstream = sock;
-      client.off('close', onEarlyClose);
-      client.off('error', onEarlyClose);
-      pipeConnection(client, sock, (bytes, err) => {
-        untrack();
-        const error = forcedReason ?? err?.message;
-        complete({ bytesSent: bytes.sent, bytesRecv: bytes.recv, ...(error === undefined ? {} : { error }) });
-      });
-    },
-    (err: unknown) => {
-      if (!client.destroyed) client.resetAndDestroy();
-      untrack();
-      complete({ bytesSent: 0, bytesRecv: 0, error: describeConnectError(err) });
-    },
-  );
 }
