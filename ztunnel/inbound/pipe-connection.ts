@@ -1,21 +1,22 @@
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 /**
- * Copies bytes both ways between a downstream (an HBONE stream or a TCP socket) and the upstream
- * socket, half-closes each way as the other ends, and calls `onDone` once both sides have closed,
- * with bytes counted at the upstream socket (sent = towards the client).
+ * Copies bytes both ways between a downstream (an HBONE stream or a TCP socket) and an upstream
+ * (the app's socket, or an HBONE stream for outbound), half-closes each way as the other ends, and
+ * calls `onDone` once both sides have closed: `sent` = bytes towards the downstream, `recv` = bytes
+ * from it.
  */
 export function pipeConnection(
   downstream: Duplex,
-  upstream: Socket,
+  upstream: Duplex,
   onDone: (bytes: { sent: number; recv: number }, error?: Error) => void,
 ): void {
+  const bytes = { sent: 0, recv: 0 };
   let open = 2;
   let firstError: Error | undefined;
   const closed = (): void => {
     open--;
-    if (open === 0) onDone({ sent: upstream.bytesRead, recv: upstream.bytesWritten }, firstError);
+    if (open === 0) onDone(bytes, firstError);
   };
   const onError = (err: Error): void => {
     firstError ??= err;
@@ -23,6 +24,12 @@ export function pipeConnection(
     downstream.destroy();
     upstream.destroy();
   };
+  downstream.on('data', (chunk: Buffer) => {
+    bytes.recv += chunk.length;
+  });
+  upstream.on('data', (chunk: Buffer) => {
+    bytes.sent += chunk.length;
+  });
   downstream.once('close', closed);
   upstream.once('close', closed);
   downstream.on('error', onError);

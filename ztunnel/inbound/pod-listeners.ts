@@ -1,16 +1,18 @@
 import type { Server } from 'node:net';
 import type { LocalWorkload } from '../../mesh/workload.ts';
-import { HBONE_PORT } from '../../mesh/workload.ts';
+import { HBONE_PORT, OUTBOUND_CAPTURE_PORT } from '../../mesh/workload.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { createConnectionTracker } from './connection-tracker.ts';
 import type { ConnectionTracker } from './connection-tracker.ts';
 import { createHboneInbound } from './hbone-inbound.ts';
 import type { InboundDeps } from './hbone-inbound.ts';
 import { createPlaintextInbound } from './plaintext-inbound.ts';
+import { createOutboundCapture } from '../outbound/outbound-capture.ts';
+import type { OutboundDeps } from '../outbound/outbound-capture.ts';
 
 /**
- * One pod's inbound listeners on the pod's own address: HBONE (:15008) and the plaintext capture of
- * each container port. All bound with SO_REUSEPORT (Node >= 22.12 `reusePort`) so a new ztunnel can
+ * One pod's listeners on the pod's own address: HBONE (:15008), the plaintext capture of each
+ * container port and, given discovery, the outbound capture (:15001). All bound with SO_REUSEPORT (Node >= 22.12 `reusePort`) so a new ztunnel can
  * bind the same addresses before the old one lets go: the upgrade handoff of ztunnel's in-pod mode.
  */
 export interface PodListeners {
@@ -29,13 +31,22 @@ export async function startPodListeners(
   workload: LocalWorkload,
   cert: WorkloadCertificate,
   deps: Omit<InboundDeps, 'tracker'>,
+  /** With discovery and a pool, the pod also gets its outbound capture (:15001). */
+  outbound?: Pick<OutboundDeps, 'discovery' | 'pool' | 'random'>,
 ): Promise<PodListeners> {
   const tracker = createConnectionTracker();
   const inboundDeps: InboundDeps = { ...deps, tracker };
   const hbone = createHboneInbound(workload, cert, inboundDeps);
   const servers: [Server, number][] = [[hbone.server, HBONE_PORT]];
-  for (const port of workload.ports)
+  for (const port of workload.ports) {
     servers.push([createPlaintextInbound(workload, port, cert, inboundDeps), port]);
+  }
+  if (outbound) {
+    servers.push([
+      createOutboundCapture(workload, cert, { ...inboundDeps, ...outbound }),
+      OUTBOUND_CAPTURE_PORT,
+    ]);
+  }
   try {
     await Promise.all(servers.map(([server, port]) => listen(server, workload.podIp, port)));
   } catch (err) {
