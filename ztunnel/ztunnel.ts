@@ -4,6 +4,10 @@ import type { LocalWorkload } from '../mesh/workload.ts';
 import { startPodListeners } from './inbound/pod-listeners.ts';
 import type { PodListeners } from './inbound/pod-listeners.ts';
 import type { ZtunnelMetrics } from './telemetry/metrics.ts';
+import type { DiscoveryChange, DiscoveryState } from '../mesh/discovery/index.ts';
+import type { HbonePool } from '../mesh/hbone/index.ts';
+import { applyDrainStrategy } from './drain-strategy.ts';
+import type { DrainStrategy } from './drain-strategy.ts';
 
 export const DRAIN_CLOSE_REASON = 'connection closed due to connection drain';
 
@@ -14,6 +18,9 @@ export interface ZtunnelOptions {
   clock: Clock;
   drainDeadlineMs: number;
   upstreamConnectTimeoutMs?: number;
+  /** Discovery and a client pool: pods get their outbound capture (:15001). */
+  outbound?: { discovery: DiscoveryState; pool: HbonePool };
+  drainStrategy?: DrainStrategy;
 }
 
 /** One ztunnel instance's data plane: the node's pods, added and removed by the node agent. */
@@ -22,6 +29,8 @@ export interface Ztunnel {
   /** The CNI's DelWorkload: that pod's listeners closed and its connections force-closed at once. */
   delWorkload(uid: string): number;
   markSnapshotSent(): void;
+  /** A discovery delta was applied: the drain strategy may act on it. */
+  onDiscoveryChange(change: DiscoveryChange): void;
   /** Snapshot received, every pod's listeners bound, not draining. */
   isReady(): boolean;
   /**
@@ -43,14 +52,19 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
       if (draining) throw new Error('draining: not accepting new workloads');
       if (pods.has(workload.uid)) return;
       const cert = await options.issueCert(workload);
-      const listeners = await startPodListeners(workload, cert, {
-        log: log.child({ scope: 'access' }),
-        metrics: options.metrics,
-        now: () => clock.now(),
-        ...(options.upstreamConnectTimeoutMs === undefined
-          ? {}
-          : { upstreamConnectTimeoutMs: options.upstreamConnectTimeoutMs }),
-      });
+      const listeners = await startPodListeners(
+        workload,
+        cert,
+        {
+          log: log.child({ scope: 'access' }),
+          metrics: options.metrics,
+          now: () => clock.now(),
+          ...(options.upstreamConnectTimeoutMs === undefined
+            ? {}
+            : { upstreamConnectTimeoutMs: options.upstreamConnectTimeoutMs }),
+        },
+        options.outbound,
+      );
       pods.set(workload.uid, listeners);
       log.info('pod added', {
         uid: workload.uid,
@@ -69,6 +83,14 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
     },
     markSnapshotSent() {
       snapshotSent = true;
+    },
+    onDiscoveryChange(change) {
+      const strategy = options.drainStrategy ?? 'none';
+      const done = applyDrainStrategy(strategy, change, {
+        podsByUid: pods,
+        ...(options.outbound ? { pool: options.outbound.pool } : {}),
+      });
+      if (done.goaways + done.evicted > 0) log.info('drain strategy applied', { strategy, ...done });
     },
     isReady: () => snapshotSent && !draining,
     async drain() {

@@ -20,6 +20,8 @@ export interface PodListeners {
   tracker: ConnectionTracker;
   /** Stops accepting on every listener and sends GOAWAY on every HBONE connection; returns at once. */
   stopAccepting(): void;
+  /** GOAWAY on every open HBONE connection; listeners stay open. Returns how many got one. */
+  sendGoaway(): number;
   /** stopAccepting, then force-close every connection (RST / RST_STREAM). Returns how many. */
   destroy(reason: string): number;
 }
@@ -54,17 +56,23 @@ export async function startPodListeners(
     throw err;
   }
   let accepting = true;
+  const sendGoaway = (): number => {
+    // session.close(): GOAWAY now, the session ends once its streams have (RFC 9113 section 6.8).
+    const open = [...hbone.sessions].filter((session) => !session.closed);
+    for (const session of open) session.close();
+    return open.length;
+  };
   const stopAccepting = (): void => {
     if (!accepting) return;
     accepting = false;
     for (const [server] of servers) server.close();
-    // session.close(): GOAWAY now, the session ends once its streams have (RFC 9113 section 6.8).
-    for (const session of hbone.sessions) session.close();
+    sendGoaway();
   };
   return {
     workload,
     tracker,
     stopAccepting,
+    sendGoaway,
     destroy(reason) {
       stopAccepting();
       const n = tracker.forceCloseAll(reason);
