@@ -1,6 +1,7 @@
 import type { Clock, Logger } from '../lib/index.ts';
 import type { WorkloadCertificate } from '../mesh/pki/index.ts';
 import type { LocalWorkload } from '../mesh/workload.ts';
+import { UNKNOWN_WORKLOAD_WAIT_MS } from './inbound/hbone-inbound.ts';
 import { startPodListeners } from './inbound/pod-listeners.ts';
 import type { PodListeners } from './inbound/pod-listeners.ts';
 import type { ZtunnelMetrics } from './telemetry/metrics.ts';
@@ -41,6 +42,10 @@ export interface Ztunnel {
   drain(): Promise<{ forced: number; waitedMs: number }>;
 }
 
+function awaitWorkload(discovery: DiscoveryState): (ip: string) => Promise<boolean> {
+  return (ip) => discovery.waitForWorkload(ip, UNKNOWN_WORKLOAD_WAIT_MS);
+}
+
 export function createZtunnel(options: ZtunnelOptions): Ztunnel {
   const pods = new Map<string, PodListeners>();
   let snapshotSent = false;
@@ -59,6 +64,7 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
           log: log.child({ scope: 'access' }),
           metrics: options.metrics,
           now: () => clock.now(),
+          ...(options.outbound ? { awaitWorkload: awaitWorkload(options.outbound.discovery) } : {}),
           ...(options.upstreamConnectTimeoutMs === undefined
             ? {}
             : { upstreamConnectTimeoutMs: options.upstreamConnectTimeoutMs }),

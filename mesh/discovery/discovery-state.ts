@@ -19,12 +19,15 @@ export interface DiscoveryState {
   endpointsOf(service: ServiceEntry): WorkloadEntry[];
   /** Validates, then applies the whole delta or nothing (throws with the reason to NACK). */
   apply(message: ServerMessage): DiscoveryChange;
+  /** Resolves true once a workload with this IP is known, false if it is not within `timeoutMs`. */
+  waitForWorkload(ip: string, timeoutMs: number): Promise<boolean>;
 }
 
 export function createDiscoveryState(): DiscoveryState {
   const workloads = new Map<string, WorkloadEntry>();
   const services = new Map<string, ServiceEntry>();
   let version = '';
+  const waiters = new Set<() => void>();
 
   const validate = (message: ServerMessage): void => {
     for (const w of message.workloads.upsert) {
@@ -62,6 +65,24 @@ export function createDiscoveryState(): DiscoveryState {
     workloadByIp: (ip) => [...workloads.values()].find((w) => w.podIp === ip),
     serviceByVip: (vip) => [...services.values()].find((s) => s.vip === vip),
     endpointsOf: (service) => [...workloads.values()].filter((w) => w.services.includes(serviceKey(service))),
+    waitForWorkload(ip, timeoutMs) {
+      const known = (): boolean => [...workloads.values()].some((w) => w.podIp === ip);
+      if (known()) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const finish = (result: boolean): void => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(result);
+        };
+        const check = (): void => {
+          if (known()) finish(true);
+        };
+        const timer = setTimeout(() => {
+          finish(false);
+        }, timeoutMs);
+        waiters.add(check);
+      });
+    },
     apply(message) {
       validate(message);
       const becameUnhealthy = message.workloads.upsert.filter(
@@ -70,6 +91,7 @@ export function createDiscoveryState(): DiscoveryState {
       const removed = applyDelta(workloads, message.workloads, (w) => w.uid);
       applyDelta(services, message.services, serviceKey);
       version = message.version;
+      for (const wake of [...waiters]) wake();
       return { becameUnhealthy, removed };
     },
   };

@@ -18,7 +18,15 @@ export interface InboundDeps {
   /** Authorization policy; false answers 401. Allows all when absent. */
   authorize?: (peer: Identity | undefined, workload: LocalWorkload) => boolean;
   upstreamConnectTimeoutMs?: number;
+  /**
+   * With discovery: resolves whether the destination workload is known, waiting up to 5 s for it
+   * (a pod the node agent added before the control plane's push reached this ztunnel).
+   */
+  awaitWorkload?: (ip: string) => Promise<boolean>;
 }
+
+/** How long inbound waits for an unknown local workload before answering 503. */
+export const UNKNOWN_WORKLOAD_WAIT_MS = 5000;
 
 export interface HboneInbound {
   server: Http2SecureServer;
@@ -96,20 +104,44 @@ function handleConnect(
     },
     deps,
   );
-  proxyToApp({
-    downstream: stream,
-    app: { host: workload.appIp, port: target.port },
-    deps,
-    complete,
-    accept: () => {
-      stream.respond({ ':status': 200 });
-    },
-    reject: () => {
+  const proceed = (): void => {
+    proxyToApp({
+      downstream: stream,
+      app: { host: workload.appIp, port: target.port },
+      deps,
+      complete,
+      accept: () => {
+        stream.respond({ ':status': 200 });
+      },
+      reject: () => {
+        reply(stream, 503);
+      },
+      reset: () => {
+        // RST_STREAM on the tunnel.
+        if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+      },
+    });
+  };
+  if (!deps.awaitWorkload) {
+    proceed();
+    return;
+  }
+  deps.awaitWorkload(workload.podIp).then(
+    (known) => {
+      if (known) {
+        proceed();
+        return;
+      }
       reply(stream, 503);
+      complete({
+        bytesSent: 0,
+        bytesRecv: 0,
+        error: `destination workload ${workload.podIp} still unknown to discovery`,
+      });
     },
-    reset: () => {
-      // RST_STREAM on the tunnel.
-      if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+    (err: unknown) => {
+      reply(stream, 503);
+      complete({ bytesSent: 0, bytesRecv: 0, error: String(err) });
     },
-  });
+  );
 }

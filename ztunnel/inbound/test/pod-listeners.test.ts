@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { openHboneSession, openTunnel } from '../../../mesh/hbone/index.ts';
+import { createDiscoveryState } from '../../../mesh/discovery/index.ts';
 import { createCertificateAuthority } from '../../../mesh/pki/index.ts';
 import { startPodListeners } from '../pod-listeners.ts';
 import { captureLog, startEchoApp, testWorkload } from './fixtures.ts';
@@ -153,4 +154,44 @@ test('destroy force-closes a live tunnel with RST_STREAM', async (t) => {
   assert.equal(pod.destroy('connection closed due to connection drain'), 1);
   await closed;
   assert.notEqual(tunnel.stream.rstCode, 0, 'stream reset, not ended cleanly');
+});
+
+test('with discovery, a CONNECT waits for the workload to be known: 200 once it is, 503 when it never is', async (t) => {
+  const w = testWorkload(31, 9);
+  await startEchoApp(t, w.appIp, 8080);
+  const discovery = createDiscoveryState();
+  const { log, lines, metrics } = captureLog();
+  const pod = await startPodListeners(w, podCert, {
+    log,
+    metrics,
+    now: () => performance.now(),
+    awaitWorkload: (ip) => discovery.waitForWorkload(ip, 300),
+  });
+  t.after(() => pod.destroy('test over'));
+  const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
+  t.after(() => {
+    session.destroy();
+  });
+
+  const startMs = performance.now();
+  assert.equal((await openTunnel(session, `${w.podIp}:8080`)).status, 503);
+  assert.ok(performance.now() - startMs >= 290, 'answered only after the wait');
+  await pod.tracker.whenEmpty();
+  assert.ok(
+    lines.some((l) => /error="destination workload 127\.31\.0\.9 still unknown to discovery"/.test(l)),
+  );
+
+  const pending = openTunnel(session, `${w.podIp}:8080`);
+  setTimeout(() => {
+    discovery.apply({
+      type: 'delta',
+      version: 'v1',
+      nonce: 'n1',
+      workloads: { upsert: [{ ...w, node: 'n', status: 'HEALTHY', capacity: 1, services: [] }], remove: [] },
+      services: { upsert: [], remove: [] },
+    });
+  }, 100);
+  const tunnel = await pending;
+  assert.equal(tunnel.status, 200);
+  tunnel.stream.destroy();
 });
