@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { test } from 'node:test';
+import { createManualClock } from '../lib/index.ts';
+import { createCertificateAuthority } from '../mesh/pki/index.ts';
+import { captureLog, startEchoApp, testWorkload } from './inbound/test/fixtures.ts';
+import { createZtunnel } from './ztunnel.ts';
+
+const ca = await createCertificateAuthority();
+
+/** A connection through ztunnel held open; `closed` says how it ended (error code or FIN). */
+async function heldConnection(host: string): Promise<{ closed: Promise<string> }> {
+  const socket = connect({ host, port: 8080 });
+  await once(socket, 'connect');
+  socket.write('hold');
+  await once(socket, 'data');
+  const closed = new Promise<string>((resolve) => {
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      resolve(err.code ?? err.message);
+    });
+    socket.on('end', () => {
+      resolve('FIN');
+    });
+  });
+  return { closed };
+}
+
+test("DelWorkload closes that pod's listeners and resets its connections at once; others untouched", async (t) => {
+  const { log, metrics } = captureLog();
+  const clock = createManualClock();
+  const zt = createZtunnel({ issueCert: (id) => ca.issue(id), log, metrics, clock, drainDeadlineMs: 25_000 });
+  const [a, b] = [testWorkload(93, 1), testWorkload(93, 2)];
+  for (const w of [a, b]) {
+    await startEchoApp(t, w.appIp, 8080);
+    await zt.addWorkload(w);
+  }
+  t.after(() => {
+    zt.delWorkload(b.uid);
+  });
+  assert.equal(zt.isReady(), false, 'not ready before the snapshot');
+  zt.markSnapshotSent();
+  assert.equal(zt.isReady(), true);
+  const onA = await heldConnection(a.podIp);
+  const onB = await heldConnection(b.podIp);
+  assert.equal(zt.delWorkload(a.uid), 1);
+  assert.equal(await onA.closed, 'ECONNRESET');
+  const refused = connect({ host: a.podIp, port: 8080 });
+  const [err] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
+  assert.equal(err.code, 'ECONNREFUSED', "the pod's listeners are gone");
+  const still = await Promise.race([
+    onB.closed,
+    new Promise((r) =>
+      setTimeout(() => {
+        r('open');
+      }, 50),
+    ),
+  ]);
+  assert.equal(still, 'open', 'the other pod keeps its connection');
+});
+
+test('drain waits for the deadline on the run clock, then forces what is left', async (t) => {
+  const { log, lines, metrics } = captureLog();
+  const clock = createManualClock();
+  const zt = createZtunnel({ issueCert: (id) => ca.issue(id), log, metrics, clock, drainDeadlineMs: 25_000 });
+  const w = testWorkload(93, 3);
+  await startEchoApp(t, w.appIp, 8080);
+  await zt.addWorkload(w);
+  const held = await heldConnection(w.podIp);
+  const drained = zt.drain();
+  assert.equal(zt.isReady(), false, 'readiness fails as soon as the drain starts');
+  await clock.advance(24_999);
+  const early = await Promise.race([
+    held.closed,
+    new Promise((r) =>
+      setTimeout(() => {
+        r('open');
+      }, 30),
+    ),
+  ]);
+  assert.equal(early, 'open', 'kept until the deadline');
+  await clock.advance(1);
+  assert.equal(await held.closed, 'ECONNRESET');
+  assert.equal((await drained).forced, 1);
+  assert.ok(lines.some((l) => /error="connection closed due to connection drain"/.test(l)));
+});
