@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createManualClock, createSystemClock, fromWallMs, toWallMs } from './clock.ts';
+import { createManualClock, createSystemClock, fromWallMs, toWallMs, waitAtMost } from './clock.ts';
 
 test('system clock is monotonic and its wall offset maps to Date.now()', async () => {
   const clock = createSystemClock();
@@ -54,5 +54,20 @@ test('manual clock sleep is cancelled by its signal and leaves no timer', async 
   const pending = clock.sleep(50, ac.signal);
   ac.abort(new Error('cancelled'));
   await assert.rejects(pending, /cancelled/);
+  assert.equal(clock.pendingCount(), 0);
+});
+
+test('waitAtMost: the work if it settles in time, else a timeout; no timer left behind', async () => {
+  const clock = createManualClock();
+  const quick = waitAtMost(clock, Promise.resolve('v'), 100);
+  assert.deepEqual(await quick, { done: true, value: 'v' });
+  assert.equal(clock.pendingCount(), 0);
+
+  const never = new Promise<string>(() => undefined);
+  const slow = waitAtMost(clock, never, 100);
+  await clock.advance(99);
+  assert.equal(clock.pendingCount(), 1);
+  await clock.advance(1);
+  assert.deepEqual(await slow, { done: false });
   assert.equal(clock.pendingCount(), 0);
 });

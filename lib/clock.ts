@@ -98,3 +98,27 @@ export function createManualClock(options: { startMs?: number; wallOffsetMs?: nu
     wallOffsetMs: options.wallOffsetMs ?? 1_700_000_000_000,
   };
 }
+
+/**
+ * Waits for `work` for at most `ms` on `clock`: `{ done: true, value }` if it settled first,
+ * `{ done: false }` otherwise. The clock's timer is cancelled either way, so nothing is left pending.
+ */
+export async function waitAtMost<T>(
+  clock: Clock,
+  work: Promise<T>,
+  ms: number,
+): Promise<{ done: true; value: T } | { done: false }> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([
+      work.then((value) => ({ done: true as const, value })),
+      clock.sleep(ms, timer.signal).then(
+        () => ({ done: false as const }),
+        // Only our own cancellation rejects this sleep, and only after the race is decided.
+        () => ({ done: false as const }),
+      ),
+    ]);
+  } finally {
+    timer.abort();
+  }
+}

@@ -1,4 +1,4 @@
-export { createManualClock, createSystemClock, fromWallMs, toWallMs } from './clock.ts';
+export { createManualClock, createSystemClock, fromWallMs, toWallMs, waitAtMost } from './clock.ts';
 export type { Clock, ManualClock } from './clock.ts';
 export { badInput, ErrorCode, HarnessError, isHarnessError } from './errors.ts';
 export { createLogger, formatFields, parseLogLevel } from './log.ts';

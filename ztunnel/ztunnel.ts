@@ -1,3 +1,4 @@
+import { waitAtMost } from '../lib/index.ts';
 import type { Clock, Logger } from '../lib/index.ts';
 import type { WorkloadCertificate } from '../mesh/pki/index.ts';
 import type { LocalWorkload } from '../mesh/workload.ts';
@@ -104,24 +105,15 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
       const startMs = clock.now();
       for (const pod of pods.values()) pod.stopAccepting();
       const live = (): number => [...pods.values()].reduce((n, p) => n + p.tracker.size, 0);
+      const allClosed = (): Promise<unknown> =>
+        Promise.all([...pods.values()].map((p) => p.tracker.whenEmpty()));
       log.info('drain started', { deadline_ms: options.drainDeadlineMs, connections: live() });
-      const deadline = new AbortController();
-      await Promise.race([
-        Promise.all([...pods.values()].map((p) => p.tracker.whenEmpty())),
-        // Cancelled below once the race is decided; the rejection is that cancellation.
-        clock.sleep(options.drainDeadlineMs, deadline.signal).catch(() => undefined),
-      ]);
-      deadline.abort();
+      await waitAtMost(clock, allClosed(), options.drainDeadlineMs);
       let forced = 0;
       for (const pod of pods.values()) forced += pod.destroy(DRAIN_CLOSE_REASON);
       // The resets are sent as the sockets close (libuv closes with SO_LINGER 0); a process that exits
       // first would let the kernel close them with a FIN instead. Wait for them, briefly.
-      const closed = new AbortController();
-      await Promise.race([
-        Promise.all([...pods.values()].map((p) => p.tracker.whenEmpty())),
-        clock.sleep(1000, closed.signal).catch(() => undefined),
-      ]);
-      closed.abort();
+      await waitAtMost(clock, allClosed(), 1000);
       const waitedMs = clock.now() - startMs;
       log.info('drain complete', { forced, waited_ms: Math.round(waitedMs) });
       return { forced, waitedMs };

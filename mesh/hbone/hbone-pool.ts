@@ -1,4 +1,5 @@
 import type { ClientHttp2Session } from 'node:http2';
+import { waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { WorkloadCertificate } from '../pki/index.ts';
 import { openHboneSession, openTunnel } from './hbone-client.ts';
@@ -97,22 +98,13 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
       await clock.sleep(settings.pingIntervalMs, stop.signal).catch(() => undefined);
       if (isOver()) return;
       const answered = new Promise<boolean>((resolve) => {
-        if (
-          !session.ping((err) => {
-            resolve(!err);
-          })
-        )
-          resolve(false);
+        const sent = session.ping((err) => {
+          resolve(!err);
+        });
+        if (!sent) resolve(false);
       });
-      const timeout = new AbortController();
-      const ok = await Promise.race([
-        answered,
-        clock.sleep(settings.pingTimeoutMs, timeout.signal).then(
-          () => false,
-          () => true,
-        ),
-      ]);
-      timeout.abort();
+      const reply = await waitAtMost(clock, answered, settings.pingTimeoutMs);
+      const ok = reply.done && reply.value;
       if (!ok && !isOver()) {
         stats.pingTimeouts++;
         remove(conn);
