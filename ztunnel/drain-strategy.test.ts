@@ -6,8 +6,7 @@ import type { WorkloadEntry } from '../mesh/discovery/index.ts';
 import { createHbonePool, openHboneSession, openTunnel } from '../mesh/hbone/index.ts';
 import { createCertificateAuthority } from '../mesh/pki/index.ts';
 import { applyDrainStrategy, parseDrainStrategy } from './drain-strategy.ts';
-import { startPodListeners } from './inbound/pod-listeners.ts';
-import { captureLog, startEchoApp, testWorkload } from './inbound/test/fixtures.ts';
+import { startEchoApp, startTestPod, testWorkload } from './inbound/test/fixtures.ts';
 
 const ca = await createCertificateAuthority();
 const client = await ca.issue({ namespace: 'istio-system', serviceAccount: 'gateway' });
@@ -22,9 +21,7 @@ const entryOf = (w: ReturnType<typeof testWorkload>): WorkloadEntry => ({
 
 test("goaway-on-unhealthy: GOAWAY to the pod's HBONE clients while its listeners keep accepting", async (t) => {
   const w = testWorkload(87, 1);
-  const { log, metrics } = captureLog();
-  const pod = await startPodListeners(w, server, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  const { pod } = await startTestPod(t, w, server);
   const session = await openHboneSession({ host: w.podIp, cert: client });
   t.after(() => {
     session.destroy();
@@ -49,9 +46,7 @@ test("goaway-on-unhealthy: GOAWAY to the pod's HBONE clients while its listeners
 test('evict-on-removal: pooled connections to a removed workload are dropped', async (t) => {
   const w = testWorkload(87, 2);
   await startEchoApp(t, w.appIp, 8080);
-  const { log, metrics } = captureLog();
-  const pod = await startPodListeners(w, server, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  await startTestPod(t, w, server);
   const pool = createHbonePool({ clock: createSystemClock() });
   t.after(() => {
     pool.destroy();

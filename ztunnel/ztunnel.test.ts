@@ -4,27 +4,10 @@ import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createManualClock } from '../lib/index.ts';
 import { createCertificateAuthority } from '../mesh/pki/index.ts';
-import { captureLog, startEchoApp, testWorkload } from './inbound/test/fixtures.ts';
+import { captureLog, holdConnection, startEchoApp, testWorkload } from './inbound/test/fixtures.ts';
 import { createZtunnel } from './ztunnel.ts';
 
 const ca = await createCertificateAuthority();
-
-/** A connection through ztunnel held open; `closed` says how it ended (error code or FIN). */
-async function heldConnection(host: string): Promise<{ closed: Promise<string> }> {
-  const socket = connect({ host, port: 8080 });
-  await once(socket, 'connect');
-  socket.write('hold');
-  await once(socket, 'data');
-  const closed = new Promise<string>((resolve) => {
-    socket.on('error', (err: NodeJS.ErrnoException) => {
-      resolve(err.code ?? err.message);
-    });
-    socket.on('end', () => {
-      resolve('FIN');
-    });
-  });
-  return { closed };
-}
 
 test("DelWorkload closes that pod's listeners and resets its connections at once; others untouched", async (t) => {
   const { log, metrics } = captureLog();
@@ -41,10 +24,10 @@ test("DelWorkload closes that pod's listeners and resets its connections at once
   assert.equal(zt.isReady(), false, 'not ready before the snapshot');
   zt.markSnapshotSent();
   assert.equal(zt.isReady(), true);
-  const onA = await heldConnection(a.podIp);
-  const onB = await heldConnection(b.podIp);
+  const onA = await holdConnection(a.podIp, 8080);
+  const onB = await holdConnection(b.podIp, 8080);
   assert.equal(zt.delWorkload(a.uid), 1);
-  assert.equal(await onA.closed, 'ECONNRESET');
+  assert.equal((await onA.closed).how, 'ECONNRESET');
   const refused = connect({ host: a.podIp, port: 8080 });
   const [err] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
   assert.equal(err.code, 'ECONNREFUSED', "the pod's listeners are gone");
@@ -66,7 +49,7 @@ test('drain waits for the deadline on the run clock, then forces what is left', 
   const w = testWorkload(93, 3);
   await startEchoApp(t, w.appIp, 8080);
   await zt.addWorkload(w);
-  const held = await heldConnection(w.podIp);
+  const held = await holdConnection(w.podIp, 8080);
   const drained = zt.drain();
   assert.equal(zt.isReady(), false, 'readiness fails as soon as the drain starts');
   await clock.advance(24_999);
@@ -80,7 +63,7 @@ test('drain waits for the deadline on the run clock, then forces what is left', 
   ]);
   assert.equal(early, 'open', 'kept until the deadline');
   await clock.advance(1);
-  assert.equal(await held.closed, 'ECONNRESET');
+  assert.equal((await held.closed).how, 'ECONNRESET');
   assert.equal((await drained).forced, 1);
   assert.ok(lines.some((l) => /error="connection closed due to connection drain"/.test(l)));
 });

@@ -1,7 +1,6 @@
 // The upgrade handoff with two real ztunnel processes on the same pod addresses (SO_REUSEPORT):
 // under a stream of new connections, start B, wait until it is ready, SIGTERM A.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
 import { createCertificateAuthority, startCaServer } from '../../mesh/pki/index.ts';
-import { startEchoApp, testWorkload } from '../inbound/test/fixtures.ts';
+import { holdConnection, startEchoApp, testWorkload } from '../inbound/test/fixtures.ts';
 import { spawnZtunnel } from './ztunnel-process.ts';
 
 interface Attempt {
@@ -46,23 +45,6 @@ function probe(host: string, port: number): Promise<Attempt> {
   });
 }
 
-/** A connection held open (idle after one echo) until the far side closes it; resolves with how. */
-async function holdOpen(host: string, port: number): Promise<() => Promise<{ atMs: number; how: string }>> {
-  const socket = connect({ host, port });
-  await once(socket, 'connect');
-  socket.write('hold');
-  await once(socket, 'data');
-  const ended = new Promise<{ atMs: number; how: string }>((resolve) => {
-    socket.on('error', (err: NodeJS.ErrnoException) => {
-      resolve({ atMs: performance.now(), how: err.code ?? err.message });
-    });
-    socket.on('end', () => {
-      resolve({ atMs: performance.now(), how: 'FIN' });
-    });
-  });
-  return () => ended;
-}
-
 test(
   "upgrade handoff: no new-connection failure after A closes; old connections reset at A's deadline",
   { timeout: 60_000 },
@@ -90,7 +72,7 @@ test(
     const a = spawnZtunnel('ztunnel-a', env);
     t.after(() => a.child.kill('SIGKILL'));
     await agent.whenSnapshotAcked('ztunnel-a');
-    const held = await Promise.all(pods.map((p) => holdOpen(p.podIp, 8080)));
+    const held = await Promise.all(pods.map((p) => holdConnection(p.podIp, 8080)));
 
     // New connections throughout: 500/s for 5 s, alternating pods (bounded: 2500 at most).
     const attempts: Promise<Attempt>[] = [];
@@ -117,7 +99,7 @@ test(
     const sigtermMs = performance.now();
     a.child.kill('SIGTERM');
     const closedMs = await a.waitForLine(/drain started/);
-    const resets = await Promise.all(held.map((wait) => wait()));
+    const resets = await Promise.all(held.map((h) => h.closed));
     const aExit = await a.child;
 
     await new Promise((r) => setTimeout(r, Math.max(0, 5200 - (performance.now() - loadStart))));

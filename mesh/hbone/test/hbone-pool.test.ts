@@ -4,8 +4,7 @@ import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import { test } from 'node:test';
 import { createManualClock, createSystemClock } from '../../../lib/index.ts';
-import { startPodListeners } from '../../../ztunnel/inbound/pod-listeners.ts';
-import { captureLog, startEchoApp, testWorkload } from '../../../ztunnel/inbound/test/fixtures.ts';
+import { startEchoApp, startTestPod, testWorkload } from '../../../ztunnel/inbound/test/fixtures.ts';
 import { createCertificateAuthority } from '../../pki/index.ts';
 import { createHbonePool } from '../hbone-pool.ts';
 
@@ -16,9 +15,7 @@ const dst = await ca.issue({ namespace: 'default', serviceAccount: 'httpbin' });
 async function startPod(t: { after: (fn: () => unknown) => void }, n: number, withApp = true) {
   const w = testWorkload(71, n);
   if (withApp) await startEchoApp(t, w.appIp, 8080);
-  const { log, metrics } = captureLog();
-  const pod = await startPodListeners(w, dst, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  const { pod, metrics } = await startTestPod(t, w, dst);
   return {
     w,
     pod,
@@ -50,9 +47,7 @@ test('after GOAWAY the pool opens a fresh connection (to the new ztunnel on the 
   const first = await pool.connect(old.key, src, `${old.w.podIp}:8080`);
   assert.equal(first.status, 200);
   // The upgrade: a second instance binds the same pod address (SO_REUSEPORT), the old one drains.
-  const { log, metrics } = captureLog();
-  const next = await startPodListeners(old.w, dst, { log, metrics, now: () => performance.now() });
-  t.after(() => next.destroy('test over'));
+  await startTestPod(t, old.w, dst);
   const goaway = once(first.stream.session ?? first.stream, 'goaway');
   old.pod.stopAccepting();
   await goaway;

@@ -1,9 +1,13 @@
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { createLogger } from '../../../lib/index.ts';
 import type { Logger } from '../../../lib/index.ts';
+import type { WorkloadCertificate } from '../../../mesh/pki/index.ts';
 import type { LocalWorkload } from '../../../mesh/workload.ts';
+import type { InboundDeps } from '../hbone-inbound.ts';
+import { startPodListeners } from '../pod-listeners.ts';
+import type { PodListeners } from '../pod-listeners.ts';
 import { createZtunnelMetrics } from '../../telemetry/metrics.ts';
 import type { ZtunnelMetrics } from '../../telemetry/metrics.ts';
 
@@ -49,4 +53,41 @@ export function captureLog(): CapturedLog {
     lines,
     metrics: createZtunnelMetrics(),
   };
+}
+
+/** A pod's listeners with a captured log, destroyed when the test ends. */
+export async function startTestPod(
+  t: After,
+  workload: LocalWorkload,
+  cert: WorkloadCertificate,
+  extra: Partial<Pick<InboundDeps, 'awaitWorkload'>> = {},
+  outbound?: Parameters<typeof startPodListeners>[3],
+): Promise<CapturedLog & { pod: PodListeners }> {
+  const captured = captureLog();
+  const deps = { log: captured.log, metrics: captured.metrics, now: () => performance.now(), ...extra };
+  const pod = await startPodListeners(workload, cert, deps, outbound);
+  t.after(() => {
+    pod.destroy('test over');
+  });
+  return { ...captured, pod };
+}
+
+/** A connection through ztunnel, held open after one echo; `closed` says when and how it ended. */
+export async function holdConnection(
+  host: string,
+  port: number,
+): Promise<{ closed: Promise<{ atMs: number; how: string }> }> {
+  const socket = connect({ host, port });
+  await once(socket, 'connect');
+  socket.write('hold');
+  await once(socket, 'data');
+  const closed = new Promise<{ atMs: number; how: string }>((resolve) => {
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      resolve({ atMs: performance.now(), how: err.code ?? err.message });
+    });
+    socket.on('end', () => {
+      resolve({ atMs: performance.now(), how: 'FIN' });
+    });
+  });
+  return { closed };
 }

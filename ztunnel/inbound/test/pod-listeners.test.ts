@@ -6,8 +6,7 @@ import { test } from 'node:test';
 import { openHboneSession, openTunnel } from '../../../mesh/hbone/index.ts';
 import { createDiscoveryState } from '../../../mesh/discovery/index.ts';
 import { createCertificateAuthority } from '../../../mesh/pki/index.ts';
-import { startPodListeners } from '../pod-listeners.ts';
-import { captureLog, startEchoApp, testWorkload } from './fixtures.ts';
+import { startEchoApp, startTestPod, testWorkload } from './fixtures.ts';
 
 const ca = await createCertificateAuthority();
 const gatewayCert = await ca.issue({ namespace: 'istio-system', serviceAccount: 'gateway' });
@@ -25,9 +24,7 @@ async function roundTrip(stream: NodeJS.ReadWriteStream & { end(): void }, paylo
 test('CONNECT to a live pod: 200, bytes both ways, one access-log line with the bytes', async (t) => {
   const w = testWorkload(31, 1);
   await startEchoApp(t, w.appIp, 8080);
-  const { log, lines, metrics } = captureLog();
-  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  const { pod, lines, metrics } = await startTestPod(t, w, podCert);
 
   const session = await openHboneSession({
     host: w.podIp,
@@ -55,9 +52,7 @@ test('CONNECT to a live pod: 200, bytes both ways, one access-log line with the 
 
 test('CONNECT to a pod whose app is down: 503 and "connection failed: Connection refused"', async (t) => {
   const w = testWorkload(31, 2);
-  const { log, lines, metrics } = captureLog();
-  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  const { pod, lines, metrics } = await startTestPod(t, w, podCert);
   const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
   t.after(() => {
     session.destroy();
@@ -80,9 +75,7 @@ test('CONNECT naming an address that is not this pod is refused with 400 (no ope
   const w = testWorkload(31, 3);
   const other = testWorkload(31, 4);
   await startEchoApp(t, other.appIp, 8080);
-  const { log, metrics } = captureLog();
-  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  await startTestPod(t, w, podCert);
   const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
   t.after(() => {
     session.destroy();
@@ -94,9 +87,7 @@ test('CONNECT naming an address that is not this pod is refused with 400 (no ope
 
 test('a client whose certificate comes from another CA cannot complete the handshake', async (t) => {
   const w = testWorkload(31, 5);
-  const { log, metrics } = captureLog();
-  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  await startTestPod(t, w, podCert);
   const foreign = await (
     await createCertificateAuthority()
   ).issue({ namespace: 'default', serviceAccount: 'evil' });
@@ -106,9 +97,7 @@ test('a client whose certificate comes from another CA cannot complete the hands
 test('plaintext capture: pod IP:port reaches the app; with the app gone the connection is reset', async (t) => {
   const w = testWorkload(31, 6);
   const app = await startEchoApp(t, w.appIp, 8080);
-  const { log, metrics } = captureLog();
-  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  await startTestPod(t, w, podCert);
   const live = connect({ host: w.podIp, port: 8080 });
   assert.equal(await roundTrip(live, 'plain bytes'), 'plain bytes');
 
@@ -123,9 +112,7 @@ test('plaintext capture: pod IP:port reaches the app; with the app gone the conn
 test('drain: GOAWAY to the HBONE client, the open tunnel keeps working, new connections are refused', async (t) => {
   const w = testWorkload(31, 7);
   await startEchoApp(t, w.appIp, 8080);
-  const { log, metrics } = captureLog();
-  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
-  t.after(() => pod.destroy('test over'));
+  const { pod } = await startTestPod(t, w, podCert);
   const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
   t.after(() => {
     session.destroy();
@@ -142,8 +129,7 @@ test('drain: GOAWAY to the HBONE client, the open tunnel keeps working, new conn
 test('destroy force-closes a live tunnel with RST_STREAM', async (t) => {
   const w = testWorkload(31, 8);
   await startEchoApp(t, w.appIp, 8080);
-  const { log, metrics } = captureLog();
-  const pod = await startPodListeners(w, podCert, { log, metrics, now: () => performance.now() });
+  const { pod } = await startTestPod(t, w, podCert);
   const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
   t.after(() => {
     session.destroy();
@@ -160,14 +146,9 @@ test('with discovery, a CONNECT waits for the workload to be known: 200 once it 
   const w = testWorkload(31, 9);
   await startEchoApp(t, w.appIp, 8080);
   const discovery = createDiscoveryState();
-  const { log, lines, metrics } = captureLog();
-  const pod = await startPodListeners(w, podCert, {
-    log,
-    metrics,
-    now: () => performance.now(),
+  const { pod, lines } = await startTestPod(t, w, podCert, {
     awaitWorkload: (ip) => discovery.waitForWorkload(ip, 300),
   });
-  t.after(() => pod.destroy('test over'));
   const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
   t.after(() => {
     session.destroy();

@@ -10,8 +10,7 @@ import type { WorkloadEntry } from '../../../mesh/discovery/index.ts';
 import { createHbonePool } from '../../../mesh/hbone/index.ts';
 import { createCertificateAuthority } from '../../../mesh/pki/index.ts';
 import { encodeProxyV2 } from '../../../mesh/proxy-protocol.ts';
-import { startPodListeners } from '../../inbound/pod-listeners.ts';
-import { captureLog, startEchoApp, testWorkload } from '../../inbound/test/fixtures.ts';
+import { startEchoApp, startTestPod, testWorkload } from '../../inbound/test/fixtures.ts';
 
 const ca = await createCertificateAuthority();
 const VIP = '127.85.0.1';
@@ -49,19 +48,9 @@ test('service VIP -> a HEALTHY endpoint over HBONE; UNHEALTHY skipped; none -> r
   const s2 = testWorkload(81, 3);
   const serverCert = await ca.issue({ namespace: 'default', serviceAccount: 'httpbin' });
   const clientCert = await ca.issue({ namespace: 'default', serviceAccount: 'httpbin' });
-  const logs = { s1: captureLog(), s2: captureLog(), client: captureLog() };
-  for (const [w, log] of [
-    [s1, logs.s1],
-    [s2, logs.s2],
-  ] as const) {
-    await startEchoApp(t, w.appIp, 8080);
-    const pod = await startPodListeners(w, serverCert, {
-      log: log.log,
-      metrics: log.metrics,
-      now: () => performance.now(),
-    });
-    t.after(() => pod.destroy('test over'));
-  }
+  await startEchoApp(t, s1.appIp, 8080);
+  await startEchoApp(t, s2.appIp, 8080);
+  const logs = { s1: await startTestPod(t, s1, serverCert), s2: await startTestPod(t, s2, serverCert) };
   const discovery = createDiscoveryState();
   let version = 0;
   const publish = (statuses: [WorkloadEntry['status'], WorkloadEntry['status']]): void => {
@@ -83,13 +72,8 @@ test('service VIP -> a HEALTHY endpoint over HBONE; UNHEALTHY skipped; none -> r
   t.after(() => {
     pool.destroy();
   });
-  const pod = await startPodListeners(
-    client,
-    clientCert,
-    { log: logs.client.log, metrics: logs.client.metrics, now: () => performance.now() },
-    { discovery, pool },
-  );
-  t.after(() => pod.destroy('test over'));
+  const sender = await startTestPod(t, client, clientCert, {}, { discovery, pool });
+  const { pod } = sender;
 
   publish(['HEALTHY', 'UNHEALTHY']);
   assert.equal(await viaOutbound(client.podIp, 'to s1'), 'to s1');
@@ -108,17 +92,17 @@ test('service VIP -> a HEALTHY endpoint over HBONE; UNHEALTHY skipped; none -> r
   assert.equal(await viaOutbound(client.podIp, 'nowhere'), 'ECONNRESET');
   await pod.tracker.whenEmpty();
   assert.ok(
-    logs.client.lines.some((l) =>
+    sender.lines.some((l) =>
       /warn .*connection complete .*direction=outbound .*error="no healthy upstream"/.test(l),
     ),
-    logs.client.lines.join('\n'),
+    sender.lines.join('\n'),
   );
   assert.ok(
-    logs.client.lines.some((l) =>
+    sender.lines.some((l) =>
       /info .*connection complete .*dst\.hbone_addr=127\.81\.0\.2:8080 .*direction=outbound bytes_sent=5 bytes_recv=5/.test(
         l,
       ),
     ),
-    logs.client.lines.join('\n'),
+    sender.lines.join('\n'),
   );
 });
