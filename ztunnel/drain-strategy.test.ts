@@ -16,6 +16,7 @@ const entryOf = (w: ReturnType<typeof testWorkload>): WorkloadEntry => ({
   node: 'n',
   status: 'UNHEALTHY',
   capacity: 1,
+  protocol: 'HBONE',
   services: [],
 });
 

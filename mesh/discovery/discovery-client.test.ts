@@ -23,6 +23,7 @@ const pod = (n: number, status: WorkloadEntry['status'] = 'HEALTHY'): WorkloadEn
   podIp: `127.91.0.${String(n)}`,
   status,
   capacity: 1,
+  protocol: 'HBONE',
   services: ['default/httpbin'],
 });
 

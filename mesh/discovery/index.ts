@@ -12,3 +12,5 @@ export type {
   WorkloadEntry,
   WorkloadStatus,
 } from './protocol.ts';
+export { startDiscoveryServer } from './discovery-server.ts';
+export type { DiscoveryServer, DiscoverySnapshot, PushResult } from './discovery-server.ts';

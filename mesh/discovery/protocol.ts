@@ -22,6 +22,11 @@ export interface WorkloadEntry {
   node: string;
   podIp: string;
   status: WorkloadStatus;
+  /**
+   * How peers reach it (upstream's `tunnel_protocol`): HBONE for ambient pods, TCP for pods outside
+   * the mesh (istiod sends those too, so clients can reach them directly).
+   */
+  protocol: 'HBONE' | 'TCP';
   /** Load-balancing weight (upstream's `capacity`, default 1). */
   capacity: number;
   /** Service keys (`namespace/name`) this workload backs. */

@@ -14,7 +14,11 @@ export interface CaServer {
   close(): Promise<void>;
 }
 
-export async function startCaServer(ca: CertificateAuthority, host = '127.0.0.1'): Promise<CaServer> {
+export async function startCaServer(
+  ca: CertificateAuthority,
+  host = '127.0.0.1',
+  port = 0,
+): Promise<CaServer> {
   const server = createServer((req, res) => {
     if (req.method !== 'POST' || req.url !== '/v1/certificates') {
       res.writeHead(404).end();
@@ -37,7 +41,7 @@ export async function startCaServer(ca: CertificateAuthority, host = '127.0.0.1'
       );
     });
   });
-  server.listen(0, host);
+  server.listen(port, host);
   await once(server, 'listening');
   return {
     url: `http://${host}:${String((server.address() as AddressInfo).port)}`,

@@ -11,6 +11,7 @@ const w = (uid: string, status: WorkloadEntry['status'], capacity = 1): Workload
   node: 'n',
   podIp: '127.0.0.1',
   status,
+  protocol: 'HBONE',
   capacity,
   services: [],
 });

@@ -16,7 +16,7 @@ const ca = await createCertificateAuthority();
 const VIP = '127.85.0.1';
 
 function entry(w: ReturnType<typeof testWorkload>, status: WorkloadEntry['status']): WorkloadEntry {
-  return { ...w, node: 'node-1', status, capacity: 1, services: ['default/httpbin'] };
+  return { ...w, node: 'node-1', status, protocol: 'HBONE', capacity: 1, services: ['default/httpbin'] };
 }
 
 /** Sends `payload` through the client pod's outbound capture to VIP:80; resolves with the echo or the error code. */

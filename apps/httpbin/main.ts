@@ -1,0 +1,37 @@
+// The httpbin container (go-httpbin semantics; see apps/httpbin/README.md for why it is TypeScript).
+// Environment:
+//   LOCAL_BIND_ADDRESS  where to listen (the local backend's private app address; default 0.0.0.0)
+//   PORT                default 8080, go-httpbin's
+//   POD_NAME            what /hostname answers (default: the OS hostname)
+//   IGNORE_SIGTERM=1    a test mode: an app that ignores SIGTERM, for the kubelet's SIGKILL path
+import { hostname } from 'node:os';
+import { createLogger, createSystemClock } from '../../lib/index.ts';
+import { startHttpbin } from './httpbin-server.ts';
+
+const log = createLogger({ component: 'httpbin', write: (l) => process.stdout.write(`${l}\n`) });
+const port = Number(process.env['PORT'] ?? '8080');
+if (!Number.isInteger(port) || port <= 0 || port > 65535) {
+  process.stderr.write(
+    `httpbin: Expected PORT to be a TCP port, got ${JSON.stringify(process.env['PORT'])}\n`,
+  );
+  process.exit(2);
+}
+const server = await startHttpbin({
+  host: process.env['LOCAL_BIND_ADDRESS'] ?? '0.0.0.0',
+  port,
+  hostname: process.env['POD_NAME'] ?? hostname(),
+  clock: createSystemClock(),
+});
+log.info('listening', { address: `${server.address.address}:${String(server.address.port)}` });
+
+process.on('SIGTERM', () => {
+  if (process.env['IGNORE_SIGTERM'] === '1') {
+    log.info('received SIGTERM, ignoring it (IGNORE_SIGTERM=1)');
+    return;
+  }
+  log.info('received SIGTERM, shutting down', { in_flight: server.inFlight() });
+  void server.close().then(() => {
+    log.info('shutdown complete');
+    process.exit(0);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * Lifecycle events: what happened to which object, when, and who saw it. Every event is stamped on
+ * the run's monotonic clock (lib/clock), the same clock the load timeline uses.
+ */
+export type LifecycleEventKind =
+  | 'rollout-started'
+  | 'rollout-status-complete'
+  | 'rollout-old-pods-gone'
+  | 'pod-created'
+  | 'container-started'
+  | 'pod-ready'
+  | 'pod-not-ready'
+  | 'pod-deleting'
+  | 'prestop-started'
+  | 'sigterm'
+  | 'sigkill'
+  | 'container-exited'
+  | 'pod-terminal'
+  | 'del-workload'
+  | 'pod-removed'
+  | 'add-workload'
+  | 'workload-unhealthy-pushed'
+  | 'workload-removed-pushed'
+  | 'push';
+
+export type EventSource =
+  'api-server' | 'controller' | 'kubelet' | 'node-agent' | 'control-plane' | 'harness';
+
+export interface LifecycleEvent {
+  atMs: number;
+  kind: LifecycleEventKind;
+  source: EventSource;
+  /** `namespace/name` of the object (pod, Deployment, DaemonSet), or `control-plane`. */
+  object: string;
+  node?: string;
+  detail?: string;
+}
+
+export type EventListener = (event: LifecycleEvent) => void;
+
+export interface EventLog {
+  emit(event: LifecycleEvent): void;
+  /** Subscribes; returns the unsubscribe function. */
+  on(listener: EventListener): () => void;
+  all(): readonly LifecycleEvent[];
+}
+
+export function createEventLog(): EventLog {
+  const events: LifecycleEvent[] = [];
+  const listeners = new Set<EventListener>();
+  return {
+    emit(event) {
+      events.push(event);
+      for (const listener of listeners) listener(event);
+    },
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    all: () => events,
+  };
+}

@@ -1,0 +1,36 @@
+import type { DiscoverySnapshot } from '../discovery/index.ts';
+import { serviceKey } from '../discovery/index.ts';
+import type { ClusterSource, PodView, ServiceView } from './cluster-source.ts';
+
+const matches = (pod: PodView, service: ServiceView): boolean =>
+  pod.namespace === service.namespace &&
+  Object.keys(service.selector).length > 0 &&
+  Object.entries(service.selector).every(([k, v]) => pod.labels[k] === v);
+
+/**
+ * istiod's workload and service build for WDS (pilot/pkg/serviceregistry/kube/controller/ambient):
+ * a pod is HEALTHY only while Ready and without a deletionTimestamp, UNHEALTHY otherwise, and gone
+ * once terminal (or deleted). Pods outside the mesh are sent too, with protocol TCP.
+ */
+export function buildDiscoverySnapshot(source: Pick<ClusterSource, 'pods' | 'services'>): DiscoverySnapshot {
+  const services = source.services();
+  const workloads = source
+    .pods()
+    .filter((pod) => !pod.isTerminal && pod.podIp !== '')
+    .map((pod) => ({
+      uid: pod.uid,
+      name: pod.name,
+      namespace: pod.namespace,
+      serviceAccount: pod.serviceAccount,
+      node: pod.nodeName,
+      podIp: pod.podIp,
+      status: pod.isReady && !pod.isDeleting ? ('HEALTHY' as const) : ('UNHEALTHY' as const),
+      protocol: pod.isMeshed ? ('HBONE' as const) : ('TCP' as const),
+      capacity: 1,
+      services: services.filter((s) => matches(pod, s)).map(serviceKey),
+    }));
+  return {
+    workloads,
+    services: services.map((s) => ({ namespace: s.namespace, name: s.name, vip: s.vip, ports: s.ports })),
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * What the control plane reads from the cluster: pods and services, and a signal when they change.
+ * The local backend implements it over its own state; on kind, Kubernetes watches via client-node.
+ * Change notifications arrive after the watch fan-out latency of the source.
+ */
+export interface PodView {
+  uid: string;
+  name: string;
+  namespace: string;
+  nodeName: string;
+  podIp: string;
+  serviceAccount: string;
+  labels: Record<string, string>;
+  /** Ambient-captured (istio.io/dataplane-mode=ambient). */
+  isMeshed: boolean;
+  isReady: boolean;
+  /** deletionTimestamp is set. */
+  isDeleting: boolean;
+  /** phase Succeeded or Failed. */
+  isTerminal: boolean;
+}
+
+export interface ServiceView {
+  namespace: string;
+  name: string;
+  vip: string;
+  selector: Record<string, string>;
+  ports: { port: number; targetPort: number }[];
+}
+
+export interface ClusterSource {
+  pods(): PodView[];
+  services(): ServiceView[];
+  /** Subscribes to changes; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+}

@@ -1,0 +1,119 @@
+import type { Clock, Logger } from '../../lib/index.ts';
+import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
+import { startDiscoveryServer } from '../discovery/index.ts';
+import type { CertificateAuthority } from '../pki/index.ts';
+import { createCertificateAuthority, startCaServer } from '../pki/index.ts';
+import { buildDiscoverySnapshot } from './build-discovery.ts';
+import type { ClusterSource } from './cluster-source.ts';
+import { createDebouncer } from './debouncer.ts';
+
+/** istiod's ports: 15010 plaintext xDS, 15012 is where its CA answers (here plain HTTP, see ca-server). */
+export const XDS_PORT = 15010;
+export const CA_PORT = 15012;
+
+/** One completed push: which workloads it turned UNHEALTHY or removed, and who acknowledged it. */
+export interface PushReport {
+  atMs: number;
+  version: string;
+  becameUnhealthy: WorkloadEntry[];
+  removed: WorkloadEntry[];
+  subscribers: number;
+  acked: number;
+}
+
+export interface ControlPlaneOptions {
+  source: ClusterSource;
+  clock: Clock;
+  log: Logger;
+  host: string;
+  debounceQuietMs: number;
+  debounceMaxMs: number;
+  /** Extra time each push takes before it reaches the wire (timing model). */
+  pushLatencyMs: number;
+  onPush?: (report: PushReport) => void;
+  /** 0 picks free ports (tests); the cluster uses istiod's. */
+  ports?: { xds: number; ca: number };
+}
+
+export interface ControlPlane {
+  /** host:port for XDS_ADDRESS. */
+  xdsAddress: string;
+  /** URL for CA_ADDRESS. */
+  caUrl: string;
+  ca: CertificateAuthority;
+  pushCount(): number;
+  /** Resolves when no push is pending or in flight. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function compare(
+  before: DiscoverySnapshot,
+  after: DiscoverySnapshot,
+): Pick<PushReport, 'becameUnhealthy' | 'removed'> {
+  const previous = new Map(before.workloads.map((w) => [w.uid, w]));
+  const next = new Set(after.workloads.map((w) => w.uid));
+  return {
+    becameUnhealthy: after.workloads.filter(
+      (w) => w.status === 'UNHEALTHY' && previous.get(w.uid)?.status === 'HEALTHY',
+    ),
+    removed: before.workloads.filter((w) => !next.has(w.uid)),
+  };
+}
+
+/**
+ * The istiod-like control plane: watches the cluster source, debounces changes, pushes workload
+ * discovery to every subscriber (ztunnels and gateways), and hosts the mesh CA.
+ */
+export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
+  const { clock, log } = options;
+  const ca = await createCertificateAuthority();
+  const caServer = await startCaServer(ca, options.host, options.ports?.ca ?? CA_PORT);
+  const discovery = await startDiscoveryServer({
+    host: options.host,
+    port: options.ports?.xds ?? XDS_PORT,
+    clock,
+    onSubscribe: (node, instance) => {
+      log.debug('subscribed', { node, instance });
+    },
+  });
+  let pushed: DiscoverySnapshot = { workloads: [], services: [] };
+  let pushes = 0;
+  const push = async (): Promise<void> => {
+    await clock.sleep(options.pushLatencyMs);
+    const snapshot = buildDiscoverySnapshot(options.source);
+    const result = await discovery.push(snapshot);
+    const report: PushReport = { atMs: clock.now(), ...result, ...compare(pushed, snapshot) };
+    pushed = snapshot;
+    pushes++;
+    log.debug('pushed', { version: result.version, acked: result.acked, subscribers: result.subscribers });
+    options.onPush?.(report);
+  };
+  // The first snapshot is served to each subscriber on connect, without waiting for a debounce.
+  pushed = buildDiscoverySnapshot(options.source);
+  await discovery.push(pushed);
+  const debouncer = createDebouncer({
+    clock,
+    quietMs: options.debounceQuietMs,
+    maxMs: options.debounceMaxMs,
+    push,
+    onError: (err) => {
+      log.error('push failed', { error: String(err) });
+    },
+  });
+  const unsubscribe = options.source.onChange(() => {
+    debouncer.trigger();
+  });
+  return {
+    xdsAddress: `${discovery.host}:${String(discovery.port)}`,
+    caUrl: caServer.url,
+    ca,
+    pushCount: () => pushes,
+    idle: () => debouncer.idle(),
+    close: async () => {
+      unsubscribe();
+      debouncer.close();
+      await Promise.all([discovery.close(), caServer.close()]);
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
+import { waitAtMost } from '../../lib/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import { createLineDecoder, encodeLine } from '../json-lines.ts';
+import type { ClientMessage, Delta, ServerMessage, ServiceEntry, WorkloadEntry } from './protocol.ts';
+import { DISCOVERY_PROTOCOL_VERSION, serviceKey } from './protocol.ts';
+
+export interface DiscoverySnapshot {
+  workloads: WorkloadEntry[];
+  services: ServiceEntry[];
+}
+
+export interface PushResult {
+  version: string;
+  subscribers: number;
+  acked: number;
+  nacked: number;
+}
+
+export interface DiscoveryServer {
+  host: string;
+  port: number;
+  /** Sends each subscriber the delta from what it last received to `snapshot`; resolves on ACK/NACK. */
+  push(snapshot: DiscoverySnapshot): Promise<PushResult>;
+  subscriberCount(): number;
+  close(): Promise<void>;
+}
+
+interface Subscriber {
+  socket: Socket;
+  node: string;
+  instance: string;
+  /** What this subscriber was last sent, by key, as JSON (to diff without deep equality). */
+  sentWorkloads: Map<string, string>;
+  sentServices: Map<string, string>;
+  waiting: Map<string, (outcome: 'ack' | 'nack') => void>;
+}
+
+function diff<T>(items: T[], key: (t: T) => string, sent: Map<string, string>): Delta<T> {
+  const next = new Map(items.map((item) => [key(item), item]));
+  const upsert = items.filter((item) => sent.get(key(item)) !== JSON.stringify(item));
+  const remove = [...sent.keys()].filter((k) => !next.has(k));
+  sent.clear();
+  for (const [k, item] of next) sent.set(k, JSON.stringify(item));
+  return { upsert, remove };
+}
+
+/**
+ * The control plane's side of the discovery protocol (protocol.ts): each subscriber gets the full
+ * state on subscribe, then per push only what changed for it. A push is complete when every
+ * subscriber has answered (ACK or NACK) or `ackTimeoutMs` has passed.
+ */
+export async function startDiscoveryServer(options: {
+  host: string;
+  port?: number;
+  clock: Clock;
+  ackTimeoutMs?: number;
+  onSubscribe?: (node: string, instance: string) => void;
+}): Promise<DiscoveryServer> {
+  const subscribers = new Set<Subscriber>();
+  let current: DiscoverySnapshot = { workloads: [], services: [] };
+  let version = 0;
+  let nonce = 0;
+
+  const send = (sub: Subscriber, snapshot: DiscoverySnapshot): Promise<'ack' | 'nack'> => {
+    const message: ServerMessage = {
+      type: 'delta',
+      version: String(version),
+      nonce: String(++nonce),
+      workloads: diff(snapshot.workloads, (w) => w.uid, sub.sentWorkloads),
+      services: diff(snapshot.services, serviceKey, sub.sentServices),
+    };
+    return new Promise((resolve) => {
+      sub.waiting.set(message.nonce, resolve);
+      sub.socket.write(encodeLine(message));
+    });
+  };
+
+  const server: Server = createServer((socket) => {
+    let sub: Subscriber | undefined;
+    socket.on(
+      'data',
+      createLineDecoder((line) => {
+        const message = line as ClientMessage;
+        if (message.type === 'subscribe' && message.protocol === DISCOVERY_PROTOCOL_VERSION) {
+          sub = {
+            socket,
+            node: message.node,
+            instance: message.instance,
+            sentWorkloads: new Map(),
+            sentServices: new Map(),
+            waiting: new Map(),
+          };
+          subscribers.add(sub);
+          options.onSubscribe?.(message.node, message.instance);
+          void send(sub, current);
+        } else if ((message.type === 'ack' || message.type === 'nack') && sub) {
+          sub.waiting.get(message.nonce)?.(message.type);
+          sub.waiting.delete(message.nonce);
+        }
+      }),
+    );
+    socket.on('error', () => undefined); // the close handler below does the bookkeeping
+    socket.on('close', () => {
+      if (!sub) return;
+      subscribers.delete(sub);
+      for (const resolve of sub.waiting.values()) resolve('nack');
+    });
+  });
+  server.listen({ host: options.host, port: options.port ?? 0 });
+  await once(server, 'listening');
+
+  return {
+    host: options.host,
+    port: (server.address() as AddressInfo).port,
+    subscriberCount: () => subscribers.size,
+    async push(snapshot) {
+      current = snapshot;
+      version++;
+      const targets = [...subscribers];
+      const outcomes = await Promise.all(
+        targets.map(async (sub) => {
+          const answer = await waitAtMost(options.clock, send(sub, snapshot), options.ackTimeoutMs ?? 5000);
+          return answer.done ? answer.value : 'timeout';
+        }),
+      );
+      return {
+        version: String(version),
+        subscribers: targets.length,
+        acked: outcomes.filter((o) => o === 'ack').length,
+        nacked: outcomes.filter((o) => o === 'nack').length,
+      };
+    },
+    close: async () => {
+      for (const sub of subscribers) sub.socket.destroy();
+      const closed = once(server, 'close');
+      server.close();
+      await closed;
+    },
+  };
+}
