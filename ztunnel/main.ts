@@ -1,6 +1,8 @@
 // The ztunnel process (one per node; a DaemonSet pod). Configuration from the environment, as the
 // Helm chart sets it:
-//   NODE_NAME, NODE_IP               the node (readiness :15021 and metrics :15020 bind NODE_IP)
+//   NODE_NAME, NODE_IP               the node
+//   INSTANCE_IP                      this pod's own address: readiness :15021 and metrics :15020 bind
+//                                    it (default NODE_IP), so each instance's probe reaches that instance
 //   ZDS_ADDRESS                      the node agent's Unix socket (istio-cni's ZDS)
 //   CA_ADDRESS                       the mesh CA (http://host:port)
 //   CONNECTION_TERMINATION_DEADLINE / TERMINATION_GRACE_PERIOD_SECONDS   the drain deadline
@@ -64,7 +66,7 @@ onChange = (change) => {
   ztunnel.onDiscoveryChange(change);
 };
 const admin = await startAdminServer({
-  nodeIp,
+  nodeIp: process.env['INSTANCE_IP'] || nodeIp,
   isReady: () => ztunnel.isReady(),
   registry: metrics.registry,
 });

@@ -1,0 +1,75 @@
+import type { Clock, HarnessError } from '../lib/index.ts';
+import type { EventListener, LifecycleEvent } from './events.ts';
+import type { ClusterObject } from './manifests/index.ts';
+
+export type WorkloadKind = 'Deployment' | 'DaemonSet';
+
+export interface WorkloadRef {
+  kind: WorkloadKind;
+  namespace: string;
+  name: string;
+}
+
+export interface PodInfo {
+  name: string;
+  namespace: string;
+  node: string;
+  podIp: string;
+  /** Where the app listens (differs from podIp for meshed pods on the local backend). */
+  appIp: string;
+  isMeshed: boolean;
+  isReady: boolean;
+  isDeleting: boolean;
+  phase: string;
+  owner: string;
+}
+
+export interface ClusterAddresses {
+  nodes: { name: string; ip: string }[];
+  /** istiod: XDS host:port and the CA's URL. */
+  controlPlane: { xds: string; ca: string };
+  services: { namespace: string; name: string; vip: string; ports: { port: number; targetPort: number }[] }[];
+  pods: PodInfo[];
+}
+
+export interface RolloutResult {
+  startedAtMs: number;
+  /** When `kubectl rollout status` would have returned. */
+  statusCompleteAtMs: number;
+  /** When the last pod of the old template was gone (may be after statusCompleteAtMs). */
+  oldPodsGoneAtMs?: number;
+}
+
+/**
+ * One cluster an experiment runs on. The local process cluster implements it now, kind later; the
+ * contract tests in clusters/test/backend-contract.ts run against every implementation.
+ * Times are on `clock` (the run's monotonic clock).
+ */
+export interface ClusterBackend {
+  readonly kind: 'local' | 'kind';
+  readonly clock: Clock;
+  up(signal?: AbortSignal): Promise<void>;
+  /** Validates every object first (nothing applied on error), then creates or updates them. */
+  apply(objects: ClusterObject[]): Promise<void>;
+  /** Resolves when every Deployment and DaemonSet has all its pods Ready on the current template. */
+  waitForReady(options: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
+  rolloutRestart(ref: WorkloadRef): Promise<void>;
+  scale(ref: WorkloadRef, replicas: number): Promise<void>;
+  deletePod(namespace: string, name: string): Promise<void>;
+  waitForRollout(
+    ref: WorkloadRef,
+    options: { timeoutMs: number; untilOldPodsGone?: boolean; signal?: AbortSignal },
+  ): Promise<RolloutResult>;
+  onEvent(listener: EventListener): () => void;
+  events(): readonly LifecycleEvent[];
+  /** A component crashed (the run should fail, naming it). */
+  onFailure(listener: (err: HarnessError) => void): () => void;
+  addresses(): ClusterAddresses;
+  /** Container output (last lines), for `namespace/pod`. */
+  logs(pod: string): readonly string[];
+  /** Parameters to record with every result (backend kind, timing model, ...). */
+  describe(): Record<string, string | number>;
+  /** Tears the cluster down; idempotent. The local backend stops every process it started. */
+  close(): Promise<void>;
+  destroy(err?: Error): Promise<void>;
+}

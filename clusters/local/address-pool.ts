@@ -1,0 +1,47 @@
+import { badInput } from '../../lib/index.ts';
+
+/**
+ * Loopback addresses for one local cluster: Linux routes all of 127.0.0.0/8 to `lo`, so every node,
+ * pod and service gets its own address. The cluster owns 127.<block>.0.0/16:
+ *   127.B.0.1-99     nodes            127.B.0.200   the control plane (istiod's address)
+ *   127.B.1.x        service VIPs     127.B.2-127.x pod IPs
+ *   127.B.128-253.x  meshed apps' private addresses (same offset as the pod IP)
+ * Addresses are handed out in order and never reused (Kubernetes does not recycle pod IPs quickly).
+ */
+export interface AddressPool {
+  block: number;
+  node(index: number): string;
+  controlPlane(): string;
+  nextVip(): string;
+  nextPod(): { podIp: string; appIp: string };
+}
+
+const PODS_PER_BLOCK = 126 * 254;
+
+export function createAddressPool(block: number): AddressPool {
+  if (!Number.isInteger(block) || block < 1 || block > 254)
+    throw badInput('the address block', 'an integer 1-254 (127.<block>.0.0/16)', block);
+  let vips = 0;
+  let pods = 0;
+  return {
+    block,
+    node: (index) => `127.${String(block)}.0.${String(index + 1)}`,
+    controlPlane: () => `127.${String(block)}.0.200`,
+    nextVip: () => `127.${String(block)}.1.${String(++vips)}`,
+    nextPod: () => {
+      if (pods >= PODS_PER_BLOCK) throw new Error(`address block 127.${String(block)}.0.0/16 has no pod addresses left`);
+      const third = 2 + Math.floor(pods / 254);
+      const fourth = 1 + (pods % 254);
+      pods++;
+      return {
+        podIp: `127.${String(block)}.${String(third)}.${String(fourth)}`,
+        appIp: `127.${String(block)}.${String(third + 126)}.${String(fourth)}`,
+      };
+    },
+  };
+}
+
+/** A block for a new cluster: random in 150-249, so concurrent clusters (tests) rarely collide. */
+export function pickAddressBlock(random: () => number = Math.random): number {
+  return 150 + Math.floor(random() * 100);
+}

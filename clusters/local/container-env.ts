@@ -1,0 +1,45 @@
+import type { V1Container } from '@kubernetes/client-node';
+import type { PodRecord } from './cluster-state.ts';
+
+export interface EnvContext {
+  /** The node's directory standing in for the hostPath /var/run/ztunnel. */
+  nodeRunDir: string;
+  /** Cluster DNS for `<name>.<namespace>.svc`: a Service's VIP, or istiod's address. */
+  resolveService(name: string, namespace: string): string | undefined;
+}
+
+const SERVICE_HOST = /\b([a-z0-9-]+)\.([a-z0-9-]+)\.svc(?:\.cluster\.local)?\b/g;
+
+function fieldRef(pod: PodRecord, fieldPath: string): string {
+  const fields: Record<string, string> = {
+    'metadata.name': pod.name,
+    'metadata.namespace': pod.namespace,
+    'metadata.uid': pod.uid,
+    'spec.nodeName': pod.nodeName,
+    'spec.serviceAccountName': pod.serviceAccount,
+    'status.podIP': pod.podIp,
+    'status.hostIP': pod.hostIp,
+  };
+  return fields[fieldPath] ?? '';
+}
+
+/**
+ * A container's environment as the kubelet would give it, mapped onto loopback: fieldRefs resolved,
+ * `*.svc` names resolved (there is no cluster DNS), the ztunnel socket directory mapped to the node's
+ * directory, and LOCAL_BIND_ADDRESS telling the app where its "0.0.0.0" is.
+ */
+export function buildContainerEnv(pod: PodRecord, container: V1Container, context: EnvContext): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: process.env['HOME'] ?? '/tmp',
+    HOSTNAME: pod.name,
+    LOCAL_BIND_ADDRESS: pod.appIp,
+  };
+  for (const entry of container.env ?? []) {
+    const raw = entry.valueFrom?.fieldRef ? fieldRef(pod, entry.valueFrom.fieldRef.fieldPath) : (entry.value ?? '');
+    env[entry.name] = raw
+      .replace(/^\/var\/run\/ztunnel\//, `${context.nodeRunDir}/`)
+      .replace(SERVICE_HOST, (host, name: string, namespace: string) => context.resolveService(name, namespace) ?? host);
+  }
+  return env;
+}

@@ -1,0 +1,26 @@
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../harness/paths.ts';
+import { IMAGES } from '../manifests/index.ts';
+
+export interface LocalImage {
+  /** The TypeScript entrypoint run on Node 24, relative to the repository root. */
+  entrypoint: string;
+  /**
+   * The stdout line that marks the container as started. It stands in for a compiled binary's
+   * near-instant start plus the kubelet noticing it (PLEG relist, up to 1 s), without charging
+   * Node's ~200 ms boot to the model: ztunnel once its ZDS snapshot is applied, httpbin once listening.
+   */
+  startedPattern: RegExp;
+}
+
+/** Image (without tag) -> what the local backend runs for it. */
+const LOCAL_IMAGES = new Map<string, LocalImage>([
+  [IMAGES.ztunnel.replace(/:[^/:]+$/, ''), { entrypoint: 'ztunnel/main.ts', startedPattern: /\bztunnel ready\b/ }],
+  [IMAGES.httpbin.replace(/:[^/:]+$/, ''), { entrypoint: 'apps/httpbin/main.ts', startedPattern: /\bhttpbin listening\b/ }],
+]);
+
+/** The local image for `image` (tag ignored), with an absolute entrypoint; `onUnknown` otherwise. */
+export function localImageOf(image: string, onUnknown: () => never): LocalImage {
+  const found = LOCAL_IMAGES.get(image.replace(/:[^/:]+$/, ''));
+  return found ? { ...found, entrypoint: join(PROJECT_ROOT, found.entrypoint) } : onUnknown();
+}

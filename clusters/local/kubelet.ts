@@ -1,0 +1,251 @@
+import type { V1Container } from '@kubernetes/client-node';
+import { execa } from 'execa';
+import { join } from 'node:path';
+import { waitAtMost } from '../../lib/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
+import type { EventLog, LifecycleEventKind } from '../events.ts';
+import type { ClusterState, PodRecord } from './cluster-state.ts';
+import { podKey } from './cluster-state.ts';
+import { buildContainerEnv } from './container-env.ts';
+import type { EnvContext } from './container-env.ts';
+import { spawnContainer } from './container-process.ts';
+import type { ContainerProcess } from './container-process.ts';
+import { localImageOf } from './images.ts';
+import { runReadinessProbe } from './readiness-prober.ts';
+import type { TimingModel } from './timing-model.ts';
+
+/** kubelet's minimumGracePeriodInSeconds: SIGKILL never comes sooner than 2 s after the preStop hook. */
+export const MINIMUM_GRACE_AFTER_PRESTOP_MS = 2000;
+/** Output kept per container after its pod is gone (for failure reports). */
+const RETIRED_LOG_LINES = 500;
+/** Kubernetes' default terminationGracePeriodSeconds. */
+export const DEFAULT_GRACE_S = 30;
+
+interface RunningContainer {
+  spec: V1Container;
+  process: ContainerProcess;
+  isReady: boolean;
+}
+
+interface PodRuntime {
+  containers: RunningContainer[];
+  probes: AbortController;
+  started: Promise<void>;
+  terminating?: Promise<void>;
+}
+
+export interface KubeletOptions {
+  node: { name: string; ip: string; runDir: string };
+  state: ClusterState;
+  clock: Clock;
+  timing: TimingModel;
+  events: EventLog;
+  nodeAgent: NodeAgentServer;
+  env: EnvContext;
+  logDir?: string;
+  /** A container exited while its pod was not being deleted: the component crashed. */
+  onCrash(pod: PodRecord, container: string, detail: string): void;
+}
+
+export interface Kubelet {
+  /** Container processes started on this node and not yet reaped. */
+  processCount(): number;
+  /** The last output lines of a pod's containers (`namespace/name`), if it runs here. */
+  logs(pod: string): string[];
+  /** Kills every container with SIGKILL and waits for the exits (cluster teardown). */
+  destroy(): Promise<void>;
+}
+
+/**
+ * One node's kubelet: starts the pods scheduled to it (ZDS AddWorkload for meshed pods before the
+ * containers, as istio-cni does at sandbox creation), probes readiness, and runs the termination
+ * sequence (pkg/kubelet/kuberuntime killContainer): preStop within the grace period, SIGTERM, SIGKILL
+ * when the grace period is over but at least 2 s after preStop; then terminal phase, DelWorkload to
+ * the node's ztunnels, and the object's deletion.
+ */
+export function createKubelet(options: KubeletOptions): Kubelet {
+  const { clock, state, timing, events, node } = options;
+  const runtimes = new Map<string, PodRuntime>();
+  const retiredLogs = new Map<string, string[]>();
+  const emit = (kind: LifecycleEventKind, pod: PodRecord, detail?: string): void => {
+    events.emit({ atMs: clock.now(), kind, source: kind === 'add-workload' || kind === 'del-workload' ? 'node-agent' : 'kubelet', object: podKey(pod), node: node.name, ...(detail === undefined ? {} : { detail }) });
+  };
+
+  const setReady = (pod: PodRecord, runtime: PodRuntime): void => {
+    const ready = runtime.containers.every((c) => c.isReady);
+    if (ready === pod.isReady) return;
+    pod.isReady = ready;
+    if (ready) pod.readySinceMs = clock.now();
+    emit(ready ? 'pod-ready' : 'pod-not-ready', pod);
+    state.changed();
+  };
+
+  const startContainer = (pod: PodRecord, spec: V1Container, runtime: PodRuntime): RunningContainer => {
+    const image = localImageOf(spec.image ?? '', () => {
+      throw new Error(`no local entrypoint for image ${String(spec.image)}`);
+    });
+    const process_ = spawnContainer({
+      command: process.execPath,
+      args: [image.entrypoint],
+      startedPattern: image.startedPattern,
+      env: buildContainerEnv(pod, spec, options.env),
+      ...(options.logDir ? { logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`) } : {}),
+    });
+    const container: RunningContainer = { spec, process: process_, isReady: false };
+    void process_.exited.then((exit) => {
+      if (runtime.terminating) return;
+      container.isReady = false;
+      const detail = `exit code ${String(exit.exitCode)}, signal ${String(exit.signal)}`;
+      emit('container-exited', pod, `${spec.name} crashed: ${detail}`);
+      setReady(pod, runtime);
+      options.onCrash(pod, spec.name, `${detail}; last output: ${process_.lines().slice(-5).join(' | ')}`);
+    });
+    return container;
+  };
+
+  const probe = (pod: PodRecord, container: RunningContainer, runtime: PodRuntime): void => {
+    const p = container.spec.readinessProbe;
+    if (!p?.httpGet) {
+      container.isReady = true;
+      setReady(pod, runtime);
+      return;
+    }
+    void runReadinessProbe({
+      clock,
+      signal: runtime.probes.signal,
+      spec: {
+        // Kubelet probes are not captured by ambient (istio-cni exempts the kubelet's SNAT address).
+        host: pod.appIp,
+        port: Number(p.httpGet.port),
+        path: p.httpGet.path ?? '/',
+        periodMs: (p.periodSeconds ?? 10) * 1000,
+        timeoutMs: (p.timeoutSeconds ?? 1) * 1000,
+        failureThreshold: p.failureThreshold ?? 3,
+        successThreshold: p.successThreshold ?? 1,
+        initialDelayMs: (p.initialDelaySeconds ?? 0) * 1000,
+      },
+      onResult: (ready) => {
+        container.isReady = ready;
+        setReady(pod, runtime);
+      },
+    });
+  };
+
+  let destroyed = false;
+  const startPod = async (pod: PodRecord, runtime: PodRuntime): Promise<void> => {
+    await clock.sleep(timing.kubeletReactionMs);
+    if (destroyed) return;
+    if (pod.isMeshed) {
+      const ports = pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort));
+      await options.nodeAgent.addWorkload({ uid: pod.uid, name: pod.name, namespace: pod.namespace, serviceAccount: pod.serviceAccount, podIp: pod.podIp, appIp: pod.appIp, ports });
+      emit('add-workload', pod);
+    }
+    if (destroyed) return;
+    runtime.containers = pod.spec.containers.map((spec) => startContainer(pod, spec, runtime));
+    await Promise.all(
+      runtime.containers.map(async (c) => {
+        await c.process.started;
+        emit('container-started', pod, `${c.spec.name} (pid ${String(c.process.pid)})`);
+        probe(pod, c, runtime);
+      }),
+    );
+    pod.phase = 'Running';
+    state.changed();
+  };
+
+  const runPreStop = async (pod: PodRecord, container: RunningContainer, graceMs: number): Promise<void> => {
+    const hook = container.spec.lifecycle?.preStop;
+    if (!hook) return;
+    emit('prestop-started', pod, `${container.spec.name}: ${JSON.stringify(hook)}`);
+    if (hook.sleep) {
+      await clock.sleep(Math.min(hook.sleep.seconds * 1000, graceMs));
+      return;
+    }
+    const [command = 'true', ...args] = hook.exec?.command ?? [];
+    const child = execa(command, args, { reject: false, stdin: 'ignore', forceKillAfterDelay: false });
+    const done = await waitAtMost(clock, child, graceMs);
+    if (!done.done) child.kill('SIGKILL');
+  };
+
+  const killContainer = async (pod: PodRecord, container: RunningContainer, graceMs: number): Promise<boolean> => {
+    const startMs = clock.now();
+    await runPreStop(pod, container, graceMs);
+    const remainingMs = Math.max(graceMs - (clock.now() - startMs), MINIMUM_GRACE_AFTER_PRESTOP_MS);
+    emit('sigterm', pod, container.spec.name);
+    container.process.kill('SIGTERM');
+    const exited = await waitAtMost(clock, container.process.exited, remainingMs);
+    if (!exited.done) {
+      emit('sigkill', pod, `${container.spec.name} after ${String(Math.round(clock.now() - startMs))} ms`);
+      container.process.kill('SIGKILL');
+    }
+    const exit = await container.process.exited;
+    await clock.sleep(timing.exitDetectionMs);
+    emit('container-exited', pod, `${container.spec.name}: exit code ${String(exit.exitCode)}, signal ${String(exit.signal)}`);
+    return exit.exitCode === 0;
+  };
+
+  const terminatePod = async (pod: PodRecord, runtime: PodRuntime): Promise<void> => {
+    await clock.sleep(timing.kubeletReactionMs);
+    await runtime.started.catch(() => undefined); // a pod deleted while starting is killed once started
+    const graceMs = (pod.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_S) * 1000;
+    const clean = await Promise.all(runtime.containers.map((c) => killContainer(pod, c, graceMs)));
+    runtime.probes.abort();
+    pod.phase = clean.every(Boolean) ? 'Succeeded' : 'Failed';
+    pod.isReady = false;
+    emit('pod-terminal', pod, pod.phase);
+    state.changed();
+    if (pod.isMeshed) {
+      await options.nodeAgent.delWorkload(pod.uid);
+      emit('del-workload', pod);
+    }
+    state.pods.delete(podKey(pod));
+    retiredLogs.set(podKey(pod), runtime.containers.flatMap((c) => c.process.lines().slice(-RETIRED_LOG_LINES)));
+    runtimes.delete(pod.uid);
+    emit('pod-removed', pod);
+    state.changed();
+  };
+
+  const sync = (): void => {
+    for (const pod of state.pods.values()) {
+      if (pod.nodeName !== node.name) continue;
+      let runtime = runtimes.get(pod.uid);
+      if (!runtime) {
+        const created: PodRuntime = { containers: [], probes: new AbortController(), started: Promise.resolve() };
+        created.started = startPod(pod, created);
+        created.started.catch((err: unknown) => {
+          options.onCrash(pod, '(start)', String(err));
+        });
+        runtimes.set(pod.uid, created);
+        runtime = created;
+      }
+      if (pod.deletionAtMs !== undefined && !runtime.terminating) {
+        runtime.terminating = terminatePod(pod, runtime);
+        runtime.terminating.catch((err: unknown) => {
+          options.onCrash(pod, '(termination)', String(err));
+        });
+      }
+    }
+  };
+  const unwatch = state.watch(sync);
+
+  return {
+    logs: (key) => {
+      const pod = state.pods.get(key);
+      const runtime = pod ? runtimes.get(pod.uid) : undefined;
+      return runtime?.containers.flatMap((c) => [...c.process.lines()]) ?? retiredLogs.get(key) ?? [];
+    },
+    processCount: () => [...runtimes.values()].reduce((n, r) => n + r.containers.length, 0),
+    destroy: async () => {
+      destroyed = true;
+      unwatch();
+      const all = [...runtimes.values()];
+      for (const r of all) {
+        r.terminating ??= Promise.resolve(); // a kill now is teardown, not a crash
+        r.probes.abort();
+      }
+      for (const r of all) for (const c of r.containers) c.process.kill('SIGKILL');
+      await Promise.all(all.flatMap((r) => r.containers.map((c) => c.process.exited)));
+    },
+  };
+}

@@ -1,0 +1,252 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import { createLogger, createSystemClock, ErrorCode, HarnessError, badInput } from '../../lib/index.ts';
+import type { Clock, Logger } from '../../lib/index.ts';
+import { startControlPlane } from '../../mesh/control-plane/index.ts';
+import type { ControlPlane } from '../../mesh/control-plane/index.ts';
+import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
+import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
+import type { ClusterBackend, PodInfo, RolloutResult, WorkloadRef } from '../backend.ts';
+import { createEventLog } from '../events.ts';
+import type { LifecycleEventKind } from '../events.ts';
+import type { ClusterObject } from '../manifests/index.ts';
+import { buildRolloutRestartPatch, isDaemonSet, isDeployment, isService } from '../manifests/index.ts';
+import { createAddressPool, pickAddressBlock } from './address-pool.ts';
+import { createClusterState, isActive, podKey } from './cluster-state.ts';
+import type { DaemonSetRecord, DeploymentRecord } from './cluster-state.ts';
+import { startControllers } from './controllers.ts';
+import { createKubelet } from './kubelet.ts';
+import type { Kubelet } from './kubelet.ts';
+import { hashTemplate } from './pod-factory.ts';
+import { createStateSource } from './state-source.ts';
+import { normalizeTimingModel } from './timing-model.ts';
+import type { TimingModel } from './timing-model.ts';
+import { validateClusterObject } from './validate-objects.ts';
+import { waitForEvent } from './wait-for-event.ts';
+
+export interface LocalBackendOptions {
+  nodeCount?: number;
+  /** 127.<block>.0.0/16 for this cluster; random in 150-249 by default. */
+  addressBlock?: number;
+  timing?: Partial<TimingModel>;
+  clock?: Clock;
+  log?: Logger;
+  /** Container logs are written here when set. */
+  logDir?: string;
+}
+
+/** The embedded default backend: Kubernetes semantics over real processes on loopback (design.md section 6). */
+export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBackend {
+  const clock = options.clock ?? createSystemClock();
+  const log = options.log ?? createLogger({ component: 'local-cluster', level: 'warn' });
+  const timing = normalizeTimingModel(options.timing);
+  const nodeCount = options.nodeCount ?? 2;
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 20) throw badInput('the node count', 'an integer 1-20', nodeCount);
+  const addresses = createAddressPool(options.addressBlock ?? pickAddressBlock());
+  const nodes = Array.from({ length: nodeCount }, (_, i) => ({ name: `node-${String(i + 1)}`, ip: addresses.node(i) }));
+  const events = createEventLog();
+  const state = createClusterState({ clock, watchFanoutMs: timing.watchFanoutMs });
+  const failureListeners = new Set<(err: HarnessError) => void>();
+  const agents: NodeAgentServer[] = [];
+  const kubelets: Kubelet[] = [];
+  let controlPlane: ControlPlane | undefined;
+  let stopControllers: (() => void) | undefined;
+  let runDir: string | undefined;
+  let closing: Promise<void> | undefined;
+
+  const emit = (kind: LifecycleEventKind, object: string, detail?: string): void => {
+    events.emit({ atMs: clock.now(), kind, source: kind.startsWith('workload') || kind === 'push' ? 'control-plane' : 'harness', object, ...(detail ? { detail } : {}) });
+  };
+  const fail = (err: HarnessError): void => {
+    log.error(err.message);
+    for (const listener of failureListeners) listener(err);
+  };
+  const workloadOf = (ref: WorkloadRef): DeploymentRecord | DaemonSetRecord => {
+    const key = `${ref.namespace}/${ref.name}`;
+    const found = ref.kind === 'Deployment' ? state.deployments.get(key) : state.daemonSets.get(key);
+    if (!found) throw badInput(`${ref.kind} ${key}`, 'an applied workload', 'nothing by that name', 'apply its manifest first');
+    return found;
+  };
+  const resolveService = (name: string, namespace: string): string | undefined => {
+    if (name === 'istiod' && namespace === 'istio-system') return addresses.controlPlane();
+    return state.services.get(`${namespace}/${name}`)?.vip;
+  };
+
+  const up = async (): Promise<void> => {
+    runDir = await mkdtemp(join(tmpdir(), 'ztunnel-harness-cluster-'));
+    if (options.logDir) await mkdir(options.logDir, { recursive: true });
+    controlPlane = await startControlPlane({
+      source: createStateSource(state),
+      clock,
+      log: log.child({ component: 'control-plane' }),
+      host: addresses.controlPlane(),
+      debounceQuietMs: timing.debounceQuietMs,
+      debounceMaxMs: timing.debounceMaxMs,
+      pushLatencyMs: timing.pushLatencyMs,
+      onPush: (report) => {
+        emit('push', 'control-plane', `version ${report.version}, acked ${String(report.acked)}/${String(report.subscribers)}`);
+        for (const w of report.becameUnhealthy) emit('workload-unhealthy-pushed', `${w.namespace}/${w.name}`);
+        for (const w of report.removed) emit('workload-removed-pushed', `${w.namespace}/${w.name}`);
+      },
+    }).catch((err: unknown) => {
+      throw new HarnessError(ErrorCode.ComponentFailed, `the control plane could not start on ${addresses.controlPlane()} (is another local cluster using address block ${String(addresses.block)}?): ${String(err)}`, { cause: err });
+    });
+    for (const node of nodes) {
+      const nodeRunDir = join(runDir, node.name);
+      await mkdir(nodeRunDir, { recursive: true });
+      const agent = await startNodeAgentServer(join(nodeRunDir, 'ztunnel.sock'));
+      agents.push(agent);
+      kubelets.push(
+        createKubelet({
+          node: { ...node, runDir: nodeRunDir },
+          state,
+          clock,
+          timing,
+          events,
+          nodeAgent: agent,
+          env: { nodeRunDir, resolveService },
+          ...(options.logDir ? { logDir: options.logDir } : {}),
+          onCrash: (pod, container, detail) => {
+            fail(new HarnessError(ErrorCode.ComponentFailed, `pod ${podKey(pod)} on ${pod.nodeName}: container ${container} failed: ${detail}`));
+          },
+        }),
+      );
+    }
+    stopControllers = startControllers({ state, clock, events, addresses, nodes });
+  };
+
+  const apply = (objects: ClusterObject[]): Promise<void> => {
+    for (const object of objects) validateClusterObject(object);
+    for (const object of structuredClone(objects)) {
+      const key = `${object.metadata?.namespace ?? 'default'}/${object.metadata?.name ?? ''}`;
+      if (isService(object)) {
+        state.services.set(key, { object, vip: state.services.get(key)?.vip ?? addresses.nextVip() });
+      } else if (isDeployment(object)) {
+        const existing = state.deployments.get(key);
+        state.deployments.set(key, { object, templateHash: hashTemplate(object.spec?.template), replicaSets: existing?.replicaSets ?? [] });
+      } else if (isDaemonSet(object)) {
+        state.daemonSets.set(key, { object, templateHash: hashTemplate(object.spec?.template) });
+      }
+    }
+    state.changed();
+    return Promise.resolve();
+  };
+
+  const isWorkloadReady = (w: DeploymentRecord | DaemonSetRecord, kind: 'Deployment' | 'DaemonSet'): boolean => {
+    const namespace = w.object.metadata?.namespace ?? 'default';
+    const pods = [...state.pods.values()].filter((p) => p.owner.kind === kind && p.owner.name === w.object.metadata?.name && p.namespace === namespace);
+    const current = pods.filter((p) => isActive(p) && p.isReady && p.owner.templateHash === w.templateHash);
+    const want = kind === 'DaemonSet' ? nodes.length : ((w as DeploymentRecord).object.spec?.replicas ?? 1);
+    return current.length === want && pods.length === want;
+  };
+
+  const restart = (ref: WorkloadRef): Promise<void> => {
+    const workload = workloadOf(ref);
+    const template: V1PodTemplateSpec = workload.object.spec?.template ?? {};
+    const patch = buildRolloutRestartPatch(new Date(clock.now() + clock.wallOffsetMs));
+    template.metadata = { ...template.metadata, annotations: { ...template.metadata?.annotations, ...patch.spec.template.metadata.annotations } };
+    workload.templateHash = hashTemplate(template);
+    workload.rollout = { startedAtMs: clock.now() };
+    emit('rollout-started', `${ref.kind.toLowerCase()}/${ref.namespace}/${ref.name}`);
+    state.changed();
+    return Promise.resolve();
+  };
+
+  const podInfo = (): PodInfo[] =>
+    [...state.pods.values()].map((p) => ({
+      name: p.name,
+      namespace: p.namespace,
+      node: p.nodeName,
+      podIp: p.podIp,
+      appIp: p.appIp,
+      isMeshed: p.isMeshed,
+      isReady: p.isReady,
+      isDeleting: p.deletionAtMs !== undefined,
+      phase: p.phase,
+      owner: `${p.owner.kind.toLowerCase()}/${p.owner.name}`,
+    }));
+
+  const teardown = async (): Promise<void> => {
+    stopControllers?.();
+    state.close();
+    await Promise.all(kubelets.map((k) => k.destroy()));
+    await Promise.all([controlPlane?.close(), ...agents.map((a) => a.close())]);
+    if (runDir) await rm(runDir, { recursive: true, force: true });
+  };
+
+  return {
+    kind: 'local',
+    clock,
+    up,
+    apply,
+    waitForReady: ({ timeoutMs, signal }) =>
+      waitForEvent({
+        events,
+        clock,
+        timeoutMs,
+        what: 'every workload to be Ready',
+        ...(signal ? { signal } : {}),
+        check: () =>
+          [...state.deployments.values()].every((d) => isWorkloadReady(d, 'Deployment')) &&
+          [...state.daemonSets.values()].every((d) => isWorkloadReady(d, 'DaemonSet'))
+            ? true
+            : undefined,
+      }).then(() => undefined),
+    rolloutRestart: restart,
+    scale: (ref, replicas) => {
+      const workload = workloadOf(ref) as DeploymentRecord;
+      if (ref.kind !== 'Deployment' || !workload.object.spec) throw badInput('the workload to scale', 'a Deployment', `${ref.kind} ${ref.name}`);
+      if (!Number.isInteger(replicas) || replicas < 0) throw badInput('replicas', 'a non-negative integer', replicas);
+      workload.object.spec.replicas = replicas;
+      state.changed();
+      return Promise.resolve();
+    },
+    deletePod: (namespace, name) => {
+      const pod = state.pods.get(`${namespace}/${name}`);
+      if (!pod) throw badInput('the pod to delete', 'an existing pod', `${namespace}/${name}`);
+      pod.deletionAtMs ??= clock.now();
+      events.emit({ atMs: clock.now(), kind: 'pod-deleting', source: 'api-server', object: podKey(pod), node: pod.nodeName, detail: 'deleted by the harness' });
+      state.changed();
+      return Promise.resolve();
+    },
+    waitForRollout: (ref, { timeoutMs, untilOldPodsGone, signal }) => {
+      const workload = workloadOf(ref);
+      return waitForEvent<RolloutResult>({
+        events,
+        clock,
+        timeoutMs,
+        what: `the rollout of ${ref.kind} ${ref.namespace}/${ref.name}`,
+        ...(signal ? { signal } : {}),
+        check: () => {
+          const r = workload.rollout;
+          if (r?.statusCompleteAtMs === undefined) return undefined;
+          if (untilOldPodsGone && r.oldPodsGoneAtMs === undefined) return undefined;
+          return { startedAtMs: r.startedAtMs, statusCompleteAtMs: r.statusCompleteAtMs, ...(r.oldPodsGoneAtMs === undefined ? {} : { oldPodsGoneAtMs: r.oldPodsGoneAtMs }) };
+        },
+      });
+    },
+    onEvent: (listener) => events.on(listener),
+    events: () => events.all(),
+    onFailure: (listener) => {
+      failureListeners.add(listener);
+      return () => failureListeners.delete(listener);
+    },
+    addresses: () => ({
+      nodes,
+      controlPlane: { xds: controlPlane?.xdsAddress ?? '', ca: controlPlane?.caUrl ?? '' },
+      services: [...state.services.values()].map(({ object, vip }) => ({
+        namespace: object.metadata?.namespace ?? 'default',
+        name: object.metadata?.name ?? '',
+        vip,
+        ports: (object.spec?.ports ?? []).map((p) => ({ port: p.port, targetPort: Number(p.targetPort ?? p.port) })),
+      })),
+      pods: podInfo(),
+    }),
+    logs: (pod) => kubelets.flatMap((k) => k.logs(pod)),
+    describe: () => ({ backend: 'local', nodes: nodeCount, address_block: addresses.block, ...Object.fromEntries(Object.entries(timing).map(([k, v]) => [`timing_${k}`, v])) }),
+    close: () => (closing ??= teardown()),
+    destroy: () => (closing ??= teardown()),
+  };
+}

@@ -1,0 +1,50 @@
+import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import { createHash, randomUUID } from 'node:crypto';
+import { DATAPLANE_MODE_LABEL } from '../manifests/index.ts';
+import type { AddressPool } from './address-pool.ts';
+import type { PodRecord } from './cluster-state.ts';
+
+/** A short stable hash of a pod template (the pod-template-hash label's role). */
+export function hashTemplate(template: V1PodTemplateSpec | undefined): string {
+  return createHash('sha256').update(JSON.stringify(template ?? {})).digest('hex').slice(0, 10);
+}
+
+const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+function suffix(): string {
+  return Array.from({ length: 5 }, () => ALPHABET[Math.floor(Math.random() * ALPHABET.length)]).join('');
+}
+
+/** A new Pending pod for an owner's template on a node, with fresh addresses. */
+export function createPodRecord(options: {
+  owner: PodRecord['owner'];
+  namespace: string;
+  template: V1PodTemplateSpec;
+  node: { name: string; ip: string };
+  addresses: AddressPool;
+  nowMs: number;
+}): PodRecord {
+  const { template, owner } = options;
+  const spec = template.spec ?? { containers: [] };
+  const labels = template.metadata?.labels ?? {};
+  const isMeshed = labels[DATAPLANE_MODE_LABEL] === 'ambient';
+  const { podIp, appIp } = options.addresses.nextPod();
+  const name = owner.kind === 'Deployment' ? `${owner.name}-${owner.templateHash.slice(0, 8)}-${suffix()}` : `${owner.name}-${suffix()}`;
+  return {
+    uid: randomUUID(),
+    name,
+    namespace: options.namespace,
+    nodeName: options.node.name,
+    hostIp: options.node.ip,
+    podIp,
+    // Outside the mesh nothing captures the pod address, so the app binds it itself.
+    appIp: isMeshed ? appIp : podIp,
+    isMeshed,
+    serviceAccount: spec.serviceAccountName ?? 'default',
+    labels,
+    owner,
+    spec,
+    phase: 'Pending',
+    isReady: false,
+    createdAtMs: options.nowMs,
+  };
+}
