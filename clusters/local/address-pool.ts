@@ -29,7 +29,8 @@ export function createAddressPool(block: number): AddressPool {
     controlPlane: () => `127.${String(block)}.0.200`,
     nextVip: () => `127.${String(block)}.1.${String(++vips)}`,
     nextPod: () => {
-      if (pods >= PODS_PER_BLOCK) throw new Error(`address block 127.${String(block)}.0.0/16 has no pod addresses left`);
+      if (pods >= PODS_PER_BLOCK)
+        throw new Error(`address block 127.${String(block)}.0.0/16 has no pod addresses left`);
       const third = 2 + Math.floor(pods / 254);
       const fourth = 1 + (pods % 254);
       pods++;

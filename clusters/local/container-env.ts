@@ -28,7 +28,11 @@ function fieldRef(pod: PodRecord, fieldPath: string): string {
  * `*.svc` names resolved (there is no cluster DNS), the ztunnel socket directory mapped to the node's
  * directory, and LOCAL_BIND_ADDRESS telling the app where its "0.0.0.0" is.
  */
-export function buildContainerEnv(pod: PodRecord, container: V1Container, context: EnvContext): Record<string, string> {
+export function buildContainerEnv(
+  pod: PodRecord,
+  container: V1Container,
+  context: EnvContext,
+): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '/usr/bin:/bin',
     HOME: process.env['HOME'] ?? '/tmp',
@@ -36,10 +40,15 @@ export function buildContainerEnv(pod: PodRecord, container: V1Container, contex
     LOCAL_BIND_ADDRESS: pod.appIp,
   };
   for (const entry of container.env ?? []) {
-    const raw = entry.valueFrom?.fieldRef ? fieldRef(pod, entry.valueFrom.fieldRef.fieldPath) : (entry.value ?? '');
+    const raw = entry.valueFrom?.fieldRef
+      ? fieldRef(pod, entry.valueFrom.fieldRef.fieldPath)
+      : (entry.value ?? '');
     env[entry.name] = raw
       .replace(/^\/var\/run\/ztunnel\//, `${context.nodeRunDir}/`)
-      .replace(SERVICE_HOST, (host, name: string, namespace: string) => context.resolveService(name, namespace) ?? host);
+      .replace(
+        SERVICE_HOST,
+        (host, name: string, namespace: string) => context.resolveService(name, namespace) ?? host,
+      );
   }
   return env;
 }

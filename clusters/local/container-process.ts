@@ -64,7 +64,9 @@ export function spawnContainer(options: {
   });
   const pid = child.pid ?? -1;
   if (pid > 0) live.add(pid);
-  const log: WriteStream | undefined = options.logPath ? createWriteStream(options.logPath, { flags: 'a' }) : undefined;
+  const log: WriteStream | undefined = options.logPath
+    ? createWriteStream(options.logPath, { flags: 'a' })
+    : undefined;
   const lines: string[] = [];
   const started = Promise.withResolvers<undefined>();
   const onChunk = (isStdout: boolean) => {
@@ -86,7 +88,11 @@ export function spawnContainer(options: {
   const exited = child.then((result) => {
     live.delete(pid);
     log?.end();
-    started.reject(new Error(`exited before it was up (exit code ${String(result.exitCode)}, signal ${String(result.signal)})`));
+    started.reject(
+      new Error(
+        `exited before it was up (exit code ${String(result.exitCode)}, signal ${String(result.signal)})`,
+      ),
+    );
     return { exitCode: result.exitCode, signal: result.signal };
   });
   started.promise.catch(() => undefined); // observed by whoever awaits it; an early exit is reported via exited

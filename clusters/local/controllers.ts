@@ -2,7 +2,13 @@ import type { V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/index.ts';
 import type { EventLog, LifecycleEventKind } from '../events.ts';
 import type { AddressPool } from './address-pool.ts';
-import type { ClusterState, DaemonSetRecord, DeploymentRecord, PodRecord, RolloutRecord } from './cluster-state.ts';
+import type {
+  ClusterState,
+  DaemonSetRecord,
+  DeploymentRecord,
+  PodRecord,
+  RolloutRecord,
+} from './cluster-state.ts';
 import { isActive, isTerminal, podKey } from './cluster-state.ts';
 import { planDaemonSetUpdate } from './daemonset-update.ts';
 import { createPodRecord, hashTemplate } from './pod-factory.ts';
@@ -24,18 +30,41 @@ export interface ControllerOptions {
 export function startControllers(options: ControllerOptions): () => void {
   const { state, clock, events } = options;
   const emit = (kind: LifecycleEventKind, object: string, detail?: string, node?: string): void => {
-    events.emit({ atMs: clock.now(), kind, source: kind.startsWith('rollout') ? 'controller' : 'api-server', object, ...(node ? { node } : {}), ...(detail ? { detail } : {}) });
+    events.emit({
+      atMs: clock.now(),
+      kind,
+      source: kind.startsWith('rollout') ? 'controller' : 'api-server',
+      object,
+      ...(node ? { node } : {}),
+      ...(detail ? { detail } : {}),
+    });
   };
   const podsOf = (kind: PodRecord['owner']['kind'], namespace: string, name: string): PodRecord[] =>
-    [...state.pods.values()].filter((p) => p.owner.kind === kind && p.owner.name === name && p.namespace === namespace);
+    [...state.pods.values()].filter(
+      (p) => p.owner.kind === kind && p.owner.name === name && p.namespace === namespace,
+    );
 
-  const createPod = (owner: PodRecord['owner'], object: V1Deployment | V1DaemonSet, nodeName?: string): void => {
+  const createPod = (
+    owner: PodRecord['owner'],
+    object: V1Deployment | V1DaemonSet,
+    nodeName?: string,
+  ): void => {
     const namespace = object.metadata?.namespace ?? 'default';
     // Scheduler stand-in: the named node (DaemonSet) or the node with the fewest of the owner's pods.
-    const load = (n: string): number => podsOf(owner.kind, namespace, owner.name).filter((p) => p.nodeName === n && isActive(p)).length;
-    const node = options.nodes.find((n) => n.name === nodeName) ?? [...options.nodes].sort((a, b) => load(a.name) - load(b.name))[0];
+    const load = (n: string): number =>
+      podsOf(owner.kind, namespace, owner.name).filter((p) => p.nodeName === n && isActive(p)).length;
+    const node =
+      options.nodes.find((n) => n.name === nodeName) ??
+      [...options.nodes].sort((a, b) => load(a.name) - load(b.name))[0];
     if (!node || !object.spec?.template) return;
-    const pod = createPodRecord({ owner, namespace, template: object.spec.template, node, addresses: options.addresses, nowMs: clock.now() });
+    const pod = createPodRecord({
+      owner,
+      namespace,
+      template: object.spec.template,
+      node,
+      addresses: options.addresses,
+      nowMs: clock.now(),
+    });
     state.pods.set(podKey(pod), pod);
     emit('pod-created', podKey(pod), `${pod.podIp} (app ${pod.appIp})`, node.name);
   };
@@ -45,7 +74,12 @@ export function startControllers(options: ControllerOptions): () => void {
     emit('pod-deleting', podKey(pod), why, pod.nodeName);
   };
 
-  const trackRollout = (rollout: RolloutRecord | undefined, key: string, rolledOut: boolean, oldLeft: number): void => {
+  const trackRollout = (
+    rollout: RolloutRecord | undefined,
+    key: string,
+    rolledOut: boolean,
+    oldLeft: number,
+  ): void => {
     if (!rollout) return;
     if (rolledOut && rollout.statusCompleteAtMs === undefined) {
       rollout.statusCompleteAtMs = clock.now();
@@ -70,7 +104,10 @@ export function startControllers(options: ControllerOptions): () => void {
       d.replicaSets.push(newRs);
     }
     const oldRss = d.replicaSets.filter((rs) => rs !== newRs).sort((a, b) => a.createdSeq - b.createdSeq);
-    const counts = (hash: string, specReplicas: number) => ({ specReplicas, available: of(hash).filter((p) => p.isReady).length });
+    const counts = (hash: string, specReplicas: number) => ({
+      specReplicas,
+      available: of(hash).filter((p) => p.isReady).length,
+    });
     const rolling = spec?.strategy?.rollingUpdate;
     const plan = planRollingUpdate({
       replicas,
@@ -90,9 +127,13 @@ export function startControllers(options: ControllerOptions): () => void {
     const owner = { kind: 'Deployment' as const, name };
     for (const rs of d.replicaSets) {
       const active = of(rs.templateHash);
-      for (let n = active.length; n < rs.specReplicas; n++) createPod({ ...owner, templateHash: rs.templateHash }, d.object);
-      const victims = active.sort((a, b) => Number(a.isReady) - Number(b.isReady) || (b.readySinceMs ?? 0) - (a.readySinceMs ?? 0));
-      for (const victim of victims.slice(0, Math.max(0, active.length - rs.specReplicas))) deletePod(victim, 'scaled down by the ReplicaSet controller');
+      for (let n = active.length; n < rs.specReplicas; n++)
+        createPod({ ...owner, templateHash: rs.templateHash }, d.object);
+      const victims = active.sort(
+        (a, b) => Number(a.isReady) - Number(b.isReady) || (b.readySinceMs ?? 0) - (a.readySinceMs ?? 0),
+      );
+      for (const victim of victims.slice(0, Math.max(0, active.length - rs.specReplicas)))
+        deletePod(victim, 'scaled down by the ReplicaSet controller');
       changed ||= active.length !== rs.specReplicas;
     }
     const updated = of(d.templateHash);
@@ -100,7 +141,12 @@ export function startControllers(options: ControllerOptions): () => void {
     trackRollout(
       d.rollout,
       `deployment/${namespace}/${name}`,
-      isDeploymentRolledOut({ replicas, statusReplicas: allActive.length, updatedReplicas: updated.length, availableReplicas: allActive.filter((p) => p.isReady).length }),
+      isDeploymentRolledOut({
+        replicas,
+        statusReplicas: allActive.length,
+        updatedReplicas: updated.length,
+        availableReplicas: allActive.filter((p) => p.isReady).length,
+      }),
       pods.filter((p) => p.owner.templateHash !== d.templateHash).length,
     );
     return changed;
@@ -112,12 +158,20 @@ export function startControllers(options: ControllerOptions): () => void {
     const pods = podsOf('DaemonSet', namespace, name).filter(isActive);
     const perNode = options.nodes.map((n) => ({
       node: n.name,
-      old: pods.filter((p) => p.nodeName === n.name && p.owner.templateHash !== ds.templateHash).map((p) => ({ name: podKey(p), available: p.isReady })),
-      updated: pods.filter((p) => p.nodeName === n.name && p.owner.templateHash === ds.templateHash).map((p) => ({ name: podKey(p), available: p.isReady })),
+      old: pods
+        .filter((p) => p.nodeName === n.name && p.owner.templateHash !== ds.templateHash)
+        .map((p) => ({ name: podKey(p), available: p.isReady })),
+      updated: pods
+        .filter((p) => p.nodeName === n.name && p.owner.templateHash === ds.templateHash)
+        .map((p) => ({ name: podKey(p), available: p.isReady })),
     }));
     const rolling = ds.object.spec?.updateStrategy?.rollingUpdate;
-    const plan = planDaemonSetUpdate(perNode, scaleIntOrPercent(rolling?.maxSurge ?? 0, options.nodes.length, true));
-    for (const node of plan.createOn) createPod({ kind: 'DaemonSet', name, templateHash: ds.templateHash }, ds.object, node);
+    const plan = planDaemonSetUpdate(
+      perNode,
+      scaleIntOrPercent(rolling?.maxSurge ?? 0, options.nodes.length, true),
+    );
+    for (const node of plan.createOn)
+      createPod({ kind: 'DaemonSet', name, templateHash: ds.templateHash }, ds.object, node);
     for (const key of plan.deletePods) {
       const pod = state.pods.get(key);
       if (pod) deletePod(pod, 'replaced by an available updated pod (DaemonSet surge)');

@@ -15,8 +15,14 @@ export interface LocalImage {
 
 /** Image (without tag) -> what the local backend runs for it. */
 const LOCAL_IMAGES = new Map<string, LocalImage>([
-  [IMAGES.ztunnel.replace(/:[^/:]+$/, ''), { entrypoint: 'ztunnel/main.ts', startedPattern: /\bztunnel ready\b/ }],
-  [IMAGES.httpbin.replace(/:[^/:]+$/, ''), { entrypoint: 'apps/httpbin/main.ts', startedPattern: /\bhttpbin listening\b/ }],
+  [
+    IMAGES.ztunnel.replace(/:[^/:]+$/, ''),
+    { entrypoint: 'ztunnel/main.ts', startedPattern: /\bztunnel ready\b/ },
+  ],
+  [
+    IMAGES.httpbin.replace(/:[^/:]+$/, ''),
+    { entrypoint: 'apps/httpbin/main.ts', startedPattern: /\bhttpbin listening\b/ },
+  ],
 ]);
 
 /** The local image for `image` (tag ignored), with an absolute entrypoint; `onUnknown` otherwise. */

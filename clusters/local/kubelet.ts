@@ -69,7 +69,14 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const runtimes = new Map<string, PodRuntime>();
   const retiredLogs = new Map<string, string[]>();
   const emit = (kind: LifecycleEventKind, pod: PodRecord, detail?: string): void => {
-    events.emit({ atMs: clock.now(), kind, source: kind === 'add-workload' || kind === 'del-workload' ? 'node-agent' : 'kubelet', object: podKey(pod), node: node.name, ...(detail === undefined ? {} : { detail }) });
+    events.emit({
+      atMs: clock.now(),
+      kind,
+      source: kind === 'add-workload' || kind === 'del-workload' ? 'node-agent' : 'kubelet',
+      object: podKey(pod),
+      node: node.name,
+      ...(detail === undefined ? {} : { detail }),
+    });
   };
 
   const setReady = (pod: PodRecord, runtime: PodRuntime): void => {
@@ -90,7 +97,9 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       args: [image.entrypoint],
       startedPattern: image.startedPattern,
       env: buildContainerEnv(pod, spec, options.env),
-      ...(options.logDir ? { logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`) } : {}),
+      ...(options.logDir
+        ? { logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`) }
+        : {}),
     });
     const container: RunningContainer = { spec, process: process_, isReady: false };
     void process_.exited.then((exit) => {
@@ -132,16 +141,24 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     });
   };
 
-  let destroyed = false;
+  const lifecycle = { destroyed: false };
   const startPod = async (pod: PodRecord, runtime: PodRuntime): Promise<void> => {
     await clock.sleep(timing.kubeletReactionMs);
-    if (destroyed) return;
+    if (lifecycle.destroyed) return;
     if (pod.isMeshed) {
       const ports = pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort));
-      await options.nodeAgent.addWorkload({ uid: pod.uid, name: pod.name, namespace: pod.namespace, serviceAccount: pod.serviceAccount, podIp: pod.podIp, appIp: pod.appIp, ports });
+      await options.nodeAgent.addWorkload({
+        uid: pod.uid,
+        name: pod.name,
+        namespace: pod.namespace,
+        serviceAccount: pod.serviceAccount,
+        podIp: pod.podIp,
+        appIp: pod.appIp,
+        ports,
+      });
       emit('add-workload', pod);
     }
-    if (destroyed) return;
+    if (lifecycle.destroyed) return;
     runtime.containers = pod.spec.containers.map((spec) => startContainer(pod, spec, runtime));
     await Promise.all(
       runtime.containers.map(async (c) => {
@@ -168,7 +185,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     if (!done.done) child.kill('SIGKILL');
   };
 
-  const killContainer = async (pod: PodRecord, container: RunningContainer, graceMs: number): Promise<boolean> => {
+  const killContainer = async (
+    pod: PodRecord,
+    container: RunningContainer,
+    graceMs: number,
+  ): Promise<boolean> => {
     const startMs = clock.now();
     await runPreStop(pod, container, graceMs);
     const remainingMs = Math.max(graceMs - (clock.now() - startMs), MINIMUM_GRACE_AFTER_PRESTOP_MS);
@@ -181,7 +202,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     }
     const exit = await container.process.exited;
     await clock.sleep(timing.exitDetectionMs);
-    emit('container-exited', pod, `${container.spec.name}: exit code ${String(exit.exitCode)}, signal ${String(exit.signal)}`);
+    emit(
+      'container-exited',
+      pod,
+      `${container.spec.name}: exit code ${String(exit.exitCode)}, signal ${String(exit.signal)}`,
+    );
     return exit.exitCode === 0;
   };
 
@@ -200,7 +225,10 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       emit('del-workload', pod);
     }
     state.pods.delete(podKey(pod));
-    retiredLogs.set(podKey(pod), runtime.containers.flatMap((c) => c.process.lines().slice(-RETIRED_LOG_LINES)));
+    retiredLogs.set(
+      podKey(pod),
+      runtime.containers.flatMap((c) => c.process.lines().slice(-RETIRED_LOG_LINES)),
+    );
     runtimes.delete(pod.uid);
     emit('pod-removed', pod);
     state.changed();
@@ -211,7 +239,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       if (pod.nodeName !== node.name) continue;
       let runtime = runtimes.get(pod.uid);
       if (!runtime) {
-        const created: PodRuntime = { containers: [], probes: new AbortController(), started: Promise.resolve() };
+        const created: PodRuntime = {
+          containers: [],
+          probes: new AbortController(),
+          started: Promise.resolve(),
+        };
         created.started = startPod(pod, created);
         created.started.catch((err: unknown) => {
           options.onCrash(pod, '(start)', String(err));
@@ -237,7 +269,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     },
     processCount: () => [...runtimes.values()].reduce((n, r) => n + r.containers.length, 0),
     destroy: async () => {
-      destroyed = true;
+      lifecycle.destroyed = true;
       unwatch();
       const all = [...runtimes.values()];
       for (const r of all) {

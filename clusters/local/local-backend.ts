@@ -43,9 +43,13 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
   const log = options.log ?? createLogger({ component: 'local-cluster', level: 'warn' });
   const timing = normalizeTimingModel(options.timing);
   const nodeCount = options.nodeCount ?? 2;
-  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 20) throw badInput('the node count', 'an integer 1-20', nodeCount);
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 20)
+    throw badInput('the node count', 'an integer 1-20', nodeCount);
   const addresses = createAddressPool(options.addressBlock ?? pickAddressBlock());
-  const nodes = Array.from({ length: nodeCount }, (_, i) => ({ name: `node-${String(i + 1)}`, ip: addresses.node(i) }));
+  const nodes = Array.from({ length: nodeCount }, (_, i) => ({
+    name: `node-${String(i + 1)}`,
+    ip: addresses.node(i),
+  }));
   const events = createEventLog();
   const state = createClusterState({ clock, watchFanoutMs: timing.watchFanoutMs });
   const failureListeners = new Set<(err: HarnessError) => void>();
@@ -57,7 +61,13 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
   let closing: Promise<void> | undefined;
 
   const emit = (kind: LifecycleEventKind, object: string, detail?: string): void => {
-    events.emit({ atMs: clock.now(), kind, source: kind.startsWith('workload') || kind === 'push' ? 'control-plane' : 'harness', object, ...(detail ? { detail } : {}) });
+    events.emit({
+      atMs: clock.now(),
+      kind,
+      source: kind.startsWith('workload') || kind === 'push' ? 'control-plane' : 'harness',
+      object,
+      ...(detail ? { detail } : {}),
+    });
   };
   const fail = (err: HarnessError): void => {
     log.error(err.message);
@@ -66,7 +76,13 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
   const workloadOf = (ref: WorkloadRef): DeploymentRecord | DaemonSetRecord => {
     const key = `${ref.namespace}/${ref.name}`;
     const found = ref.kind === 'Deployment' ? state.deployments.get(key) : state.daemonSets.get(key);
-    if (!found) throw badInput(`${ref.kind} ${key}`, 'an applied workload', 'nothing by that name', 'apply its manifest first');
+    if (!found)
+      throw badInput(
+        `${ref.kind} ${key}`,
+        'an applied workload',
+        'nothing by that name',
+        'apply its manifest first',
+      );
     return found;
   };
   const resolveService = (name: string, namespace: string): string | undefined => {
@@ -86,12 +102,20 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
       debounceMaxMs: timing.debounceMaxMs,
       pushLatencyMs: timing.pushLatencyMs,
       onPush: (report) => {
-        emit('push', 'control-plane', `version ${report.version}, acked ${String(report.acked)}/${String(report.subscribers)}`);
+        emit(
+          'push',
+          'control-plane',
+          `version ${report.version}, acked ${String(report.acked)}/${String(report.subscribers)}`,
+        );
         for (const w of report.becameUnhealthy) emit('workload-unhealthy-pushed', `${w.namespace}/${w.name}`);
         for (const w of report.removed) emit('workload-removed-pushed', `${w.namespace}/${w.name}`);
       },
     }).catch((err: unknown) => {
-      throw new HarnessError(ErrorCode.ComponentFailed, `the control plane could not start on ${addresses.controlPlane()} (is another local cluster using address block ${String(addresses.block)}?): ${String(err)}`, { cause: err });
+      throw new HarnessError(
+        ErrorCode.ComponentFailed,
+        `the control plane could not start on ${addresses.controlPlane()} (is another local cluster using address block ${String(addresses.block)}?): ${String(err)}`,
+        { cause: err },
+      );
     });
     for (const node of nodes) {
       const nodeRunDir = join(runDir, node.name);
@@ -109,7 +133,12 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
           env: { nodeRunDir, resolveService },
           ...(options.logDir ? { logDir: options.logDir } : {}),
           onCrash: (pod, container, detail) => {
-            fail(new HarnessError(ErrorCode.ComponentFailed, `pod ${podKey(pod)} on ${pod.nodeName}: container ${container} failed: ${detail}`));
+            fail(
+              new HarnessError(
+                ErrorCode.ComponentFailed,
+                `pod ${podKey(pod)} on ${pod.nodeName}: container ${container} failed: ${detail}`,
+              ),
+            );
           },
         }),
       );
@@ -117,7 +146,8 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
     stopControllers = startControllers({ state, clock, events, addresses, nodes });
   };
 
-  const apply = (objects: ClusterObject[]): Promise<void> => {
+  const apply = async (objects: ClusterObject[]): Promise<void> => {
+    await Promise.resolve(); // errors below reject the promise, never throw synchronously
     for (const object of objects) validateClusterObject(object);
     for (const object of structuredClone(objects)) {
       const key = `${object.metadata?.namespace ?? 'default'}/${object.metadata?.name ?? ''}`;
@@ -125,33 +155,44 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
         state.services.set(key, { object, vip: state.services.get(key)?.vip ?? addresses.nextVip() });
       } else if (isDeployment(object)) {
         const existing = state.deployments.get(key);
-        state.deployments.set(key, { object, templateHash: hashTemplate(object.spec?.template), replicaSets: existing?.replicaSets ?? [] });
+        state.deployments.set(key, {
+          object,
+          templateHash: hashTemplate(object.spec?.template),
+          replicaSets: existing?.replicaSets ?? [],
+        });
       } else if (isDaemonSet(object)) {
         state.daemonSets.set(key, { object, templateHash: hashTemplate(object.spec?.template) });
       }
     }
     state.changed();
-    return Promise.resolve();
   };
 
-  const isWorkloadReady = (w: DeploymentRecord | DaemonSetRecord, kind: 'Deployment' | 'DaemonSet'): boolean => {
+  const isWorkloadReady = (
+    w: DeploymentRecord | DaemonSetRecord,
+    kind: 'Deployment' | 'DaemonSet',
+  ): boolean => {
     const namespace = w.object.metadata?.namespace ?? 'default';
-    const pods = [...state.pods.values()].filter((p) => p.owner.kind === kind && p.owner.name === w.object.metadata?.name && p.namespace === namespace);
+    const pods = [...state.pods.values()].filter(
+      (p) => p.owner.kind === kind && p.owner.name === w.object.metadata?.name && p.namespace === namespace,
+    );
     const current = pods.filter((p) => isActive(p) && p.isReady && p.owner.templateHash === w.templateHash);
     const want = kind === 'DaemonSet' ? nodes.length : ((w as DeploymentRecord).object.spec?.replicas ?? 1);
     return current.length === want && pods.length === want;
   };
 
-  const restart = (ref: WorkloadRef): Promise<void> => {
+  const restart = async (ref: WorkloadRef): Promise<void> => {
+    await Promise.resolve();
     const workload = workloadOf(ref);
     const template: V1PodTemplateSpec = workload.object.spec?.template ?? {};
     const patch = buildRolloutRestartPatch(new Date(clock.now() + clock.wallOffsetMs));
-    template.metadata = { ...template.metadata, annotations: { ...template.metadata?.annotations, ...patch.spec.template.metadata.annotations } };
+    template.metadata = {
+      ...template.metadata,
+      annotations: { ...template.metadata?.annotations, ...patch.spec.template.metadata.annotations },
+    };
     workload.templateHash = hashTemplate(template);
     workload.rollout = { startedAtMs: clock.now() };
     emit('rollout-started', `${ref.kind.toLowerCase()}/${ref.namespace}/${ref.name}`);
     state.changed();
-    return Promise.resolve();
   };
 
   const podInfo = (): PodInfo[] =>
@@ -195,23 +236,33 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
             : undefined,
       }).then(() => undefined),
     rolloutRestart: restart,
-    scale: (ref, replicas) => {
+    scale: async (ref, replicas) => {
+      await Promise.resolve();
       const workload = workloadOf(ref) as DeploymentRecord;
-      if (ref.kind !== 'Deployment' || !workload.object.spec) throw badInput('the workload to scale', 'a Deployment', `${ref.kind} ${ref.name}`);
-      if (!Number.isInteger(replicas) || replicas < 0) throw badInput('replicas', 'a non-negative integer', replicas);
+      if (ref.kind !== 'Deployment' || !workload.object.spec)
+        throw badInput('the workload to scale', 'a Deployment', `${ref.kind} ${ref.name}`);
+      if (!Number.isInteger(replicas) || replicas < 0)
+        throw badInput('replicas', 'a non-negative integer', replicas);
       workload.object.spec.replicas = replicas;
       state.changed();
-      return Promise.resolve();
     },
-    deletePod: (namespace, name) => {
+    deletePod: async (namespace, name) => {
+      await Promise.resolve();
       const pod = state.pods.get(`${namespace}/${name}`);
       if (!pod) throw badInput('the pod to delete', 'an existing pod', `${namespace}/${name}`);
       pod.deletionAtMs ??= clock.now();
-      events.emit({ atMs: clock.now(), kind: 'pod-deleting', source: 'api-server', object: podKey(pod), node: pod.nodeName, detail: 'deleted by the harness' });
+      events.emit({
+        atMs: clock.now(),
+        kind: 'pod-deleting',
+        source: 'api-server',
+        object: podKey(pod),
+        node: pod.nodeName,
+        detail: 'deleted by the harness',
+      });
       state.changed();
-      return Promise.resolve();
     },
-    waitForRollout: (ref, { timeoutMs, untilOldPodsGone, signal }) => {
+    waitForRollout: async (ref, { timeoutMs, untilOldPodsGone, signal }) => {
+      await Promise.resolve();
       const workload = workloadOf(ref);
       return waitForEvent<RolloutResult>({
         events,
@@ -223,7 +274,11 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
           const r = workload.rollout;
           if (r?.statusCompleteAtMs === undefined) return undefined;
           if (untilOldPodsGone && r.oldPodsGoneAtMs === undefined) return undefined;
-          return { startedAtMs: r.startedAtMs, statusCompleteAtMs: r.statusCompleteAtMs, ...(r.oldPodsGoneAtMs === undefined ? {} : { oldPodsGoneAtMs: r.oldPodsGoneAtMs }) };
+          return {
+            startedAtMs: r.startedAtMs,
+            statusCompleteAtMs: r.statusCompleteAtMs,
+            ...(r.oldPodsGoneAtMs === undefined ? {} : { oldPodsGoneAtMs: r.oldPodsGoneAtMs }),
+          };
         },
       });
     },
@@ -240,12 +295,20 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
         namespace: object.metadata?.namespace ?? 'default',
         name: object.metadata?.name ?? '',
         vip,
-        ports: (object.spec?.ports ?? []).map((p) => ({ port: p.port, targetPort: Number(p.targetPort ?? p.port) })),
+        ports: (object.spec?.ports ?? []).map((p) => ({
+          port: p.port,
+          targetPort: Number(p.targetPort ?? p.port),
+        })),
       })),
       pods: podInfo(),
     }),
     logs: (pod) => kubelets.flatMap((k) => k.logs(pod)),
-    describe: () => ({ backend: 'local', nodes: nodeCount, address_block: addresses.block, ...Object.fromEntries(Object.entries(timing).map(([k, v]) => [`timing_${k}`, v])) }),
+    describe: () => ({
+      backend: 'local',
+      nodes: nodeCount,
+      address_block: addresses.block,
+      ...Object.fromEntries(Object.entries(timing).map(([k, v]) => [`timing_${k}`, v])),
+    }),
     close: () => (closing ??= teardown()),
     destroy: () => (closing ??= teardown()),
   };

@@ -6,7 +6,10 @@ import type { PodRecord } from './cluster-state.ts';
 
 /** A short stable hash of a pod template (the pod-template-hash label's role). */
 export function hashTemplate(template: V1PodTemplateSpec | undefined): string {
-  return createHash('sha256').update(JSON.stringify(template ?? {})).digest('hex').slice(0, 10);
+  return createHash('sha256')
+    .update(JSON.stringify(template ?? {}))
+    .digest('hex')
+    .slice(0, 10);
 }
 
 const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -28,7 +31,10 @@ export function createPodRecord(options: {
   const labels = template.metadata?.labels ?? {};
   const isMeshed = labels[DATAPLANE_MODE_LABEL] === 'ambient';
   const { podIp, appIp } = options.addresses.nextPod();
-  const name = owner.kind === 'Deployment' ? `${owner.name}-${owner.templateHash.slice(0, 8)}-${suffix()}` : `${owner.name}-${suffix()}`;
+  const name =
+    owner.kind === 'Deployment'
+      ? `${owner.name}-${owner.templateHash.slice(0, 8)}-${suffix()}`
+      : `${owner.name}-${suffix()}`;
   return {
     uid: randomUUID(),
     name,

@@ -15,10 +15,13 @@ export interface ProbeSpec {
 /** One HTTP GET probe: success is a status 200-399 within the timeout (kubelet's httpGet prober). */
 export function probeOnce(spec: ProbeSpec): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: spec.host, port: spec.port, path: spec.path, agent: false, timeout: spec.timeoutMs }, (res) => {
-      res.resume();
-      resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
-    });
+    const req = request(
+      { host: spec.host, port: spec.port, path: spec.path, agent: false, timeout: spec.timeoutMs },
+      (res) => {
+        res.resume();
+        resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => {
       resolve(false);

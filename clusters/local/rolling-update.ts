@@ -58,6 +58,9 @@ export function planRollingUpdate(input: RollingUpdateInput): RollingUpdatePlan 
   const { surge, unavailable } = resolveFenceposts(input);
   const oldSpecs = input.oldRss.map((rs) => rs.specReplicas);
   const unchanged = { newRsReplicas: input.newRs.specReplicas, oldRsReplicas: [...oldSpecs] };
+  // A scaling event outside a rollout (deployment sync.go `scale`): the only active ReplicaSet is
+  // set to the new size. Proportional scaling in the middle of a rollout is not modelled.
+  if (sum(oldSpecs) === 0) return { ...unchanged, newRsReplicas: input.replicas };
   // NewRSNewReplicas: grow the new ReplicaSet up to replicas + maxSurge in all.
   const total = input.newRs.specReplicas + sum(oldSpecs);
   const scaleUp = Math.min(input.replicas + surge - total, input.replicas - input.newRs.specReplicas);

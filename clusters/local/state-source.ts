@@ -25,7 +25,10 @@ export function createStateSource(state: ClusterState): ClusterSource {
         name: object.metadata?.name ?? '',
         vip,
         selector: object.spec?.selector ?? {},
-        ports: (object.spec?.ports ?? []).map((p) => ({ port: p.port, targetPort: Number(p.targetPort ?? p.port) })),
+        ports: (object.spec?.ports ?? []).map((p) => ({
+          port: p.port,
+          targetPort: Number(p.targetPort ?? p.port),
+        })),
       })),
     onChange: (listener) => state.watch(listener),
   };

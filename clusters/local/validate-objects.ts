@@ -62,7 +62,15 @@ const SHAPES: Record<string, Shape> = {
     spec: { selector: true, ports: true, type: true },
   },
 };
-const FIELD_REFS = new Set(['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName', 'status.podIP', 'status.hostIP']);
+const FIELD_REFS = new Set([
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.podIP',
+  'status.hostIP',
+]);
 
 function refuse(object: ClusterObject, path: string, why: string): never {
   throw new HarnessError(
@@ -83,14 +91,29 @@ function checkShape(object: ClusterObject, value: unknown, shape: Shape, path: s
 
 function checkContainer(object: ClusterObject, container: V1Container, path: string): void {
   checkShape(object, container, CONTAINER, path);
-  localImageOf(container.image ?? '', () => refuse(object, `${path}.image`, `names an image with no local entrypoint (${JSON.stringify(container.image)})`));
+  localImageOf(container.image ?? '', () =>
+    refuse(
+      object,
+      `${path}.image`,
+      `names an image with no local entrypoint (${JSON.stringify(container.image)})`,
+    ),
+  );
   container.env?.forEach((env, i) => {
     const fieldPath = env.valueFrom?.fieldRef?.fieldPath;
     if (env.valueFrom && (!fieldPath || !FIELD_REFS.has(fieldPath)))
-      refuse(object, `${path}.env[${String(i)}].valueFrom`, `is not implemented (only fieldRef to ${[...FIELD_REFS].join(', ')})`);
+      refuse(
+        object,
+        `${path}.env[${String(i)}].valueFrom`,
+        `is not implemented (only fieldRef to ${[...FIELD_REFS].join(', ')})`,
+      );
   });
   const port = container.readinessProbe?.httpGet?.port;
-  if (port !== undefined && typeof port !== 'number') refuse(object, `${path}.readinessProbe.httpGet.port`, 'must be a number here (named ports are not implemented)');
+  if (port !== undefined && typeof port !== 'number')
+    refuse(
+      object,
+      `${path}.readinessProbe.httpGet.port`,
+      'must be a number here (named ports are not implemented)',
+    );
 }
 
 function checkTemplate(object: ClusterObject, template: V1PodTemplateSpec | undefined): void {
@@ -102,8 +125,15 @@ function checkTemplate(object: ClusterObject, template: V1PodTemplateSpec | unde
     checkContainer(object, c, `${path}.spec.containers[${String(i)}]`);
   });
   spec.volumes?.forEach((v, i) => {
-    if (v.hostPath?.path !== '/var/run/ztunnel' || Object.keys(v).some((k) => k !== 'name' && k !== 'hostPath'))
-      refuse(object, `${path}.spec.volumes[${String(i)}]`, 'is not implemented (only the hostPath /var/run/ztunnel, mapped to a per-node directory)');
+    if (
+      v.hostPath?.path !== '/var/run/ztunnel' ||
+      Object.keys(v).some((k) => k !== 'name' && k !== 'hostPath')
+    )
+      refuse(
+        object,
+        `${path}.spec.volumes[${String(i)}]`,
+        'is not implemented (only the hostPath /var/run/ztunnel, mapped to a per-node directory)',
+      );
   });
 }
 
@@ -113,5 +143,6 @@ export function validateClusterObject(object: ClusterObject): void {
   if (!shape) refuse(object, 'kind', 'is not implemented (Deployment, DaemonSet, Service only)');
   checkShape(object, object, shape, '');
   if (!object.metadata?.name) refuse(object, 'metadata.name', 'is required');
-  if (object.kind !== 'Service') checkTemplate(object, (object as { spec?: { template?: V1PodTemplateSpec } }).spec?.template);
+  if (object.kind !== 'Service')
+    checkTemplate(object, (object as { spec?: { template?: V1PodTemplateSpec } }).spec?.template);
 }

@@ -28,7 +28,10 @@ export async function waitForEvent<T>(options: {
     test();
     const result = await waitAtMost(options.clock, found.promise, options.timeoutMs);
     if (!result.done)
-      throw new HarnessError(ErrorCode.ComponentFailed, `timed out after ${String(options.timeoutMs)} ms waiting for ${options.what}`);
+      throw new HarnessError(
+        ErrorCode.ComponentFailed,
+        `timed out after ${String(options.timeoutMs)} ms waiting for ${options.what}`,
+      );
     return result.value;
   } finally {
     off();

@@ -20,7 +20,9 @@ export const HTTPBIN_SERVICE_PORT = 8000;
 export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1Service] {
   const labels = { app: 'httpbin' };
   const lifecycle: V1Lifecycle | undefined =
-    options.preStopSleepS === undefined ? undefined : { preStop: { sleep: { seconds: options.preStopSleepS } } };
+    options.preStopSleepS === undefined
+      ? undefined
+      : { preStop: { sleep: { seconds: options.preStopSleepS } } };
   const podLabels = options.mesh === 'ambient' ? { ...labels, [DATAPLANE_MODE_LABEL]: 'ambient' } : labels;
   const deployment: V1Deployment = {
     apiVersion: 'apps/v1',
@@ -57,7 +59,10 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: 'httpbin', namespace: 'default', labels },
-    spec: { selector: labels, ports: [{ name: 'http', port: HTTPBIN_SERVICE_PORT, targetPort: HTTPBIN_PORT }] },
+    spec: {
+      selector: labels,
+      ports: [{ name: 'http', port: HTTPBIN_SERVICE_PORT, targetPort: HTTPBIN_PORT }],
+    },
   };
   return [deployment, service];
 }

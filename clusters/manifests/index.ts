@@ -3,6 +3,10 @@ export type { HttpbinManifestOptions } from './httpbin.ts';
 export { DATAPLANE_MODE_LABEL, IMAGES, RESTARTED_AT_ANNOTATION } from './images.ts';
 export { buildMeshManifests, isDaemonSet, isDeployment, isService, objectKey } from './mesh-manifests.ts';
 export type { ClusterObject, MeshManifestOptions } from './mesh-manifests.ts';
-export { buildRolloutRestartPatch, ROLLOUT_RESTART_FIELD_MANAGER, STRATEGIC_MERGE_PATCH } from './rollout-restart.ts';
+export {
+  buildRolloutRestartPatch,
+  ROLLOUT_RESTART_FIELD_MANAGER,
+  STRATEGIC_MERGE_PATCH,
+} from './rollout-restart.ts';
 export { buildZtunnelDaemonSet } from './ztunnel-daemonset.ts';
 export type { ZtunnelManifestOptions } from './ztunnel-daemonset.ts';

@@ -27,7 +27,12 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
         spec: {
           serviceAccountName: 'ztunnel',
           terminationGracePeriodSeconds: options.graceS,
-          volumes: [{ name: 'cni-ztunnel-sock-dir', hostPath: { path: '/var/run/ztunnel', type: 'DirectoryOrCreate' } }],
+          volumes: [
+            {
+              name: 'cni-ztunnel-sock-dir',
+              hostPath: { path: '/var/run/ztunnel', type: 'DirectoryOrCreate' },
+            },
+          ],
           containers: [
             {
               name: 'istio-proxy',

@@ -168,7 +168,10 @@ test('with discovery, a CONNECT waits for the workload to be known: 200 once it 
       type: 'delta',
       version: 'v1',
       nonce: 'n1',
-      workloads: { upsert: [{ ...w, node: 'n', status: 'HEALTHY', protocol: 'HBONE', capacity: 1, services: [] }], remove: [] },
+      workloads: {
+        upsert: [{ ...w, node: 'n', status: 'HEALTHY', protocol: 'HBONE', capacity: 1, services: [] }],
+        remove: [],
+      },
       services: { upsert: [], remove: [] },
     });
   }, 100);
