@@ -142,9 +142,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   };
 
   const lifecycle = { destroyed: false };
+  // A function, so the check after an await is not narrowed away: destroy() may run meanwhile.
+  const isDestroyed = (): boolean => lifecycle.destroyed;
   const startPod = async (pod: PodRecord, runtime: PodRuntime): Promise<void> => {
     await clock.sleep(timing.kubeletReactionMs);
-    if (lifecycle.destroyed) return;
+    if (isDestroyed()) return;
     if (pod.isMeshed) {
       const ports = pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort));
       await options.nodeAgent.addWorkload({
@@ -158,7 +160,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       });
       emit('add-workload', pod);
     }
-    if (lifecycle.destroyed) return;
+    if (isDestroyed()) return;
     runtime.containers = pod.spec.containers.map((spec) => startContainer(pod, spec, runtime));
     await Promise.all(
       runtime.containers.map(async (c) => {
