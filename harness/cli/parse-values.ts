@@ -29,3 +29,18 @@ export function pathParser(flag: string) {
     return raw;
   };
 }
+
+/** Repeatable `--timing name=ms`: collects overrides of the local backend's timing model. */
+export function timingParser(flag: string, names: readonly string[]) {
+  return (raw: string, previous: Record<string, number> = {}): Record<string, number> => {
+    const match = /^([A-Za-z]+)=(\d+(?:\.\d+)?)$/.exec(raw.trim());
+    if (!match?.[1] || !names.includes(match[1]))
+      throw badInput(
+        flag,
+        `name=milliseconds with name one of ${names.join(', ')}`,
+        raw,
+        'e.g. --timing pushLatencyMs=100',
+      );
+    return { ...previous, [match[1]]: Number(match[2]) };
+  };
+}

@@ -1,0 +1,108 @@
+// `npm run cluster -- up`: the local cluster for manual poking. Brings up the nodes, control plane,
+// ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
+// everything down on Ctrl-C.
+import { Command, Option } from 'commander';
+import { createLocalBackend, TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
+import { buildMeshManifests } from '../../clusters/manifests/index.ts';
+import { createSystemClock } from '../../lib/index.ts';
+import { choiceParser, numberParser, timingParser } from '../cli/parse-values.ts';
+import { runMain } from '../cli/run-main.ts';
+import { formatClusterAddresses, formatEvent } from '../cluster/format-cluster.ts';
+
+interface UpFlags {
+  nodes: number;
+  replicas: number;
+  grace: number;
+  mesh: 'ambient' | 'off';
+  addressBlock?: number;
+  logDir?: string;
+  timing?: Record<string, number>;
+  events: boolean;
+}
+
+function buildProgram(run: (flags: UpFlags) => void): Command {
+  const program = new Command('cluster').description('The embedded local cluster.').exitOverride();
+  program
+    .command('up')
+    .description('bring the local cluster up and keep it running until Ctrl-C')
+    .option('--nodes <n>', 'nodes', numberParser('--nodes', { min: 1, integer: true }), 2)
+    .option('--replicas <n>', 'httpbin replicas', numberParser('--replicas', { min: 0, integer: true }), 3)
+    .option(
+      '--grace <s>',
+      "ztunnel's terminationGracePeriodSeconds",
+      numberParser('--grace', { min: 0, integer: true, unit: 'seconds' }),
+      30,
+    )
+    .addOption(
+      new Option('--mesh <mode>', 'ambient | off')
+        .default('ambient')
+        .argParser(choiceParser('--mesh', ['ambient', 'off'] as const)),
+    )
+    .option(
+      '--address-block <n>',
+      'use 127.<n>.0.0/16 (default: random 150-249)',
+      numberParser('--address-block', { min: 1, integer: true }),
+    )
+    .option('--log-dir <dir>', 'write every container log here')
+    .option(
+      '--timing <name=ms>',
+      `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')})`,
+      timingParser('--timing', TIMING_MODEL_KEYS),
+    )
+    .option('--no-events', 'do not stream lifecycle events')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .action((flags: UpFlags) => {
+      run(flags);
+    });
+  return program;
+}
+
+runMain(async (signal) => {
+  let flags: UpFlags | undefined;
+  buildProgram((f) => (flags = f)).parse(process.argv);
+  if (!flags) return 0; // help was printed
+  const clock = createSystemClock();
+  const backend = createLocalBackend({
+    clock,
+    nodeCount: flags.nodes,
+    ...(flags.addressBlock === undefined ? {} : { addressBlock: flags.addressBlock }),
+    ...(flags.logDir === undefined ? {} : { logDir: flags.logDir }),
+    ...(flags.timing ? { timing: flags.timing } : {}),
+  });
+  const stopped = new Promise<string>((resolve) => {
+    signal.addEventListener(
+      'abort',
+      () => {
+        resolve('interrupted');
+      },
+      { once: true },
+    );
+    backend.onFailure((err) => {
+      resolve(err.message);
+    });
+  });
+  try {
+    if (flags.events) backend.onEvent((e) => process.stderr.write(formatEvent(e)));
+    const startMs = clock.now();
+    process.stderr.write('cluster: starting control plane and nodes\n');
+    await backend.up(signal);
+    await backend.apply(
+      buildMeshManifests({
+        ztunnel: { graceS: flags.grace },
+        httpbin: { replicas: flags.replicas, mesh: flags.mesh },
+      }),
+    );
+    await backend.waitForReady({ timeoutMs: 60_000, signal });
+    process.stdout.write(
+      `cluster ready in ${((clock.now() - startMs) / 1000).toFixed(2)} s\n${formatClusterAddresses(backend.addresses())}`,
+    );
+    process.stdout.write('Ctrl-C tears everything down.\n');
+    const reason = await stopped;
+    process.stderr.write(`cluster: ${reason}; tearing down\n`);
+    return reason === 'interrupted' ? 0 : 1;
+  } finally {
+    await backend.close();
+    process.stderr.write('cluster: every process stopped\n');
+  }
+});

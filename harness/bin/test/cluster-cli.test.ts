@@ -1,0 +1,71 @@
+// `npm run cluster -- up` as a user meets it: a real process, Ctrl-C, nothing left behind.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { execa } from 'execa';
+import { PROJECT_ROOT } from '../../paths.ts';
+
+const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'cluster.ts');
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false; // ESRCH: gone
+  }
+}
+
+async function childPids(parent: number): Promise<number[]> {
+  const ps = await execa('ps', ['-o', 'pid=', '--ppid', String(parent)], { reject: false });
+  return ps.stdout
+    .split('\n')
+    .map(Number)
+    .filter((n) => n > 0);
+}
+
+test('cluster up prints the addresses; SIGINT tears it down with exit 0 and no process left', async () => {
+  const child = execa(process.execPath, [CLI, 'up', '--address-block', '242', '--no-events'], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
+  let stdout = '';
+  const ready = new Promise<void>((resolve) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('Ctrl-C tears everything down')) resolve();
+    });
+  });
+  await Promise.race([ready, child]);
+  assert.match(stdout, /cluster ready in [\d.]+ s/);
+  assert.match(stdout, /control plane: xds 127\.242\.0\.200:15010/);
+  assert.equal(
+    stdout.match(/^ {2}default\/httpbin-\S+\s+node-\d\s+127\.242\.\d+\.\d+\s+127\.242\.\d+\.\d+\s+yes$/gm)
+      ?.length,
+    3,
+  );
+  assert.equal(stdout.match(/^ {2}istio-system\/ztunnel-\S+ .* yes$/gm)?.length, 2);
+  const containers = await childPids(child.pid ?? -1);
+  assert.equal(containers.length, 5, 'two ztunnels and three httpbin processes');
+  child.kill('SIGINT');
+  const result = await child;
+  assert.equal(result.exitCode, 0, result.stderr);
+  assert.match(result.stderr, /every process stopped/);
+  assert.deepEqual(containers.filter(isAlive), []);
+});
+
+test('cluster up with bad input exits 2 before starting anything', async () => {
+  const result = await execa(process.execPath, [CLI, 'up', '--grace', '-1'], {
+    reject: false,
+    stdin: 'ignore',
+  });
+  assert.equal(result.exitCode, 2);
+  assert.match(result.stderr, /Expected --grace to be a non-negative integer of seconds, got "-1"/);
+  const timing = await execa(process.execPath, [CLI, 'up', '--timing', 'bogus=1'], {
+    reject: false,
+    stdin: 'ignore',
+  });
+  assert.equal(timing.exitCode, 2);
+  assert.match(timing.stderr, /Expected --timing to be name=milliseconds with name one of watchFanoutMs/);
+});
