@@ -2,8 +2,10 @@
 //  1. k6 -> a local HTTP target through the harness's load path (bundled script, per-request
 //     records, reconciliation): requests/s, latency, and what the record collection costs.
 //  2. One HBONE hop (client -> ztunnel process -> echo app) next to the same load sent directly.
+//  3. Local cluster bring-up: up() to every pod Ready (budget < 3 s, design.md section 10).
 import { availableParallelism } from 'node:os';
 import { createSystemClock } from '../../lib/index.ts';
+import { benchClusterUp } from '../bench/cluster-up.ts';
 import { benchHboneHop } from '../bench/hbone-hop.ts';
 import { benchK6Local } from '../bench/k6-local.ts';
 import { runMain } from '../cli/run-main.ts';
@@ -38,5 +40,14 @@ runMain(async (signal) => {
       `   ${name.padEnd(40)}${cell(r.roundTrips, 0, 10)} ${cell(r.perSecond, 0, 7)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.errors, 0, 7)}`,
     );
   }
+
+  out('\n3. local cluster up (2 nodes, control plane, 2 ztunnels, 3 httpbin pods), 5 runs');
+  out('   run  control plane + nodes ms  all pods Ready ms  pods');
+  const ups = await benchClusterUp({ repeats: 5, addressBlock: 180 });
+  ups.forEach((r, i) => {
+    out(`   ${cell(i + 1, 0, 3)} ${cell(r.upMs, 0, 25)} ${cell(r.readyMs, 0, 18)} ${cell(r.pods, 0, 5)}`);
+  });
+  const sorted = ups.map((r) => r.readyMs).sort((a, b) => a - b);
+  out(`   median ${(sorted[Math.floor(sorted.length / 2)] ?? NaN).toFixed(0)} ms (budget 3000 ms)`);
   return 0;
 });
