@@ -9,7 +9,10 @@ export interface ClusterUpResult {
   pods: number;
 }
 
-export async function benchClusterUp(options: { repeats: number; addressBlock: number }): Promise<ClusterUpResult[]> {
+export async function benchClusterUp(options: {
+  repeats: number;
+  addressBlock: number;
+}): Promise<ClusterUpResult[]> {
   const results: ClusterUpResult[] = [];
   for (let i = 0; i < options.repeats; i++) {
     const clock = createSystemClock();
@@ -18,7 +21,9 @@ export async function benchClusterUp(options: { repeats: number; addressBlock: n
       const startMs = clock.now();
       await backend.up();
       const upMs = clock.now() - startMs;
-      await backend.apply(buildMeshManifests({ ztunnel: { graceS: 30 }, httpbin: { replicas: 3, mesh: 'ambient' } }));
+      await backend.apply(
+        buildMeshManifests({ ztunnel: { graceS: 30 }, httpbin: { replicas: 3, mesh: 'ambient' } }),
+      );
       await backend.waitForReady({ timeoutMs: 30_000 });
       results.push({ upMs, readyMs: clock.now() - startMs, pods: backend.addresses().pods.length });
     } finally {
