@@ -15,6 +15,7 @@ export interface DiscoveryState {
   version: string;
   workloadByIp(ip: string): WorkloadEntry | undefined;
   serviceByVip(vip: string): ServiceEntry | undefined;
+  serviceByName(namespace: string, name: string): ServiceEntry | undefined;
   /** Workloads backing a service, in any status. */
   endpointsOf(service: ServiceEntry): WorkloadEntry[];
   /** Validates, then applies the whole delta or nothing (throws with the reason to NACK). */
@@ -64,6 +65,7 @@ export function createDiscoveryState(): DiscoveryState {
     },
     workloadByIp: (ip) => [...workloads.values()].find((w) => w.podIp === ip),
     serviceByVip: (vip) => [...services.values()].find((s) => s.vip === vip),
+    serviceByName: (namespace, name) => services.get(serviceKey({ namespace, name })),
     endpointsOf: (service) => [...workloads.values()].filter((w) => w.services.includes(serviceKey(service))),
     waitForWorkload(ip, timeoutMs) {
       const known = (): boolean => [...workloads.values()].some((w) => w.podIp === ip);

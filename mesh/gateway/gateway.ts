@@ -1,0 +1,242 @@
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Clock } from '../../lib/index.ts';
+import type { DiscoveryState, WorkloadEntry } from '../discovery/index.ts';
+import { formatAccessLog } from './access-log.ts';
+import { pickLeastRequest } from './endpoint-picker.ts';
+import { LOCAL_REPLIES, withRetriesExhausted } from './local-reply.ts';
+import type { LocalReply } from './local-reply.ts';
+import { isRetriable, retryBackoffMs } from './retry-policy.ts';
+import type { AttemptOutcome, RetryPolicy } from './retry-policy.ts';
+import { connectionInfo, countRequest, UpstreamAgent, UpstreamConnectError } from './upstream-agent.ts';
+import type { UpstreamConnectionLimits, UpstreamMode } from './upstream-agent.ts';
+
+/** Response header carrying the gateway's response flags (what k6 records as `flag`). */
+export const RESPONSE_FLAGS_HEADER = 'x-response-flags';
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+export interface GatewayOptions {
+  host: string;
+  port: number;
+  clock: Clock;
+  discovery: DiscoveryState;
+  /** The one route: every request goes to this service (`namespace/name`) and service port. */
+  route: { service: string; port: number };
+  /** How to reach HBONE endpoints; TCP endpoints (outside the mesh) are always reached plainly. */
+  hbone?: Extract<UpstreamMode, { kind: 'hbone' }>;
+  retry: RetryPolicy;
+  limits: UpstreamConnectionLimits;
+  log: (line: string) => void;
+}
+
+export interface Gateway {
+  address: AddressInfo;
+  /** Upstream connections opened so far (all endpoints). */
+  stats(): { requests: number; localReplies: number };
+  close(): Promise<void>;
+}
+
+interface Endpoint {
+  key: string;
+  entry: WorkloadEntry;
+  targetPort: number;
+}
+
+type Attempt = { outcome: AttemptOutcome; tunnelRejected?: boolean; res?: IncomingMessage; socket?: Duplex };
+
+function forwardHeaders(
+  headers: IncomingHttpHeaders,
+  remote: string | undefined,
+  attempt: number,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  out['x-forwarded-for'] = remote ?? '';
+  out['x-envoy-attempt-count'] = String(attempt);
+  return out;
+}
+
+/**
+ * The Envoy-like ingress gateway: HTTP/1.1 downstream, one route to a service, endpoints from the
+ * control plane (HEALTHY only), LEAST_REQUEST, per-endpoint HTTP/1.1 pools over plain TCP or HBONE,
+ * Envoy's retry semantics and local replies (503 UF / UC / URX / UH), an access log line per request.
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { clock, retry } = options;
+  const agents = new Map<string, UpstreamAgent>();
+  const active = new Map<string, number>();
+  const counters = { requests: 0, localReplies: 0 };
+
+  const agentFor = (ep: Endpoint): UpstreamAgent => {
+    let agent = agents.get(ep.key);
+    if (!agent) {
+      const mode: UpstreamMode =
+        ep.entry.protocol === 'HBONE' && options.hbone ? options.hbone : { kind: 'plain' };
+      agent = new UpstreamAgent({ mode, limits: options.limits, now: () => clock.now() });
+      agents.set(ep.key, agent);
+    }
+    return agent;
+  };
+
+  const healthyEndpoints = (): Endpoint[] => {
+    const [namespace = '', name = ''] = options.route.service.split('/');
+    const svc = options.discovery.serviceByName(namespace, name);
+    if (!svc) return [];
+    const targetPort = svc.ports.find((p) => p.port === options.route.port)?.targetPort ?? options.route.port;
+    return options.discovery
+      .endpointsOf(svc)
+      .filter((w) => w.status === 'HEALTHY')
+      .map((w) => ({ key: `${w.protocol}:${w.podIp}`, entry: w, targetPort }));
+  };
+
+  const attemptOnce = (req: IncomingMessage, ep: Endpoint, attempt: number): Promise<Attempt> =>
+    new Promise((resolve) => {
+      const upstream = request({
+        agent: agentFor(ep),
+        host: ep.entry.podIp,
+        port: ep.targetPort,
+        method: req.method,
+        path: req.url,
+        headers: forwardHeaders(req.headers, req.socket.remoteAddress, attempt),
+      });
+      let socket: Duplex | undefined;
+      upstream.on('socket', (s: Duplex) => {
+        socket = s;
+        countRequest(s);
+      });
+      upstream.on('response', (res) => {
+        resolve({
+          outcome: { kind: 'response', status: res.statusCode ?? 0 },
+          res,
+          ...(socket ? { socket } : {}),
+        });
+      });
+      upstream.on('error', (err) => {
+        if (err instanceof UpstreamConnectError)
+          resolve(
+            err.kind === 'connect-failure'
+              ? { outcome: { kind: 'connect-failure' } }
+              : { outcome: { kind: 'reset' }, tunnelRejected: true },
+          );
+        else resolve({ outcome: { kind: 'reset' } });
+      });
+      req.once('close', () => {
+        if (!req.complete || !upstream.writableEnded) upstream.destroy();
+      });
+      upstream.end();
+    });
+
+  const localReply = (res: ServerResponse, reply: LocalReply): void => {
+    counters.localReplies++;
+    res
+      .writeHead(reply.status, {
+        'content-type': 'text/plain',
+        [RESPONSE_FLAGS_HEADER]: reply.flags.join(','),
+      })
+      .end(reply.body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    counters.requests++;
+    const startMs = clock.now();
+    const tried = new Set<string>();
+    let last: { attempt: Attempt; ep: Endpoint } | undefined;
+    let attempts = 0;
+    for (let retryNo = 0; retryNo <= retry.numRetries; retryNo++) {
+      if (retryNo > 0) await clock.sleep(retryBackoffMs(retryNo));
+      const ep = pickLeastRequest(healthyEndpoints(), (h) => active.get(h.key) ?? 0, tried);
+      if (!ep) break;
+      tried.add(ep.key);
+      attempts++;
+      active.set(ep.key, (active.get(ep.key) ?? 0) + 1);
+      const attempt = await attemptOnce(req, ep, attempts).finally(() =>
+        active.set(ep.key, (active.get(ep.key) ?? 1) - 1),
+      );
+      last = { attempt, ep };
+      if (!isRetriable(retry, attempt.outcome) || retryNo === retry.numRetries || res.destroyed) break;
+      attempt.res?.resume();
+    }
+    const logEntry = {
+      startWallMs: startMs + clock.wallOffsetMs,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      attempts,
+      upstream: last ? `${last.ep.entry.podIp}:${String(last.ep.targetPort)}` : '',
+    };
+    const info = connectionInfo(last?.attempt.socket);
+    const conn = info ? { connectionId: info.id, connectionAgeMs: clock.now() - info.openedAtMs } : {};
+    const upstreamRes = last?.attempt.res;
+    if (!last || !upstreamRes) {
+      const base = !last
+        ? LOCAL_REPLIES.noHealthyUpstream
+        : last.attempt.outcome.kind === 'connect-failure' || last.attempt.tunnelRejected
+          ? LOCAL_REPLIES.connectFailure
+          : LOCAL_REPLIES.connectionTermination;
+      const reply = withRetriesExhausted(base, attempts - 1);
+      if (!res.destroyed) localReply(res, reply);
+      options.log(
+        formatAccessLog({
+          ...logEntry,
+          ...conn,
+          status: reply.status,
+          flags: reply.flags,
+          durationMs: clock.now() - startMs,
+        }),
+      );
+      return;
+    }
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(upstreamRes.headers))
+      if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    headers['x-envoy-upstream-service-time'] = String(Math.round(clock.now() - startMs));
+    res.writeHead(upstreamRes.statusCode ?? 502, headers);
+    upstreamRes.pipe(res);
+    upstreamRes.once('error', () => res.destroy()); // reset after headers: the client sees the connection end
+    upstreamRes.once('aborted', () => res.destroy());
+    await once(res, 'close');
+    options.log(
+      formatAccessLog({
+        ...logEntry,
+        ...conn,
+        status: upstreamRes.statusCode ?? 0,
+        flags: res.writableFinished ? [] : ['UPE'],
+        durationMs: clock.now() - startMs,
+      }),
+    );
+  };
+
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    void handle(req, res);
+  });
+  // Envoy's downstream HTTP/1.1: keep-alive until the client closes (idle timeout 1 h), no request timeout.
+  server.keepAliveTimeout = 3_600_000;
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.maxRequestsPerSocket = 0;
+  server.listen({ host: options.host, port: options.port, backlog: 4096 });
+  await once(server, 'listening');
+
+  return {
+    address: server.address() as AddressInfo,
+    stats: () => ({ ...counters }),
+    close: async () => {
+      server.close();
+      server.closeAllConnections();
+      for (const agent of agents.values()) agent.destroy();
+      options.hbone?.pool.destroy();
+      if (server.listening) await once(server, 'close');
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { Agent } from 'node:http';
+import type { AgentOptions } from 'node:http';
+import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { HbonePool } from '../hbone/index.ts';
+import type { WorkloadCertificate } from '../pki/index.ts';
+
+/** Why an upstream connection could not be had: Envoy's reset reasons for a connection attempt. */
+export class UpstreamConnectError extends Error {
+  readonly kind: 'connect-failure' | 'tunnel-rejected';
+  constructor(kind: UpstreamConnectError['kind'], message: string) {
+    super(message);
+    this.name = 'UpstreamConnectError';
+    this.kind = kind;
+  }
+}
+
+export type UpstreamMode =
+  | { kind: 'plain' }
+  | { kind: 'hbone'; pool: HbonePool; cert: WorkloadCertificate; srcIdentity: string; dstIdentity: string };
+
+export interface UpstreamConnectionLimits {
+  /** Close an upstream connection idle this long (Envoy common_http_protocol_options.idle_timeout). */
+  idleTimeoutMs: number;
+  /** Close a connection this old once it is idle (max_connection_duration); 0 = no limit. */
+  maxConnectionDurationMs: number;
+  /** Requests on one connection before it is closed (max_requests_per_connection); 0 = no limit. */
+  maxRequestsPerConnection: number;
+}
+
+interface ConnectionState {
+  openedAtMs: number;
+  requests: number;
+  id: number;
+}
+
+const state = new WeakMap<Duplex, ConnectionState>();
+let nextConnectionId = 0;
+
+/** The upstream connection a request ran on: its id and age (for the access log). */
+export function connectionInfo(socket: Duplex | null | undefined): ConnectionState | undefined {
+  return socket ? state.get(socket) : undefined;
+}
+
+/**
+ * One endpoint's HTTP/1.1 connection pool, as Envoy keeps per upstream host. In plain mode a
+ * connection is TCP to pod IP:port (captured by the destination's ztunnel); in HBONE mode it is a
+ * CONNECT stream on a pooled HTTP/2 connection to pod IP:15008. Node's http.Agent does the HTTP/1.1
+ * pooling; this class supplies the connections and the limits Envoy applies to them.
+ */
+export class UpstreamAgent extends Agent {
+  readonly #mode: UpstreamMode;
+  readonly #limits: UpstreamConnectionLimits;
+  readonly #now: () => number;
+
+  constructor(options: { mode: UpstreamMode; limits: UpstreamConnectionLimits; now: () => number }) {
+    const agentOptions: AgentOptions = { keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' };
+    if (options.limits.idleTimeoutMs > 0) agentOptions.timeout = options.limits.idleTimeoutMs;
+    super(agentOptions);
+    this.#mode = options.mode;
+    this.#limits = options.limits;
+    this.#now = options.now;
+  }
+
+  override createConnection(
+    options: { host?: string | null; port?: number | string | null },
+    callback: (err: Error | null, socket?: Duplex) => void,
+  ): Duplex | undefined {
+    const host = options.host ?? '';
+    const port = Number(options.port);
+    const opened = (socket: Duplex): void => {
+      state.set(socket, { openedAtMs: this.#now(), requests: 0, id: ++nextConnectionId });
+      callback(null, socket);
+    };
+    if (this.#mode.kind === 'plain') {
+      const socket = connect({ host, port });
+      socket.once('connect', () => {
+        opened(socket);
+      });
+      socket.once('error', (err) => {
+        if (!state.has(socket)) callback(new UpstreamConnectError('connect-failure', err.message));
+      });
+      return undefined;
+    }
+    const mode = this.#mode;
+    mode.pool
+      .connect(
+        { srcIdentity: mode.srcIdentity, dstIdentity: mode.dstIdentity, dstAddr: `${host}:15008` },
+        mode.cert,
+        `${host}:${String(port)}`,
+      )
+      .then(
+        (tunnel) => {
+          if (tunnel.status === 200) {
+            // http.Agent treats its connections as sockets; a CONNECT stream lacks these no-ops.
+            // A TCP socket closes when the peer's FIN arrives (allowHalfOpen false); an HTTP/2 stream
+            // would stay half open, and the agent would reuse it for a request nobody reads.
+            tunnel.stream.once('end', () => tunnel.stream.end());
+            Object.assign(tunnel.stream, {
+              setKeepAlive: () => tunnel.stream,
+              setNoDelay: () => tunnel.stream,
+              ref: () => tunnel.stream,
+              unref: () => tunnel.stream,
+            });
+            opened(tunnel.stream);
+          } else {
+            tunnel.stream.destroy();
+            callback(
+              new UpstreamConnectError(
+                'tunnel-rejected',
+                `CONNECT ${host}:${String(port)} answered ${String(tunnel.status)}`,
+              ),
+            );
+          }
+        },
+        (err: unknown) => {
+          callback(
+            new UpstreamConnectError('connect-failure', err instanceof Error ? err.message : String(err)),
+          );
+        },
+      );
+    return undefined;
+  }
+
+  /** Counts requests per connection; refuses reuse past max requests or max connection duration. */
+  override keepSocketAlive(socket: Duplex): boolean {
+    const info = state.get(socket);
+    const limits = this.#limits;
+    if (info) {
+      if (limits.maxRequestsPerConnection > 0 && info.requests >= limits.maxRequestsPerConnection)
+        return false;
+      if (
+        limits.maxConnectionDurationMs > 0 &&
+        this.#now() - info.openedAtMs >= limits.maxConnectionDurationMs
+      )
+        return false;
+    }
+    // Node's implementation returns whether to keep it (its keep-alive hint check); the types say void.
+    const keepSocketAlive = Agent.prototype.keepSocketAlive as (this: Agent, s: Duplex) => boolean;
+    return keepSocketAlive.call(this, socket);
+  }
+}
+
+/** Marks one more request on the connection `req` got (called when the request is assigned one). */
+export function countRequest(socket: Duplex): void {
+  const info = state.get(socket);
+  if (info) info.requests++;
+}
