@@ -136,6 +136,7 @@ export class UpstreamAgent extends Agent {
         return false;
     }
     // Node's implementation returns whether to keep it (its keep-alive hint check); the types say void.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- invoked below with `this` bound
     const keepSocketAlive = Agent.prototype.keepSocketAlive as (this: Agent, s: Duplex) => boolean;
     return keepSocketAlive.call(this, socket);
   }
