@@ -28,6 +28,8 @@ export interface ClusterAddresses {
   nodes: { name: string; ip: string }[];
   /** istiod: XDS host:port and the CA's URL. */
   controlPlane: { xds: string; ca: string };
+  /** host:port where load enters (the gateway's pod address), when a gateway is deployed and Ready. */
+  ingress?: string;
   services: { namespace: string; name: string; vip: string; ports: { port: number; targetPort: number }[] }[];
   pods: PodInfo[];
 }

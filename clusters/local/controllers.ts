@@ -1,6 +1,7 @@
 import type { V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/index.ts';
 import type { EventLog, LifecycleEventKind } from '../events.ts';
+import { NODE_LABEL } from '../manifests/index.ts';
 import type { AddressPool } from './address-pool.ts';
 import type {
   ClusterState,
@@ -50,12 +51,17 @@ export function startControllers(options: ControllerOptions): () => void {
     nodeName?: string,
   ): void => {
     const namespace = object.metadata?.namespace ?? 'default';
-    // Scheduler stand-in: the named node (DaemonSet) or the node with the fewest of the owner's pods.
+    // Scheduler stand-in: the named node (DaemonSet), else among the nodes the nodeSelector allows
+    // (only the ztunnel-harness/node label), the one with the fewest of the owner's pods.
     const load = (n: string): number =>
       podsOf(owner.kind, namespace, owner.name).filter((p) => p.nodeName === n && isActive(p)).length;
+    const selector = Object.entries(object.spec?.template.spec?.nodeSelector ?? {});
+    const eligible = options.nodes.filter((n) =>
+      selector.every(([k, v]) => k === NODE_LABEL && v === n.name),
+    );
     const node =
       options.nodes.find((n) => n.name === nodeName) ??
-      [...options.nodes].sort((a, b) => load(a.name) - load(b.name))[0];
+      [...eligible].sort((a, b) => load(a.name) - load(b.name))[0];
     if (!node || !object.spec?.template) return;
     const pod = createPodRecord({
       owner,

@@ -20,6 +20,10 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
     { entrypoint: 'ztunnel/main.ts', startedPattern: /\bztunnel ready\b/ },
   ],
   [
+    IMAGES.gateway.replace(/:[^/:]+$/, ''),
+    { entrypoint: 'mesh/gateway/main.ts', startedPattern: /\bgateway listening\b/ },
+  ],
+  [
     IMAGES.httpbin.replace(/:[^/:]+$/, ''),
     { entrypoint: 'apps/httpbin/main.ts', startedPattern: /\bhttpbin listening\b/ },
   ],

@@ -12,7 +12,13 @@ import type { ClusterBackend, PodInfo, RolloutResult, WorkloadRef } from '../bac
 import { createEventLog } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import type { ClusterObject } from '../manifests/index.ts';
-import { buildRolloutRestartPatch, isDaemonSet, isDeployment, isService } from '../manifests/index.ts';
+import {
+  buildRolloutRestartPatch,
+  GATEWAY_PORT,
+  isDaemonSet,
+  isDeployment,
+  isService,
+} from '../manifests/index.ts';
 import { createAddressPool, pickAddressBlock } from './address-pool.ts';
 import { createClusterState, isActive, podKey } from './cluster-state.ts';
 import type { DaemonSetRecord, DeploymentRecord } from './cluster-state.ts';
@@ -209,6 +215,13 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
       owner: `${p.owner.kind.toLowerCase()}/${p.owner.name}`,
     }));
 
+  const ingressAddress = (): { ingress?: string } => {
+    const gateway = [...state.pods.values()].find(
+      (p) => p.owner.name === 'istio-ingressgateway' && p.isReady && isActive(p),
+    );
+    return gateway ? { ingress: `${gateway.podIp}:${String(GATEWAY_PORT)}` } : {};
+  };
+
   const teardown = async (): Promise<void> => {
     stopControllers?.();
     state.close();
@@ -290,6 +303,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
     },
     addresses: () => ({
       nodes,
+      ...ingressAddress(),
       controlPlane: { xds: controlPlane?.xdsAddress ?? '', ca: controlPlane?.caUrl ?? '' },
       services: [...state.services.values()].map(({ object, vip }) => ({
         namespace: object.metadata?.namespace ?? 'default',

@@ -30,7 +30,13 @@ const CONTAINER: Shape = {
 };
 const TEMPLATE: Shape = {
   metadata: { labels: true, annotations: true },
-  spec: { containers: true, serviceAccountName: true, terminationGracePeriodSeconds: true, volumes: true },
+  spec: {
+    containers: true,
+    serviceAccountName: true,
+    terminationGracePeriodSeconds: true,
+    volumes: true,
+    nodeSelector: true,
+  },
 };
 const META: Shape = { name: true, namespace: true, labels: true, annotations: true };
 const SHAPES: Record<string, Shape> = {

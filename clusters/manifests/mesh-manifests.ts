@@ -1,4 +1,6 @@
 import type { V1DaemonSet, V1Deployment, V1Service } from '@kubernetes/client-node';
+import { buildGateway } from './gateway.ts';
+import type { GatewayManifestOptions } from './gateway.ts';
 import { buildHttpbin } from './httpbin.ts';
 import type { HttpbinManifestOptions } from './httpbin.ts';
 import { buildZtunnelDaemonSet } from './ztunnel-daemonset.ts';
@@ -9,11 +11,17 @@ export type ClusterObject = V1Deployment | V1DaemonSet | V1Service;
 export interface MeshManifestOptions {
   ztunnel: ZtunnelManifestOptions;
   httpbin: HttpbinManifestOptions;
+  /** Omitted: no gateway (tests that reach pods directly). */
+  gateway?: GatewayManifestOptions;
 }
 
 /** Everything an experiment deploys, in apply order: the node proxies first, then the workload. */
 export function buildMeshManifests(options: MeshManifestOptions): ClusterObject[] {
-  return [buildZtunnelDaemonSet(options.ztunnel), ...buildHttpbin(options.httpbin)];
+  return [
+    buildZtunnelDaemonSet(options.ztunnel),
+    ...buildHttpbin(options.httpbin),
+    ...(options.gateway ? buildGateway(options.gateway) : []),
+  ];
 }
 
 export function objectKey(object: ClusterObject): string {

@@ -14,6 +14,7 @@ interface UpFlags {
   replicas: number;
   grace: number;
   mesh: 'ambient' | 'off';
+  gateway: 'hbone' | 'plain';
   addressBlock?: number;
   logDir?: string;
   timing?: Record<string, number>;
@@ -37,6 +38,11 @@ function buildProgram(run: (flags: UpFlags) => void): Command {
       new Option('--mesh <mode>', 'ambient | off')
         .default('ambient')
         .argParser(choiceParser('--mesh', ['ambient', 'off'] as const)),
+    )
+    .addOption(
+      new Option('--gateway <mode>', 'hbone (mesh-aware) | plain (outside the mesh, as in the ASM test)')
+        .default('hbone')
+        .argParser(choiceParser('--gateway', ['hbone', 'plain'] as const)),
     )
     .option(
       '--address-block <n>',
@@ -91,6 +97,7 @@ runMain(async (signal) => {
       buildMeshManifests({
         ztunnel: { graceS: flags.grace },
         httpbin: { replicas: flags.replicas, mesh: flags.mesh },
+        gateway: { mode: flags.gateway },
       }),
     );
     await backend.waitForReady({ timeoutMs: 60_000, signal });

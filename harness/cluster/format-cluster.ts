@@ -8,6 +8,9 @@ export function formatClusterAddresses(a: ClusterAddresses): string {
   const lines = [
     'nodes:',
     ...a.nodes.map((n) => `  ${pad(n.name, 10)} ${n.ip}`),
+    ...(a.ingress
+      ? [`ingress gateway: http://${a.ingress}/  (e.g. curl http://${a.ingress}/status/418)`]
+      : []),
     `control plane: xds ${a.controlPlane.xds}, CA ${a.controlPlane.ca}`,
     'services:',
     ...a.services.map(

@@ -46,8 +46,12 @@ test('cluster up prints the addresses; SIGINT tears it down with exit 0 and no p
     3,
   );
   assert.equal(stdout.match(/^ {2}istio-system\/ztunnel-\S+ .* yes$/gm)?.length, 2);
+  const ingress = /ingress gateway: (http:\/\/127\.242\.[\d.]+:\d+)\//.exec(stdout)?.[1];
+  assert.ok(ingress, 'the gateway address is printed');
+  const reply = await fetch(`${ingress}/status/418`);
+  assert.equal(reply.status, 418, 'k6 -> gateway -> HBONE -> ztunnel -> httpbin answers');
   const containers = await childPids(child.pid ?? -1);
-  assert.equal(containers.length, 5, 'two ztunnels and three httpbin processes');
+  assert.equal(containers.length, 6, 'two ztunnels, three httpbin, one gateway');
   child.kill('SIGINT');
   const result = await child;
   assert.equal(result.exitCode, 0, result.stderr);

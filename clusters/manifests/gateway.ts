@@ -1,0 +1,78 @@
+import type { V1Deployment, V1EnvVar, V1Service } from '@kubernetes/client-node';
+import { IMAGES, NODE_LABEL } from './images.ts';
+
+export interface GatewayManifestOptions {
+  /** hbone: mesh-aware (the 1.28 report); plain: outside the mesh (the ASM test). */
+  mode: 'hbone' | 'plain';
+  /** Envoy retry_on; default Istio's. */
+  retryOn?: string;
+  numRetries?: number;
+  maxConnectionDurationS?: number;
+  upstreamIdleTimeoutS?: number;
+  hboneIdleTimeoutS?: number;
+  maxRequestsPerConnection?: number;
+  /** The node it runs on (design: the gateway is its own pod on node 1). */
+  node?: string;
+}
+
+export const GATEWAY_PORT = 8080;
+export const GATEWAY_SERVICE_PORT = 80;
+
+/** An Istio ingress gateway Deployment + Service, routing everything to httpbin:8000. */
+export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1Service] {
+  const labels = { app: 'istio-ingressgateway', istio: 'ingressgateway' };
+  const optional: [string, number | string | undefined][] = [
+    ['RETRY_ON', options.retryOn],
+    ['NUM_RETRIES', options.numRetries],
+    ['MAX_CONNECTION_DURATION_S', options.maxConnectionDurationS],
+    ['UPSTREAM_IDLE_TIMEOUT_S', options.upstreamIdleTimeoutS],
+    ['HBONE_IDLE_TIMEOUT_S', options.hboneIdleTimeoutS],
+    ['MAX_REQUESTS_PER_CONNECTION', options.maxRequestsPerConnection],
+  ];
+  const env: V1EnvVar[] = [
+    { name: 'GATEWAY_MODE', value: options.mode },
+    { name: 'XDS_ADDRESS', value: 'istiod.istio-system.svc:15010' },
+    { name: 'CA_ADDRESS', value: 'http://istiod.istio-system.svc:15012' },
+    { name: 'ROUTE_SERVICE', value: 'default/httpbin' },
+    { name: 'ROUTE_PORT', value: '8000' },
+    { name: 'PORT', value: String(GATEWAY_PORT) },
+    { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+    { name: 'INSTANCE', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ...optional.flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: String(value) }])),
+  ];
+  const deployment: V1Deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'istio-ingressgateway', namespace: 'istio-system', labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: 'istio-ingressgateway',
+          nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },
+          containers: [
+            {
+              name: 'istio-proxy',
+              image: IMAGES.gateway,
+              env,
+              ports: [{ containerPort: GATEWAY_PORT, name: 'http2' }],
+              readinessProbe: { httpGet: { path: '/healthz/ready', port: 15021 }, periodSeconds: 2 },
+            },
+          ],
+        },
+      },
+    },
+  };
+  const service: V1Service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'istio-ingressgateway', namespace: 'istio-system', labels },
+    spec: {
+      selector: labels,
+      ports: [{ name: 'http2', port: GATEWAY_SERVICE_PORT, targetPort: GATEWAY_PORT }],
+    },
+  };
+  return [deployment, service];
+}
