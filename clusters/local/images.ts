@@ -24,6 +24,10 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
     { entrypoint: 'mesh/gateway/main.ts', startedPattern: /\bgateway listening\b/ },
   ],
   [
+    IMAGES.sidecar.replace(/:[^/:]+$/, ''),
+    { entrypoint: 'mesh/sidecar/main.ts', startedPattern: /\bsidecar listening\b/ },
+  ],
+  [
     IMAGES.httpbin.replace(/:[^/:]+$/, ''),
     { entrypoint: 'apps/httpbin/main.ts', startedPattern: /\bhttpbin listening\b/ },
   ],

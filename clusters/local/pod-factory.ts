@@ -1,6 +1,6 @@
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
 import { createHash, randomUUID } from 'node:crypto';
-import { DATAPLANE_MODE_LABEL } from '../manifests/index.ts';
+import { DATAPLANE_MODE_LABEL, SIDECAR_INJECT_LABEL } from '../manifests/index.ts';
 import type { AddressPool } from './address-pool.ts';
 import type { PodRecord } from './cluster-state.ts';
 
@@ -30,6 +30,8 @@ export function createPodRecord(options: {
   const spec = template.spec ?? { containers: [] };
   const labels = template.metadata?.labels ?? {};
   const isMeshed = labels[DATAPLANE_MODE_LABEL] === 'ambient';
+  // A sidecar owns the pod address the same way ztunnel does for ambient pods.
+  const hasSidecar = labels[SIDECAR_INJECT_LABEL] === 'true';
   const { podIp, appIp } = options.addresses.nextPod();
   const name =
     owner.kind === 'Deployment'
@@ -42,8 +44,8 @@ export function createPodRecord(options: {
     nodeName: options.node.name,
     hostIp: options.node.ip,
     podIp,
-    // Outside the mesh nothing captures the pod address, so the app binds it itself.
-    appIp: isMeshed ? appIp : podIp,
+    // Outside the mesh and without a sidecar nothing captures the pod address: the app binds it.
+    appIp: isMeshed || hasSidecar ? appIp : podIp,
     isMeshed,
     serviceAccount: spec.serviceAccountName ?? 'default',
     labels,

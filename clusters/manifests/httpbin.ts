@@ -1,5 +1,5 @@
-import type { V1Deployment, V1Lifecycle, V1Service } from '@kubernetes/client-node';
-import { DATAPLANE_MODE_LABEL, IMAGES } from './images.ts';
+import type { V1Container, V1Deployment, V1EnvVar, V1Lifecycle, V1Service } from '@kubernetes/client-node';
+import { DATAPLANE_MODE_LABEL, IMAGES, SIDECAR_INJECT_LABEL } from './images.ts';
 
 export interface HttpbinManifestOptions {
   replicas: number;
@@ -11,6 +11,33 @@ export interface HttpbinManifestOptions {
   preStopSleepS?: number;
   /** Extra container environment (e.g. IGNORE_SIGTERM=1 in tests). */
   env?: Record<string, string>;
+  /** Sidecar mode (seed 004): an istio-proxy container in front of the app, with pilot-agent's drain. */
+  sidecar?: SidecarOptions;
+}
+
+export interface SidecarOptions {
+  exitOnZeroActiveConnections: boolean;
+  /** Defaults 5 s each, as upstream. */
+  terminationDrainDurationS?: number;
+  minimumDrainDurationS?: number;
+}
+
+function buildSidecarContainer(options: SidecarOptions): V1Container {
+  const env: V1EnvVar[] = [
+    { name: 'INSTANCE_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    { name: 'APP_PORT', value: String(HTTPBIN_PORT) },
+    { name: 'EXIT_ON_ZERO_ACTIVE_CONNECTIONS', value: String(options.exitOnZeroActiveConnections) },
+  ];
+  if (options.terminationDrainDurationS !== undefined)
+    env.push({ name: 'TERMINATION_DRAIN_DURATION', value: String(options.terminationDrainDurationS) });
+  if (options.minimumDrainDurationS !== undefined)
+    env.push({ name: 'MINIMUM_DRAIN_DURATION', value: String(options.minimumDrainDurationS) });
+  return {
+    name: 'istio-proxy',
+    image: IMAGES.sidecar,
+    env,
+    ports: [{ containerPort: 15090, name: 'http-envoy-prom' }],
+  };
 }
 
 export const HTTPBIN_PORT = 8080;
@@ -23,7 +50,11 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
     options.preStopSleepS === undefined
       ? undefined
       : { preStop: { sleep: { seconds: options.preStopSleepS } } };
-  const podLabels = options.mesh === 'ambient' ? { ...labels, [DATAPLANE_MODE_LABEL]: 'ambient' } : labels;
+  const podLabels = {
+    ...labels,
+    ...(options.mesh === 'ambient' ? { [DATAPLANE_MODE_LABEL]: 'ambient' } : {}),
+    ...(options.sidecar ? { [SIDECAR_INJECT_LABEL]: 'true' } : {}),
+  };
   const deployment: V1Deployment = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -50,6 +81,7 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
               readinessProbe: { httpGet: { path: '/get', port: HTTPBIN_PORT }, periodSeconds: 10 },
               ...(lifecycle ? { lifecycle } : {}),
             },
+            ...(options.sidecar ? [buildSidecarContainer(options.sidecar)] : []),
           ],
         },
       },

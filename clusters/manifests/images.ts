@@ -6,10 +6,13 @@ export const IMAGES = {
   ztunnel: 'ztunnel-harness/ztunnel:dev',
   httpbin: 'ztunnel-harness/httpbin:dev',
   gateway: 'ztunnel-harness/gateway:dev',
+  sidecar: 'ztunnel-harness/sidecar:dev',
 } as const;
 
 /** Ambient enrolment label (Istio accepts it on namespaces and pods). */
 export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
+/** Sidecar injection label; here the manifest builder adds the istio-proxy container itself. */
+export const SIDECAR_INJECT_LABEL = 'sidecar.istio.io/inject';
 /** kubectl rollout restart's annotation (kubectl pkg/polymorphichelpers/objectrestarter.go). */
 export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
 /** Node label the manifests select on; the local backend's nodes carry it, the kind config sets it. */

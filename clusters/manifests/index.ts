@@ -1,8 +1,14 @@
 export { buildGateway, GATEWAY_PORT, GATEWAY_SERVICE_PORT } from './gateway.ts';
 export type { GatewayManifestOptions } from './gateway.ts';
 export { buildHttpbin, HTTPBIN_PORT, HTTPBIN_SERVICE_PORT } from './httpbin.ts';
-export type { HttpbinManifestOptions } from './httpbin.ts';
-export { DATAPLANE_MODE_LABEL, IMAGES, NODE_LABEL, RESTARTED_AT_ANNOTATION } from './images.ts';
+export type { HttpbinManifestOptions, SidecarOptions } from './httpbin.ts';
+export {
+  DATAPLANE_MODE_LABEL,
+  IMAGES,
+  NODE_LABEL,
+  RESTARTED_AT_ANNOTATION,
+  SIDECAR_INJECT_LABEL,
+} from './images.ts';
 export { buildMeshManifests, isDaemonSet, isDeployment, isService, objectKey } from './mesh-manifests.ts';
 export type { ClusterObject, MeshManifestOptions } from './mesh-manifests.ts';
 export {
