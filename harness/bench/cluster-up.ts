@@ -22,7 +22,11 @@ export async function benchClusterUp(options: {
       await backend.up();
       const upMs = clock.now() - startMs;
       await backend.apply(
-        buildMeshManifests({ ztunnel: { graceS: 30 }, httpbin: { replicas: 3, mesh: 'ambient' } }),
+        buildMeshManifests({
+          ztunnel: { graceS: 30 },
+          httpbin: { replicas: 3, mesh: 'ambient' },
+          gateway: { mode: 'hbone' },
+        }),
       );
       await backend.waitForReady({ timeoutMs: 30_000 });
       results.push({ upMs, readyMs: clock.now() - startMs, pods: backend.addresses().pods.length });

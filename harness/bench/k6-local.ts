@@ -1,19 +1,10 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runLoad } from '../load/index.ts';
 import { startLocalTarget } from '../scenarios/local-target.ts';
 import type { K6Binary } from '../tools/index.ts';
-
-export interface K6BenchRow {
-  connections: number;
-  requests: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  dropped: number;
-  recordBytesPerRequest: number;
-}
+import { measureK6 } from './k6-row.ts';
+import type { K6BenchRow } from './k6-row.ts';
 
 /** k6 at qps 0 against a local Node HTTP target, through the harness's whole load path. */
 export async function benchK6Local(options: {
@@ -22,37 +13,12 @@ export async function benchK6Local(options: {
   durationS: number;
   signal: AbortSignal;
 }): Promise<K6BenchRow[]> {
-  const workRoot = await mkdtemp(join(tmpdir(), 'bench-k6-'));
+  const workDir = await mkdtemp(join(tmpdir(), 'bench-k6-'));
   const target = await startLocalTarget();
-  const rows: K6BenchRow[] = [];
   try {
-    for (const connections of options.connections) {
-      const result = await runLoad({
-        k6: options.k6,
-        workDir: join(workRoot, `c${String(connections)}`),
-        signal: options.signal,
-        spec: {
-          targets: [`${target.url}/status/418`],
-          qps: 0,
-          connections,
-          durationS: options.durationS,
-          timeoutS: 10,
-        },
-      });
-      const { counts, summary } = result;
-      rows.push({
-        connections,
-        requests: counts.total,
-        perSecond: counts.total / ((counts.lastEndWallMs - counts.firstStartWallMs) / 1000),
-        p50Ms: summary.durationMs.med,
-        p99Ms: summary.durationMs.p99,
-        dropped: summary.droppedIterations,
-        recordBytesPerRequest: (await stat(result.files.recordsPath)).size / counts.total,
-      });
-    }
+    return await measureK6({ ...options, url: `${target.url}/status/418`, workDir });
   } finally {
     await target.close();
-    await rm(workRoot, { recursive: true, force: true });
+    await rm(workDir, { recursive: true, force: true });
   }
-  return rows;
 }

@@ -2,10 +2,12 @@
 //  1. k6 -> a local HTTP target through the harness's load path (bundled script, per-request
 //     records, reconciliation): requests/s, latency, and what the record collection costs.
 //  2. One HBONE hop (client -> ztunnel process -> echo app) next to the same load sent directly.
-//  3. Local cluster bring-up: up() to every pod Ready (budget < 3 s, design.md section 10).
+//  3. k6 through the gateway: gateway -> HBONE -> ztunnel -> httpbin next to gateway -> httpbin.
+//  4. Local cluster bring-up: up() to every pod Ready (budget < 3 s, design.md section 10).
 import { availableParallelism } from 'node:os';
 import { createSystemClock } from '../../lib/index.ts';
 import { benchClusterUp } from '../bench/cluster-up.ts';
+import { benchGatewayPaths } from '../bench/gateway-paths.ts';
 import { benchHboneHop } from '../bench/hbone-hop.ts';
 import { benchK6Local } from '../bench/k6-local.ts';
 import { runMain } from '../cli/run-main.ts';
@@ -41,7 +43,23 @@ runMain(async (signal) => {
     );
   }
 
-  out('\n3. local cluster up (2 nodes, control plane, 2 ztunnels, 3 httpbin pods), 5 runs');
+  out(
+    '\n3. k6 qps 0 -> gateway, 3 httpbin pods, 5 s each (design budget: >= 4,950 req/s at c=100, >= 4,700 at c=1000)',
+  );
+  out('   path                                     connections    req/s   p50 ms   p99 ms  failed  dropped');
+  for (const { path, rows } of await benchGatewayPaths({
+    k6,
+    connections: [100, 1000],
+    durationS: 5,
+    signal,
+  })) {
+    for (const r of rows)
+      out(
+        `   ${path.padEnd(40)} ${cell(r.connections, 0, 11)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.failed, 0, 7)} ${cell(r.dropped, 0, 8)}  ${r.failures}`,
+      );
+  }
+
+  out('\n4. local cluster up (2 nodes, control plane, 2 ztunnels, gateway, 3 httpbin pods), 5 runs');
   out('   run  control plane + nodes ms  all pods Ready ms  pods');
   const ups = await benchClusterUp({ repeats: 5, addressBlock: 180 });
   ups.forEach((r, i) => {
