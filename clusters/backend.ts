@@ -53,7 +53,10 @@ export interface ClusterBackend {
   up(signal?: AbortSignal): Promise<void>;
   /** Validates every object first (nothing applied on error), then creates or updates them. */
   apply(objects: ClusterObject[]): Promise<void>;
-  /** Resolves when every Deployment and DaemonSet has all its pods Ready on the current template. */
+  /**
+   * Resolves when every Deployment and DaemonSet has all its pods Ready on the current template and
+   * the control plane has pushed them as HEALTHY (so load through the gateway can reach them).
+   */
   waitForReady(options: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
   rolloutRestart(ref: WorkloadRef): Promise<void>;
   scale(ref: WorkloadRef, replicas: number): Promise<void>;

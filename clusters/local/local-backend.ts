@@ -186,6 +186,17 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
     return current.length === want && pods.length === want;
   };
 
+  /** Every Ready pod has reached the data plane as HEALTHY (a gateway can route to it). */
+  const isReadinessPushed = (): boolean => {
+    const healthy = new Set(
+      controlPlane
+        ?.lastPushed()
+        .workloads.filter((w) => w.status === 'HEALTHY')
+        .map((w) => w.uid),
+    );
+    return [...state.pods.values()].filter((p) => p.isReady && isActive(p)).every((p) => healthy.has(p.uid));
+  };
+
   const restart = async (ref: WorkloadRef): Promise<void> => {
     await Promise.resolve();
     const workload = workloadOf(ref);
@@ -244,7 +255,8 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
         ...(signal ? { signal } : {}),
         check: () =>
           [...state.deployments.values()].every((d) => isWorkloadReady(d, 'Deployment')) &&
-          [...state.daemonSets.values()].every((d) => isWorkloadReady(d, 'DaemonSet'))
+          [...state.daemonSets.values()].every((d) => isWorkloadReady(d, 'DaemonSet')) &&
+          isReadinessPushed()
             ? true
             : undefined,
       }).then(() => undefined),

@@ -42,6 +42,8 @@ export interface ControlPlane {
   caUrl: string;
   ca: CertificateAuthority;
   pushCount(): number;
+  /** What the last completed push sent (the state every subscriber has ACKed or refused). */
+  lastPushed(): DiscoverySnapshot;
   /** Resolves when no push is pending or in flight. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -109,6 +111,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     caUrl: caServer.url,
     ca,
     pushCount: () => pushes,
+    lastPushed: () => pushed,
     idle: () => debouncer.idle(),
     close: async () => {
       unsubscribe();
