@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import { K6_SCRIPTS_DIR } from '../paths.ts';
 
@@ -23,6 +23,10 @@ export async function bundleK6Script(options: { script: string; outFile: string 
     });
   } catch (err) {
     throw new HarnessError(ErrorCode.LoadFailed, `could not bundle ${entry} for k6`, { cause: err });
+  } finally {
+    // esbuild keeps its service process until stopped; a run must leave no process behind (the next
+    // build starts a new one). Builds in one process are sequential here.
+    await stop();
   }
   return options.outFile;
 }

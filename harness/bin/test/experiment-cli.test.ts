@@ -16,7 +16,10 @@ async function runCli(args: string[]) {
 
 const BAD_INPUTS: [string[], RegExp][] = [
   [['--qps', 'abc'], /^error: Expected --qps to be a non-negative number, got "abc"$/m],
-  [['--scenario', 'nope'], /^error: Expected --scenario to be one of load-smoke, got "nope"$/m],
+  [
+    ['--scenario', 'nope'],
+    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, load-smoke, got "nope"$/m,
+  ],
   [['--duration', '-1'], /^error: Expected --duration to be a number of seconds >= 1, got "-1"$/m],
   [['-c', '1.5'], /^error: Expected --connections to be an integer >= 1, got "1.5"$/m],
   [['--path', 'status/418'], /--path to be a URL path starting with "\/", got "status\/418"/],

@@ -1,0 +1,152 @@
+// `npm run experiment` on the local cluster as a user meets it: a real process, the result files,
+// the exact reconciliation of counts, and Ctrl-C leaving an aborted run folder and no process.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { execa } from 'execa';
+import { OUTCOME_CLASSES } from '../../tally/index.ts';
+import { PROJECT_ROOT } from '../../paths.ts';
+
+const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
+type Row = Record<string, string>;
+
+async function readRows(path: string): Promise<Row[]> {
+  return parse<Row>(await readFile(path, 'utf8'), { columns: true });
+}
+
+async function childPids(parent: number): Promise<number[]> {
+  const ps = await execa('ps', ['-o', 'pid=', '--ppid', String(parent)], { reject: false });
+  return ps.stdout
+    .split('\n')
+    .map(Number)
+    .filter((n) => n > 0);
+}
+
+test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'experiment-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const args = [
+    '--scenario',
+    'workload-rollout',
+    '--qps',
+    '50',
+    '-c',
+    '10',
+    '--duration',
+    '8',
+    '--restart-at',
+    '2',
+    '--results-dir',
+    dir,
+  ];
+  const result = await execa(process.execPath, [CLI, ...args], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 120_000,
+  });
+  assert.ok(result.exitCode === 0 || result.exitCode === 1, `${String(result.exitCode)}: ${result.stderr}`);
+  assert.match(result.stdout, /^Code 418 : \d+ \(\d+\.\d %\)$/m);
+  assert.match(result.stdout, /^All done \d+ calls \(plus 0 warmup\) [\d.]+ ms avg, [\d.]+ qps$/m);
+  const [runs] = [await readRows(join(dir, 'runs.csv'))];
+  assert.equal(runs.length, 1);
+  const row = runs[0] ?? {};
+  const runDir = join(dir, row['run_id'] ?? '');
+  assert.deepEqual(await readRows(join(runDir, 'summary.csv')), runs);
+  const requests = Number(row['requests']);
+  assert.ok(requests >= 390 && requests <= 410, `~400 requests at 50 RPS for 8 s, got ${String(requests)}`);
+  assert.equal(Number(row['k6_http_reqs']), requests);
+  const columns = ['ok', 'http_503', 'other_5xx', 'refused', 'reset', 'eof', 'timeout', 'other'];
+  assert.equal(
+    columns.reduce((n, c) => n + Number(row[c]), 0),
+    requests,
+    'classes add up to the requests',
+  );
+  const timeline = await readRows(join(runDir, 'timeline.csv'));
+  assert.equal(
+    timeline.reduce((n, r) => n + OUTCOME_CLASSES.reduce((m, c) => m + Number(r[c]), 0), 0),
+    requests,
+  );
+  const failed = requests - Number(row['ok']);
+  assert.equal(row['verdict'], failed > 0 ? 'fail' : 'pass');
+  assert.equal(result.exitCode, failed > 0 ? 1 : 0);
+  assert.equal(row['timing_pushLatencyMs'], '250');
+  const events = await readRows(join(runDir, 'events.csv'));
+  const deleted = events.filter(
+    (e) => e['kind'] === 'pod-deleting' && e['object']?.startsWith('default/httpbin'),
+  );
+  assert.equal(deleted.length, 3, 'three old pods deleted');
+  for (const kind of ['sigterm', 'del-workload', 'pod-removed', 'workload-unhealthy-pushed'])
+    assert.equal(
+      events.filter((e) => e['kind'] === kind && deleted.some((d) => d['object'] === e['object'])).length,
+      3,
+      kind,
+    );
+  assert.ok(
+    Number(row['rollout_status_complete_s']) > 2 &&
+      Number(row['rollout_old_pods_gone_s']) >= Number(row['rollout_status_complete_s']),
+  );
+});
+
+test('SIGINT during the load: exit 130, the run folder is kept as aborted, no process left', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'experiment-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const child = execa(
+    process.execPath,
+    [
+      CLI,
+      '--scenario',
+      'workload-rollout',
+      '--qps',
+      '20',
+      '-c',
+      '5',
+      '--duration',
+      '30',
+      '--results-dir',
+      dir,
+    ],
+    { reject: false, stdin: 'ignore', timeout: 60_000 },
+  );
+  let stderr = '';
+  await new Promise<void>((resolve) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/load: .* of load left/.test(stderr)) resolve();
+    });
+    void child.then(() => {
+      resolve();
+    });
+  });
+  const pids = await childPids(child.pid ?? -1);
+  assert.ok(pids.length >= 6, `cluster processes and k6 running: ${String(pids.length)}`);
+  const stoppedAt = performance.now();
+  child.kill('SIGINT');
+  const result = await child;
+  assert.ok(performance.now() - stoppedAt < 5000, 'everything stopped within 5 s');
+  assert.equal(result.exitCode, 130, result.stderr);
+  const [row] = await readRows(join(dir, 'runs.csv'));
+  assert.ok(row);
+  assert.equal(row['verdict'], 'aborted');
+  assert.match(row['reason'] ?? '', /interrupted by SIGINT/);
+  assert.ok(existsSync(join(dir, row['run_id'] ?? '', 'events.csv')));
+  const alive = pids.filter((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false; // ESRCH: gone
+    }
+  });
+  const described = await Promise.all(
+    alive.map((pid) =>
+      execa('ps', ['-o', 'pid=,ppid=,stat=,args=', '-p', String(pid)], { reject: false }).then(
+        (r) => r.stdout,
+      ),
+    ),
+  );
+  assert.deepEqual(described, []);
+});

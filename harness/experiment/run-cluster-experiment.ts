@@ -1,0 +1,195 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { RolloutResult } from '../../clusters/backend.ts';
+import { createLocalBackend } from '../../clusters/local/index.ts';
+import { createProgress, ErrorCode, formatDuration, HarnessError, startTicker } from '../../lib/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import { runLoad } from '../load/index.ts';
+import type { LoadResult } from '../load/index.ts';
+import { PROJECT_ROOT } from '../paths.ts';
+import { appendCsvRow, writeCsv } from '../results/write-csv.ts';
+import { createRunId } from '../scenarios/load-smoke.ts';
+import { findBursts, tallyRecords } from '../tally/index.ts';
+import type { Burst, RecordTally } from '../tally/index.ts';
+import { ensureK6 } from '../tools/index.ts';
+import type { ClusterScenario } from './cluster-scenario.ts';
+import type { ExperimentParams } from './experiment-params.ts';
+import { buildSummaryRow, eventRows, timelineRows } from './summary-row.ts';
+import type { RunFacts } from './summary-row.ts';
+
+export const BUCKET_MS = 100;
+const FLAG_HEADER = 'X-Response-Flags';
+const isFortioOk = (status: number): boolean => status === 418 || (status >= 200 && status < 300);
+
+export interface ClusterRun {
+  runDir: string;
+  loadStartMs: number;
+  row: Record<string, string | number>;
+  tally?: RecordTally;
+  bursts: Burst[];
+  load?: LoadResult;
+}
+
+async function gitSha(): Promise<string> {
+  const result = await execa('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : 'unknown';
+}
+
+/**
+ * One run: cluster up, deploy, load through the gateway, restart at --restart-at, tally against the
+ * lifecycle events, write summary.csv / timeline.csv / events.csv and append to runs.csv. Any
+ * failure or abort still writes the run folder, with verdict `aborted` and the reason.
+ */
+export async function runClusterExperiment(options: {
+  scenario: ClusterScenario;
+  params: ExperimentParams;
+  resultsDir: string;
+  clock: Clock;
+  signal: AbortSignal;
+  write: (text: string) => void;
+}): Promise<ClusterRun> {
+  const { clock, params, scenario, write } = options;
+  const k6 = await ensureK6({ signal: options.signal, clock, write });
+  const startedAtWallMs = clock.now() + clock.wallOffsetMs;
+  const runId = createRunId(params.scenario, startedAtWallMs);
+  const runDir = join(options.resultsDir, runId);
+  await mkdir(join(runDir, 'pods'), { recursive: true });
+  const backend = createLocalBackend({ clock, timing: params.timing, logDir: join(runDir, 'pods') });
+  const failed = new AbortController();
+  backend.onFailure((err) => {
+    failed.abort(err);
+  });
+  const signal = AbortSignal.any([options.signal, failed.signal]);
+  const progress = createProgress({ phase: 'cluster', clock, write });
+  let loadStartMs = clock.now();
+  let load: LoadResult | undefined;
+  let rollout: RolloutResult | undefined;
+  let rolloutStartedMs: number | undefined;
+  let reason = '';
+  try {
+    progress.update('starting control plane, nodes, ztunnels, gateway, httpbin');
+    await backend.up(signal);
+    await backend.apply(scenario.manifests(params));
+    await backend.waitForReady({ timeoutMs: 60_000, signal });
+    const ingress = backend.addresses().ingress;
+    if (!ingress)
+      throw new HarnessError(ErrorCode.ComponentFailed, 'the gateway is Ready but has no address');
+    progress.finish(`ready: gateway ${ingress}`);
+    const loadProgress = createProgress({ phase: 'load', clock, write });
+    loadStartMs = clock.now();
+    const stopTicker = startTicker({
+      clock,
+      intervalMs: 1000,
+      signal,
+      tick: () => {
+        const left = Math.max(0, params.durationS * 1000 - (clock.now() - loadStartMs));
+        const restart =
+          rolloutStartedMs === undefined
+            ? ''
+            : `, ${scenario.restartTarget.kind} restarted ${formatDuration(clock.now() - rolloutStartedMs)} ago`;
+        loadProgress.update(`${formatDuration(left)} of load left${restart}`);
+      },
+    });
+    const restartAtS = params.restartAtS;
+    const restartDone =
+      restartAtS === undefined
+        ? Promise.resolve(undefined)
+        : (async () => {
+            await clock.sleep(restartAtS * 1000, signal);
+            rolloutStartedMs = clock.now();
+            await backend.rolloutRestart(scenario.restartTarget);
+            return backend.waitForRollout(scenario.restartTarget, {
+              timeoutMs: params.durationS * 1000 + params.graceS * 2000 + 60_000,
+              untilOldPodsGone: true,
+              signal,
+            });
+          })();
+    restartDone.catch(() => undefined); // awaited below; this only keeps an early rejection observed
+    try {
+      load = await runLoad({
+        k6,
+        workDir: join(runDir, 'k6'),
+        signal,
+        spec: {
+          targets: [`http://${ingress}${params.path}`],
+          qps: params.qps,
+          connections: params.connections,
+          durationS: params.durationS,
+          timeoutS: params.timeoutS,
+          flagHeader: FLAG_HEADER,
+        },
+      });
+    } finally {
+      stopTicker();
+    }
+    loadProgress.finish(`${String(load.counts.total)} requests`);
+    if (params.restartAtS !== undefined) {
+      write('waiting for the rollout to finish (old pods gone)\n');
+      rollout = await restartDone;
+    }
+  } catch (err) {
+    reason = signal.aborted
+      ? String((signal.reason as Error | undefined)?.message ?? signal.reason)
+      : err instanceof Error
+        ? err.message
+        : String(err);
+  } finally {
+    await backend.close();
+  }
+  const tally = load
+    ? await tallyRecords({
+        recordsPath: load.files.recordsPath,
+        clock,
+        originMs: loadStartMs,
+        bucketMs: BUCKET_MS,
+        isOk: isFortioOk,
+      })
+    : undefined;
+  const events = backend.events();
+  // Causes, not the control plane's reactions: pushes are what ends a burst, not what starts it.
+  const causes = events.filter((e) => e.kind !== 'push' && !e.kind.endsWith('-pushed'));
+  const bursts = tally ? findBursts(tally.timeline.buckets(), BUCKET_MS, causes) : [];
+  const failedCount = tally ? tally.total - tally.timeline.totals().ok : 0;
+  const verdict: RunFacts['verdict'] = reason ? 'aborted' : failedCount > params.maxFailed ? 'fail' : 'pass';
+  if (!reason)
+    reason =
+      verdict === 'pass'
+        ? `${String(failedCount)} failed <= ${String(params.maxFailed)}`
+        : `${String(failedCount)} failed > ${String(params.maxFailed)}`;
+  const facts: RunFacts = {
+    runId,
+    startedAtWallMs,
+    gitSha: await gitSha(),
+    k6Version: k6.version,
+    droppedIterations: load?.summary.droppedIterations ?? 0,
+    k6HttpReqs: load?.summary.httpReqs ?? 0,
+    backend: backend.describe(),
+    ...(rolloutStartedMs === undefined
+      ? {}
+      : {
+          rollout: {
+            startedAtMs: rolloutStartedMs,
+            ...(rollout
+              ? {
+                  statusCompleteAtMs: rollout.statusCompleteAtMs,
+                  ...(rollout.oldPodsGoneAtMs === undefined
+                    ? {}
+                    : { oldPodsGoneAtMs: rollout.oldPodsGoneAtMs }),
+                }
+              : {}),
+          },
+        }),
+    loadStartMs,
+    verdict,
+    reason,
+  };
+  const row = buildSummaryRow(params, tally, bursts, facts);
+  await writeCsv(join(runDir, 'summary.csv'), [row]);
+  if (events.length > 0)
+    await writeCsv(join(runDir, 'events.csv'), eventRows(events, clock.wallOffsetMs, loadStartMs));
+  if (tally && tally.total > 0)
+    await writeCsv(join(runDir, 'timeline.csv'), timelineRows(tally, loadStartMs));
+  await appendCsvRow(join(options.resultsDir, 'runs.csv'), row);
+  return { runDir, loadStartMs, row, bursts, ...(tally ? { tally } : {}), ...(load ? { load } : {}) };
+}

@@ -1,0 +1,20 @@
+import { buildMeshManifests } from '../../clusters/manifests/index.ts';
+import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
+
+/**
+ * E1 (seeds 001, 000): the ASM test. The gateway is outside the mesh (plain TCP to pod IP:port,
+ * captured by the destination ztunnel); fortio-like load; the ztunnel DaemonSet is restarted mid-run.
+ * The document reports single-digit 503 counts, so more than 9 failed requests fails the verdict.
+ */
+export const ztunnelUpgrade: ClusterScenario = {
+  name: 'ztunnel-upgrade',
+  summary: 'ztunnel DaemonSet rollout restart under load through a gateway outside the mesh (ASM, seed 001)',
+  manifests: (p) =>
+    buildMeshManifests({
+      ztunnel: { graceS: p.graceS },
+      httpbin: { replicas: p.replicas, mesh: p.mesh },
+      gateway: { mode: 'plain' },
+    }),
+  restartTarget: { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' },
+  defaultMaxFailed: 9,
+};

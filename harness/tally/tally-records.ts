@@ -1,0 +1,51 @@
+import { fromWallMs } from '../../lib/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import { readK6Records } from '../load/index.ts';
+import type { OutcomeClass } from './classify.ts';
+import { classifyRecord } from './classify.ts';
+import { createTimeline } from './timeline.ts';
+import type { Timeline } from './timeline.ts';
+
+export interface RecordTally {
+  timeline: Timeline;
+  total: number;
+  byStatus: Map<number, number>;
+  latency: { avgMs: number; p50Ms: number; p99Ms: number };
+}
+
+const percentile = (sorted: Float64Array, q: number): number =>
+  sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN);
+
+/**
+ * Reads every k6 record and places it on the run's monotonic clock (k6 writes Unix ms; the clock's
+ * wall offset converts), classified, in `bucketMs` buckets from `originMs`.
+ */
+export async function tallyRecords(options: {
+  recordsPath: string;
+  clock: Clock;
+  originMs: number;
+  bucketMs: number;
+  isOk: (status: number) => boolean;
+}): Promise<RecordTally> {
+  const timeline = createTimeline({ bucketMs: options.bucketMs, originMs: options.originMs });
+  const durations: number[] = [];
+  const byStatus = new Map<number, number>();
+  const total = await readK6Records(options.recordsPath, (record) => {
+    const outcome: OutcomeClass = classifyRecord(record, options.isOk);
+    timeline.add(fromWallMs(options.clock, record.startWallMs), outcome);
+    durations.push(record.durationMs);
+    byStatus.set(record.status, (byStatus.get(record.status) ?? 0) + 1);
+  });
+  const sorted = Float64Array.from(durations).sort();
+  const sum = durations.reduce((a, b) => a + b, 0);
+  return {
+    timeline,
+    total,
+    byStatus,
+    latency: {
+      avgMs: total ? sum / total : NaN,
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
+    },
+  };
+}
