@@ -145,7 +145,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   // A function, so the check after an await is not narrowed away: destroy() may run meanwhile.
   const isDestroyed = (): boolean => lifecycle.destroyed;
   const startPod = async (pod: PodRecord, runtime: PodRuntime): Promise<void> => {
-    await clock.sleep(timing.kubeletReactionMs);
+    await clock.sleep(timing.kubeletReactionMs + timing.sandboxSetupMs);
     if (isDestroyed()) return;
     if (pod.isMeshed) {
       const ports = pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort));

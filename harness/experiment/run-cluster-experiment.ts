@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/index.ts';
 import { runLoad } from '../load/index.ts';
 import type { LoadResult } from '../load/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
-import { appendCsvRow, writeCsv } from '../results/write-csv.ts';
+import { appendCsvRow, checkCsvHeader, writeCsv } from '../results/write-csv.ts';
 import { createRunId } from '../scenarios/load-smoke.ts';
 import { findBursts, tallyRecords } from '../tally/index.ts';
 import type { Burst, RecordTally } from '../tally/index.ts';
@@ -19,7 +19,29 @@ import { buildSummaryRow, eventRows, timelineRows } from './summary-row.ts';
 import type { RunFacts } from './summary-row.ts';
 
 export const BUCKET_MS = 100;
+const TERMINATION_KINDS = new Set<string>([
+  'pod-deleting',
+  'prestop-started',
+  'sigterm',
+  'sigkill',
+  'container-exited',
+  'pod-terminal',
+  'del-workload',
+  'pod-removed',
+]);
 const FLAG_HEADER = 'X-Response-Flags';
+const EMPTY_FACTS: RunFacts = {
+  runId: '',
+  startedAtWallMs: 0,
+  gitSha: '',
+  k6Version: '',
+  droppedIterations: 0,
+  k6HttpReqs: 0,
+  backend: {},
+  loadStartMs: 0,
+  verdict: 'aborted',
+  reason: '',
+};
 const isFortioOk = (status: number): boolean => status === 418 || (status >= 200 && status < 300);
 
 export interface ClusterRun {
@@ -50,6 +72,11 @@ export async function runClusterExperiment(options: {
   write: (text: string) => void;
 }): Promise<ClusterRun> {
   const { clock, params, scenario, write } = options;
+  // Before anything starts: runs.csv must take this run's row (same columns). Creating a backend
+  // starts nothing; this one only describes itself.
+  const described = createLocalBackend({ clock, timing: params.timing }).describe();
+  const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
+  await checkCsvHeader(join(options.resultsDir, 'runs.csv'), columns);
   const k6 = await ensureK6({ signal: options.signal, clock, write });
   const startedAtWallMs = clock.now() + clock.wallOffsetMs;
   const runId = createRunId(params.scenario, startedAtWallMs);
@@ -147,8 +174,9 @@ export async function runClusterExperiment(options: {
       })
     : undefined;
   const events = backend.events();
-  // Causes, not the control plane's reactions: pushes are what ends a burst, not what starts it.
-  const causes = events.filter((e) => e.kind !== 'push' && !e.kind.endsWith('-pushed'));
+  // Causes of loss: something being terminated. Creations and the control plane's pushes (what ends
+  // a burst) are not.
+  const causes = events.filter((e) => TERMINATION_KINDS.has(e.kind));
   const bursts = tally ? findBursts(tally.timeline.buckets(), BUCKET_MS, causes) : [];
   const failedCount = tally ? tally.total - tally.timeline.totals().ok : 0;
   const verdict: RunFacts['verdict'] = reason ? 'aborted' : failedCount > params.maxFailed ? 'fail' : 'pass';

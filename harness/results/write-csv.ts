@@ -22,9 +22,18 @@ export async function appendCsvRow(path: string, row: CsvRow): Promise<void> {
     await writeFile(path, stringify([row], { header: true, columns }));
     return;
   }
+  await checkCsvHeader(path, columns);
+  await appendFile(path, stringify([row], { header: false, columns }));
+}
+
+/** Throws (BadInput) when an existing CSV's header is not `columns`; a missing file is fine. */
+export async function checkCsvHeader(path: string, columns: string[]): Promise<void> {
+  if (!existsSync(path)) return;
   const rows: unknown = parse(await readFile(path, 'utf8'), { to_line: 1 });
   const header = (rows as string[][])[0];
   if (header?.join(',') !== columns.join(','))
-    throw new HarnessError(ErrorCode.BadInput, `${path} has a different header (another schema version?); move it aside or use another --results-dir`);
-  await appendFile(path, stringify([row], { header: false, columns }));
+    throw new HarnessError(
+      ErrorCode.BadInput,
+      `${path} has a different header (another schema version?); move it aside or use another --results-dir`,
+    );
 }

@@ -82,8 +82,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   let pushed: DiscoverySnapshot = { workloads: [], services: [] };
   let pushes = 0;
   const push = async (): Promise<void> => {
-    await clock.sleep(options.pushLatencyMs);
+    // istiod builds the push from the state when the debounce fires; the latency is the time to
+    // compute and deliver it. Changes arriving meanwhile wait for the next debounce window.
     const snapshot = buildDiscoverySnapshot(options.source);
+    await clock.sleep(options.pushLatencyMs);
     const result = await discovery.push(snapshot);
     const report: PushReport = { atMs: clock.now(), ...result, ...compare(pushed, snapshot) };
     pushed = snapshot;
