@@ -23,6 +23,8 @@ export async function startHttpbin(options: {
   port: number;
   hostname: string;
   clock: Clock;
+  /** Calibration mode: serve /fault/reset and /fault/close. */
+  faults?: boolean;
 }): Promise<HttpbinServer> {
   let shuttingDown = false;
   let inFlight = 0;
@@ -35,6 +37,7 @@ export async function startHttpbin(options: {
     });
     const context = {
       hostname: options.hostname,
+      faults: options.faults ?? false,
       signal: abort.signal,
       sleep: (ms: number, signal: AbortSignal) => options.clock.sleep(ms, signal),
     };

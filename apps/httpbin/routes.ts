@@ -6,12 +6,14 @@ export const MAX_DELAY_S = 10;
 
 export interface RouteContext {
   hostname: string;
+  /** Calibration mode: /fault/reset and /fault/close are served. */
+  faults: boolean;
   /** Aborted when the client goes away (a /delay request then answers nothing). */
   signal: AbortSignal;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
-type Reply = { status: number; body: string; contentType: string };
+type Reply = { status: number; body: string; contentType: string } | { fault: 'reset' | 'close' };
 
 const json = (status: number, value: unknown): Reply => ({
   status,
@@ -55,11 +57,19 @@ export async function route(req: IncomingMessage, context: RouteContext): Promis
     return json(200, requestInfo(req));
   }
   if (path === '/get') return json(200, requestInfo(req));
+  // Calibration faults: a TCP RST instead of a response, or a clean close without one (EOF).
+  if (context.faults && path === '/fault/reset') return { fault: 'reset' };
+  if (context.faults && path === '/fault/close') return { fault: 'close' };
   if (path === '/hostname') return json(200, { hostname: context.hostname });
   return text(404, `${STATUS_CODES[404] ?? 'Not Found'}\n`);
 }
 
 export function writeReply(res: ServerResponse, reply: Reply, closeConnection: boolean): void {
+  if ('fault' in reply) {
+    if (reply.fault === 'reset') res.socket?.resetAndDestroy();
+    else res.socket?.end();
+    return;
+  }
   const headers: Record<string, string> = { 'content-type': reply.contentType };
   // Shutting down: like Go's http.Server.Shutdown, no more keep-alive after the in-flight response.
   if (closeConnection) headers['connection'] = 'close';

@@ -11,12 +11,13 @@ import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
 import type { ExperimentParams } from '../experiment/experiment-params.ts';
 import { formatFortioSummary } from '../load/index.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
+import { runCalibration } from '../scenarios/calibrate.ts';
 import { runLoadSmoke } from '../scenarios/load-smoke.ts';
 import { workloadRollout } from '../scenarios/workload-rollout.ts';
 import { ztunnelUpgrade } from '../scenarios/ztunnel-upgrade.ts';
 
 const CLUSTER_SCENARIOS = { 'ztunnel-upgrade': ztunnelUpgrade, 'workload-rollout': workloadRollout } as const;
-const SCENARIOS = ['ztunnel-upgrade', 'workload-rollout', 'load-smoke'] as const;
+const SCENARIOS = ['ztunnel-upgrade', 'workload-rollout', 'calibrate', 'load-smoke'] as const;
 
 interface ExperimentFlags {
   scenario: (typeof SCENARIOS)[number];
@@ -150,6 +151,28 @@ runMain(async (signal) => {
         `verdict: ${failed === 0 ? 'pass' : 'fail'} (${String(failed)} requests not OK)\n`,
     );
     return failed === 0 ? 0 : 1;
+  }
+  if (flags.scenario === 'calibrate') {
+    const run = await runCalibration({
+      qps: flags.qps,
+      connections: flags.connections,
+      durationS: flags.duration,
+      resultsDir: flags.resultsDir,
+      clock,
+      signal,
+      write,
+    });
+    const table = run.rows
+      .filter((r) => r.expected > 0 || r.got > 0)
+      .map(
+        (r) =>
+          `  ${r.outcome.padEnd(14)} expected ${String(r.expected).padStart(7)}  got ${String(r.got).padStart(7)}${r.expected === r.got ? '' : '  <- differs'}`,
+      );
+    process.stdout.write(
+      `calibration: 6 targets in turn (418, 503, refused, reset, EOF, timeout), ${String(run.total)} requests (k6 http_reqs ${String(run.k6HttpReqs)})\n${table.join('\n')}\n` +
+        `run folder: ${run.runDir}\nverdict: ${run.isExact ? 'pass (exact)' : 'fail (the tally does not match)'}\n`,
+    );
+    return run.isExact ? 0 : 1;
   }
   const scenario = CLUSTER_SCENARIOS[flags.scenario];
   const params: ExperimentParams = {

@@ -18,12 +18,18 @@ const BAD_INPUTS: [string[], RegExp][] = [
   [['--qps', 'abc'], /^error: Expected --qps to be a non-negative number, got "abc"$/m],
   [
     ['--scenario', 'nope'],
-    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, load-smoke, got "nope"$/m,
+    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, calibrate, load-smoke, got "nope"$/m,
   ],
   [['--duration', '-1'], /^error: Expected --duration to be a number of seconds >= 1, got "-1"$/m],
   [['-c', '1.5'], /^error: Expected --connections to be an integer >= 1, got "1.5"$/m],
   [['--path', 'status/418'], /--path to be a URL path starting with "\/", got "status\/418"/],
   [['--no-such-flag'], /unknown option '--no-such-flag'/],
+  [['--grace', '-1'], /^error: Expected --grace to be a non-negative integer of seconds, got "-1"$/m],
+  [
+    ['--restart-at', '99', '--duration', '10'],
+    /--restart-at to be a number of seconds in \[0, --duration\) or "none", got "99"/,
+  ],
+  [['--timing', 'pushLatencyMs=abc'], /Expected --timing to be name=milliseconds/],
 ];
 
 for (const [args, message] of BAD_INPUTS) {
@@ -43,4 +49,18 @@ test('--help exits 0 and lists the flags', async () => {
   assert.equal(result.exitCode, 0);
   assert.match(result.stdout, /--qps <n>/);
   assert.match(result.stdout, /--connections <n>/);
+});
+
+test('calibrate: every outcome class counted exactly (418, 503, refused, reset, EOF, timeout)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const result = await execa(
+    process.execPath,
+    [CLI, '--scenario', 'calibrate', '--qps', '120', '-c', '20', '--duration', '2', '--results-dir', dir],
+    { reject: false, stdin: 'ignore', timeout: 60_000 },
+  );
+  assert.equal(result.exitCode, 0, result.stdout + result.stderr);
+  for (const outcome of ['ok', 'http_503', 'refused', 'reset', 'eof', 'timeout'])
+    assert.match(result.stdout, new RegExp(`^  ${outcome} +expected +(\\d+) +got +\\1$`, 'm'), outcome);
+  assert.match(result.stdout, /verdict: pass \(exact\)/);
 });
