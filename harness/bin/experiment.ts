@@ -6,6 +6,7 @@ import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import { badInput, createSystemClock } from '../../lib/index.ts';
 import { choiceParser, numberParser, pathParser, timingParser } from '../cli/parse-values.ts';
 import { runMain } from '../cli/run-main.ts';
+import { formatRepeats } from '../experiment/format-repeats.ts';
 import { formatClusterRun } from '../experiment/format-run.ts';
 import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
 import type { ExperimentParams } from '../experiment/experiment-params.ts';
@@ -32,6 +33,7 @@ interface ExperimentFlags {
   replicas: number;
   mesh: 'ambient' | 'off';
   maxFailed?: number;
+  repeat: number;
   timing?: Record<string, number>;
   resultsDir: string;
 }
@@ -101,6 +103,12 @@ function buildProgram(): Command {
       '--max-failed <n>',
       "failed requests a passing run may have (default: the scenario's)",
       numberParser('--max-failed', { min: 0, integer: true }),
+    )
+    .option(
+      '--repeat <n>',
+      'runs in a row, each on a fresh cluster; prints min/median/max',
+      numberParser('--repeat', { min: 1, integer: true }),
+      1,
     )
     .option(
       '--timing <name=ms>',
@@ -191,23 +199,29 @@ runMain(async (signal) => {
     timing: flags.timing ?? {},
   };
   write(`${scenario.name}: ${scenario.summary}\n`);
-  const run = await runClusterExperiment({
-    scenario,
-    params,
-    resultsDir: flags.resultsDir,
-    clock,
-    signal,
-    write,
-  });
-  process.stdout.write(
-    formatClusterRun({
-      tally: run.tally,
-      bursts: run.bursts,
-      loadStartMs: run.loadStartMs,
-      row: run.row,
-      runDir: run.runDir,
-    }),
-  );
-  const verdict = run.row['verdict'];
-  return verdict === 'pass' ? 0 : verdict === 'aborted' && signal.aborted ? 130 : 1;
+  const rows: Record<string, string | number>[] = [];
+  for (let i = 1; i <= flags.repeat && !signal.aborted; i++) {
+    if (flags.repeat > 1) write(`repetition ${String(i)} of ${String(flags.repeat)}\n`);
+    const run = await runClusterExperiment({
+      scenario,
+      params,
+      resultsDir: flags.resultsDir,
+      clock,
+      signal,
+      write,
+    });
+    process.stdout.write(
+      formatClusterRun({
+        tally: run.tally,
+        bursts: run.bursts,
+        loadStartMs: run.loadStartMs,
+        row: run.row,
+        runDir: run.runDir,
+      }),
+    );
+    rows.push(run.row);
+  }
+  if (rows.length > 1) process.stdout.write(formatRepeats(rows));
+  if (signal.aborted) return 130;
+  return rows.every((r) => r['verdict'] === 'pass') ? 0 : 1;
 });

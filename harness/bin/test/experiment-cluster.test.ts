@@ -150,3 +150,35 @@ test('SIGINT during the load: exit 130, the run folder is kept as aborted, no pr
   );
   assert.deepEqual(described, []);
 });
+
+test('--repeat 2 runs twice on fresh clusters, one runs.csv row each, and prints min/median/max', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'experiment-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const args = [
+    '--scenario',
+    'workload-rollout',
+    '--qps',
+    '20',
+    '-c',
+    '4',
+    '--duration',
+    '3',
+    '--restart-at',
+    'none',
+    '--repeat',
+    '2',
+    '--results-dir',
+    dir,
+  ];
+  const result = await execa(process.execPath, [CLI, ...args], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 120_000,
+  });
+  assert.equal(result.exitCode, 0, result.stderr);
+  const runs = await readRows(join(dir, 'runs.csv'));
+  assert.equal(runs.length, 2);
+  assert.notEqual(runs[0]?.['run_id'], runs[1]?.['run_id']);
+  assert.ok(runs.every((r) => r['restart_at_s'] === 'none' && r['rollout_started_s'] === ''));
+  assert.match(result.stdout, /^503s: min 0 \/ median 0 \/ max 0; failed: min 0 \/ median 0 \/ max 0$/m);
+});
