@@ -24,7 +24,9 @@ export function formatClusterRun(options: {
     const failed = OUTCOME_CLASSES.filter((c) => c !== 'ok' && totals[c] > 0).map(
       (c) => `${c} ${String(totals[c])}`,
     );
-    lines.push(`failures by class: ${failed.length ? failed.join(', ') : 'none'}`);
+    lines.push(
+      `503s: ${String(row['http_503'])}; failures by class: ${failed.length ? failed.join(', ') : 'none'}`,
+    );
   }
   for (const b of options.bursts) {
     const cause = b.cause
