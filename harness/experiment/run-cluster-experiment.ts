@@ -5,7 +5,7 @@ import type { RolloutResult } from '../../clusters/backend.ts';
 import { createLocalBackend } from '../../clusters/local/index.ts';
 import { createProgress, ErrorCode, formatDuration, HarnessError, startTicker } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
-import { runLoad } from '../load/index.ts';
+import { createRecordsTail, runLoad } from '../load/index.ts';
 import type { LoadResult } from '../load/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { appendCsvRow, checkCsvHeader, writeCsv } from '../results/write-csv.ts';
@@ -105,6 +105,7 @@ export async function runClusterExperiment(options: {
     progress.finish(`ready: gateway ${ingress}`);
     const loadProgress = createProgress({ phase: 'load', clock, write });
     loadStartMs = clock.now();
+    const tail = createRecordsTail(join(runDir, 'k6', 'requests.csv'), isFortioOk);
     const stopTicker = startTicker({
       clock,
       intervalMs: 1000,
@@ -115,7 +116,14 @@ export async function runClusterExperiment(options: {
           rolloutStartedMs === undefined
             ? ''
             : `, ${scenario.restartTarget.kind} restarted ${formatDuration(clock.now() - rolloutStartedMs)} ago`;
-        loadProgress.update(`${formatDuration(left)} of load left${restart}`);
+        void tail.poll().then(
+          (live) => {
+            loadProgress.update(
+              `${formatDuration(left)} of load left${restart}; ok ${String(live.ok)}, failed ${String(live.failed)}`,
+            );
+          },
+          () => undefined, // progress only: a read error here shows up in the full read after the run
+        );
       },
     });
     const restartAtS = params.restartAtS;
@@ -149,6 +157,7 @@ export async function runClusterExperiment(options: {
       });
     } finally {
       stopTicker();
+      await tail.close();
     }
     loadProgress.finish(`${String(load.counts.total)} requests`);
     if (params.restartAtS !== undefined) {

@@ -10,5 +10,7 @@ export { toK6Env } from './load-spec.ts';
 export type { LoadSpec } from './load-spec.ts';
 export { runK6 } from './run-k6.ts';
 export type { K6RunFiles, RunK6Options } from './run-k6.ts';
+export { createRecordsTail } from './records-tail.ts';
+export type { RecordsTail } from './records-tail.ts';
 export { runLoad } from './run-load.ts';
 export type { LoadResult, RunLoadOptions } from './run-load.ts';
