@@ -12,7 +12,7 @@ import type {
 } from './cluster-state.ts';
 import { isActive, isTerminal, podKey } from './cluster-state.ts';
 import { planDaemonSetUpdate } from './daemonset-update.ts';
-import { createPodRecord, hashTemplate } from './pod-factory.ts';
+import { createPodRecord } from './pod-factory.ts';
 import { isDaemonSetRolledOut, isDeploymentRolledOut } from './rollout-status.ts';
 import { planRollingUpdate, scaleIntOrPercent } from './rolling-update.ts';
 
@@ -211,5 +211,3 @@ export function startControllers(options: ControllerOptions): () => void {
   };
   return state.watch(sync);
 }
-
-export { hashTemplate };

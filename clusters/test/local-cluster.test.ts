@@ -6,6 +6,7 @@ import { createCaClient, formatSpiffeId } from '../../mesh/pki/index.ts';
 import type { LifecycleEvent } from '../events.ts';
 import { createLocalBackend } from '../local/index.ts';
 import { buildMeshManifests, HTTPBIN_PORT } from '../manifests/index.ts';
+import { isAlive } from '../../lib/test/processes.ts';
 import { hboneGet } from './hbone-get.ts';
 
 const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
@@ -15,15 +16,6 @@ function firstAt(events: readonly LifecycleEvent[], kind: LifecycleEvent['kind']
   const e = events.find((x) => x.kind === kind && x.object === object);
   assert.ok(e, `no ${kind} for ${object}`);
   return e.atMs;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false; // ESRCH: no such process
-  }
 }
 
 describe('local cluster, end to end', () => {

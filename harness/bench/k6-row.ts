@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runLoad } from '../load/index.ts';
+import { isFortioOk } from '../tally/index.ts';
 import type { K6Binary } from '../tools/index.ts';
 
 export interface K6BenchRow {
@@ -34,9 +35,7 @@ export async function measureK6(options: {
       spec: { targets: [options.url], qps: 0, connections, durationS: options.durationS, timeoutS: 10 },
     });
     const { counts, summary } = result;
-    const ok = [...counts.byStatus]
-      .filter(([s]) => s === 418 || (s >= 200 && s < 300))
-      .reduce((n, [, c]) => n + c, 0);
+    const ok = [...counts.byStatus].filter(([s]) => isFortioOk(s)).reduce((n, [, c]) => n + c, 0);
     rows.push({
       connections,
       requests: counts.total,

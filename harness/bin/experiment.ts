@@ -14,6 +14,7 @@ import { formatFortioSummary } from '../load/index.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
 import { runCalibration } from '../scenarios/calibrate.ts';
 import { runLoadSmoke } from '../scenarios/load-smoke.ts';
+import { isFortioOk } from '../tally/index.ts';
 import { workloadRollout } from '../scenarios/workload-rollout.ts';
 import { ztunnelUpgrade } from '../scenarios/ztunnel-upgrade.ts';
 
@@ -129,10 +130,6 @@ function parseRestartAt(raw: string | undefined, durationS: number): number | un
   return value;
 }
 
-function isOk(status: number): boolean {
-  return (status >= 200 && status < 300) || status === 418;
-}
-
 runMain(async (signal) => {
   const flags = buildProgram().parse(process.argv).opts<ExperimentFlags>();
   const write = (t: string): void => {
@@ -152,7 +149,9 @@ runMain(async (signal) => {
       write,
     });
     const { counts, summary, k6 } = run.result;
-    const failed = [...counts.byStatus].filter(([status]) => !isOk(status)).reduce((n, [, c]) => n + c, 0);
+    const failed = [...counts.byStatus]
+      .filter(([status]) => !isFortioOk(status))
+      .reduce((n, [, c]) => n + c, 0);
     process.stdout.write(
       `${formatFortioSummary(counts)}\nk6 v${k6.version} (${k6.path}); http_reqs ${String(summary.httpReqs)} = records ${String(counts.total)}; ` +
         `dropped iterations ${String(summary.droppedIterations)}; p99 ${summary.durationMs.p99.toFixed(2)} ms\nrun folder: ${run.runDir}\n` +

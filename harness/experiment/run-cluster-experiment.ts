@@ -10,7 +10,7 @@ import type { LoadResult } from '../load/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { appendCsvRow, checkCsvHeader, writeCsv } from '../results/write-csv.ts';
 import { createRunId } from '../scenarios/load-smoke.ts';
-import { findBursts, tallyRecords } from '../tally/index.ts';
+import { createRecordTally, findBursts, isFortioOk } from '../tally/index.ts';
 import type { Burst, RecordTally } from '../tally/index.ts';
 import { ensureK6 } from '../tools/index.ts';
 import type { ClusterScenario } from './cluster-scenario.ts';
@@ -42,7 +42,6 @@ const EMPTY_FACTS: RunFacts = {
   verdict: 'aborted',
   reason: '',
 };
-const isFortioOk = (status: number): boolean => status === 418 || (status >= 200 && status < 300);
 
 export interface ClusterRun {
   runDir: string;
@@ -91,6 +90,7 @@ export async function runClusterExperiment(options: {
   const progress = createProgress({ phase: 'cluster', clock, write });
   let loadStartMs = clock.now();
   let load: LoadResult | undefined;
+  let tally: RecordTally | undefined;
   let rollout: RolloutResult | undefined;
   let rolloutStartedMs: number | undefined;
   let reason = '';
@@ -142,10 +142,14 @@ export async function runClusterExperiment(options: {
           })();
     restartDone.catch(() => undefined); // awaited below; this only keeps an early rejection observed
     try {
+      const sink = createRecordTally({ clock, originMs: loadStartMs, bucketMs: BUCKET_MS, isOk: isFortioOk });
       load = await runLoad({
         k6,
         workDir: join(runDir, 'k6'),
         signal,
+        onRecord: (record) => {
+          sink.add(record);
+        },
         spec: {
           targets: [`http://${ingress}${params.path}`],
           qps: params.qps,
@@ -155,6 +159,7 @@ export async function runClusterExperiment(options: {
           flagHeader: FLAG_HEADER,
         },
       });
+      tally = sink.result();
     } finally {
       stopTicker();
       await tail.close();
@@ -173,15 +178,6 @@ export async function runClusterExperiment(options: {
   } finally {
     await backend.close();
   }
-  const tally = load
-    ? await tallyRecords({
-        recordsPath: load.files.recordsPath,
-        clock,
-        originMs: loadStartMs,
-        bucketMs: BUCKET_MS,
-        isOk: isFortioOk,
-      })
-    : undefined;
   const events = backend.events();
   // Causes of loss: something being terminated. Creations and the control plane's pushes (what ends
   // a burst) are not.

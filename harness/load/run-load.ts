@@ -4,6 +4,7 @@ import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { K6Binary } from '../tools/index.ts';
 import { bundleK6Script } from './bundle-k6-script.ts';
 import { readK6Records } from './k6-records.ts';
+import type { RequestRecord } from './k6-records.ts';
 import type { K6Summary } from './k6-summary.ts';
 import { readK6Summary } from './k6-summary.ts';
 import type { LoadCounts } from './load-counts.ts';
@@ -25,6 +26,8 @@ export interface RunLoadOptions {
   k6: K6Binary;
   workDir: string;
   signal?: AbortSignal;
+  /** Sees every record during the one read of the records file (e.g. the tally). */
+  onRecord?: (record: RequestRecord) => void;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
   const counts = createLoadCounts();
   const recorded = await readK6Records(files.recordsPath, (record) => {
     addRecord(counts, record);
+    options.onRecord?.(record);
   });
   if (recorded !== summary.httpReqs) {
     throw new HarnessError(

@@ -7,7 +7,7 @@ import { startHttpbin } from '../../apps/httpbin/httpbin-server.ts';
 import type { Clock } from '../../lib/index.ts';
 import { runLoad } from '../load/index.ts';
 import { writeCsv } from '../results/write-csv.ts';
-import { OUTCOME_CLASSES, tallyRecords } from '../tally/index.ts';
+import { createRecordTally, isFortioOk, OUTCOME_CLASSES } from '../tally/index.ts';
 import type { OutcomeClass } from '../tally/index.ts';
 import { ensureK6 } from '../tools/index.ts';
 import { createRunId } from './load-smoke.ts';
@@ -64,10 +64,14 @@ export async function runCalibration(options: {
       [`${base}/delay/5`, 'timeout'],
     ];
     const originMs = clock.now();
+    const sink = createRecordTally({ clock, originMs, bucketMs: 100, isOk: isFortioOk });
     const load = await runLoad({
       k6,
       workDir: join(runDir, 'k6'),
       signal: options.signal,
+      onRecord: (record) => {
+        sink.add(record);
+      },
       spec: {
         targets: targets.map(([url]) => url),
         qps: options.qps,
@@ -76,13 +80,7 @@ export async function runCalibration(options: {
         timeoutS: CALIBRATION_TIMEOUT_S,
       },
     });
-    const tally = await tallyRecords({
-      recordsPath: load.files.recordsPath,
-      clock,
-      originMs,
-      bucketMs: 100,
-      isOk: (s) => s === 418 || (s >= 200 && s < 300),
-    });
+    const tally = sink.result();
     const totals = tally.timeline.totals();
     const expected = new Map<OutcomeClass, number>();
     targets.forEach(([, outcome], k) => {

@@ -22,6 +22,11 @@ export const OUTCOME_CLASSES = [
 
 export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
 
+/** fortio's notion of success: 2xx, and 418 (the ASM runs' /status/418 target). */
+export function isFortioOk(status: number): boolean {
+  return status === 418 || (status >= 200 && status < 300);
+}
+
 /** k6 error codes by meaning. */
 const K6 = {
   refused: 1212,

@@ -4,25 +4,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 import { PROJECT_ROOT } from '../../paths.ts';
+import { childPids, isAlive } from '../../../lib/test/processes.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'cluster.ts');
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false; // ESRCH: gone
-  }
-}
-
-async function childPids(parent: number): Promise<number[]> {
-  const ps = await execa('ps', ['-o', 'pid=', '--ppid', String(parent)], { reject: false });
-  return ps.stdout
-    .split('\n')
-    .map(Number)
-    .filter((n) => n > 0);
-}
 
 test('cluster up prints the addresses; SIGINT tears it down with exit 0 and no process left', async () => {
   const child = execa(process.execPath, [CLI, 'up', '--address-block', '242', '--no-events'], {

@@ -10,20 +10,13 @@ import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
 import { OUTCOME_CLASSES } from '../../tally/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
+import { childPids, describeAlive } from '../../../lib/test/processes.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 type Row = Record<string, string>;
 
 async function readRows(path: string): Promise<Row[]> {
   return parse<Row>(await readFile(path, 'utf8'), { columns: true });
-}
-
-async function childPids(parent: number): Promise<number[]> {
-  const ps = await execa('ps', ['-o', 'pid=', '--ppid', String(parent)], { reject: false });
-  return ps.stdout
-    .split('\n')
-    .map(Number)
-    .filter((n) => n > 0);
 }
 
 test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6', async (t) => {
@@ -133,21 +126,7 @@ test('SIGINT during the load: exit 130, the run folder is kept as aborted, no pr
   assert.equal(row['verdict'], 'aborted');
   assert.match(row['reason'] ?? '', /interrupted by SIGINT/);
   assert.ok(existsSync(join(dir, row['run_id'] ?? '', 'events.csv')));
-  const alive = pids.filter((pid) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false; // ESRCH: gone
-    }
-  });
-  const described = await Promise.all(
-    alive.map((pid) =>
-      execa('ps', ['-o', 'pid=,ppid=,stat=,args=', '-p', String(pid)], { reject: false }).then(
-        (r) => r.stdout,
-      ),
-    ),
-  );
+  const described = await describeAlive(pids);
   assert.deepEqual(described, []);
 });
 
