@@ -45,6 +45,7 @@ export default function (): void {
   const url = load.targets[exec.scenario.iterationInTest % load.targets.length] ?? load.targets[0];
   const startMs = Date.now();
   const res = http.get(url ?? '', { timeout: `${String(load.timeoutS)}s` });
+  if (!load.records) return;
   const durationMs = Date.now() - startMs;
   const flag = load.flagHeader ? (res.headers[load.flagHeader] ?? '') : '';
   const error = res.status === 0 ? res.error.replace(/[,"\r\n]+/g, ' ').slice(0, 160) : '';

@@ -25,6 +25,8 @@ export async function measureK6(options: {
   durationS: number;
   workDir: string;
   signal: AbortSignal;
+  /** false: k6 writes no per-request records (their cost is the difference); failures not counted. */
+  records?: boolean;
 }): Promise<K6BenchRow[]> {
   const rows: K6BenchRow[] = [];
   for (const connections of options.connections) {
@@ -32,9 +34,30 @@ export async function measureK6(options: {
       k6: options.k6,
       workDir: join(options.workDir, `c${String(connections)}`),
       signal: options.signal,
-      spec: { targets: [options.url], qps: 0, connections, durationS: options.durationS, timeoutS: 10 },
+      spec: {
+        targets: [options.url],
+        qps: 0,
+        connections,
+        durationS: options.durationS,
+        timeoutS: 10,
+        records: options.records ?? true,
+      },
     });
     const { counts, summary } = result;
+    if (options.records === false) {
+      rows.push({
+        connections,
+        requests: summary.httpReqs,
+        perSecond: summary.httpReqs / options.durationS,
+        p50Ms: summary.durationMs.med,
+        p99Ms: summary.durationMs.p99,
+        dropped: summary.droppedIterations,
+        failed: NaN,
+        failures: 'records off: not counted',
+        recordBytesPerRequest: 0,
+      });
+      continue;
+    }
     const ok = [...counts.byStatus].filter(([s]) => isFortioOk(s)).reduce((n, [, c]) => n + c, 0);
     rows.push({
       connections,

@@ -13,7 +13,8 @@ import { benchK6Local } from '../bench/k6-local.ts';
 import { runMain } from '../cli/run-main.ts';
 import { ensureK6 } from '../tools/index.ts';
 
-const cell = (v: number, digits = 0, width = 9): string => v.toFixed(digits).padStart(width);
+const cell = (v: number, digits = 0, width = 9): string =>
+  (Number.isNaN(v) ? '-' : v.toFixed(digits)).padStart(width);
 
 runMain(async (signal) => {
   const k6 = await ensureK6({ signal, clock: createSystemClock() });

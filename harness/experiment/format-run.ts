@@ -39,6 +39,10 @@ export function formatClusterRun(options: {
   lines.push(
     `k6 http_reqs ${String(row['k6_http_reqs'])} = tallied ${String(row['requests'])}; dropped iterations ${String(row['dropped_iterations'])}`,
   );
+  if (row['k6_cpu_avg_pct'] !== '')
+    lines.push(
+      `generator: k6 CPU ${String(row['k6_cpu_avg_pct'])} % avg, ${String(row['k6_cpu_max_pct'])} % max (of one core); machine ${String(row['machine_cpu_busy_pct'])} % busy${Number(row['machine_cpu_busy_pct']) >= 95 ? ' - saturated: k6 shares the cores with the system under test' : ''}`,
+    );
   lines.push(`run folder: ${options.runDir}`);
   lines.push(`verdict: ${String(row['verdict'])} (${String(row['reason'])})`);
   return `${lines.join('\n')}\n`;

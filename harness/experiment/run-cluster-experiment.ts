@@ -197,6 +197,7 @@ export async function runClusterExperiment(options: {
     k6Version: k6.version,
     droppedIterations: load?.summary.droppedIterations ?? 0,
     k6HttpReqs: load?.summary.httpReqs ?? 0,
+    ...(load ? { generatorCpu: load.cpu } : {}),
     backend: backend.describe(),
     ...(rolloutStartedMs === undefined
       ? {}

@@ -1,11 +1,12 @@
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { Burst, OutcomeClass, RecordTally } from '../tally/index.ts';
 import { OUTCOME_CLASSES, summaryColumnOf } from '../tally/index.ts';
+import type { CpuUsage } from '../load/index.ts';
 import type { CsvRow } from '../results/write-csv.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 1;
+export const SUMMARY_SCHEMA_VERSION = 2;
 
 export interface RunFacts {
   runId: string;
@@ -14,6 +15,7 @@ export interface RunFacts {
   k6Version: string;
   droppedIterations: number;
   k6HttpReqs: number;
+  generatorCpu?: CpuUsage;
   backend: Record<string, string | number>;
   rollout?: { startedAtMs: number; statusCompleteAtMs?: number; oldPodsGoneAtMs?: number };
   loadStartMs: number;
@@ -73,6 +75,9 @@ export function buildSummaryRow(
     max_failed: params.maxFailed,
     k6_http_reqs: facts.k6HttpReqs,
     dropped_iterations: facts.droppedIterations,
+    k6_cpu_avg_pct: facts.generatorCpu ? facts.generatorCpu.processAvgPct.toFixed(1) : '',
+    k6_cpu_max_pct: facts.generatorCpu ? facts.generatorCpu.processMaxPct.toFixed(1) : '',
+    machine_cpu_busy_pct: facts.generatorCpu ? facts.generatorCpu.machineBusyPct.toFixed(1) : '',
     rollout_started_s: rel(facts.rollout?.startedAtMs),
     rollout_status_complete_s: rel(facts.rollout?.statusCompleteAtMs),
     rollout_old_pods_gone_s: rel(facts.rollout?.oldPodsGoneAtMs),

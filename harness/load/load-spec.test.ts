@@ -11,8 +11,9 @@ test('the harness writes LOAD_* variables the k6 script reads back unchanged', (
     durationS: 30,
     timeoutS: 10,
   };
-  assert.deepEqual(parseLoadEnv(toK6Env(spec)), { ...spec, flagHeader: '' });
+  assert.deepEqual(parseLoadEnv(toK6Env(spec)), { ...spec, flagHeader: '', records: true });
   assert.equal(parseLoadEnv(toK6Env({ ...spec, flagHeader: 'x-flags' })).flagHeader, 'x-flags');
+  assert.equal(parseLoadEnv(toK6Env({ ...spec, records: false })).records, false);
 });
 
 test('the k6 script refuses a bad variable before sending anything', () => {

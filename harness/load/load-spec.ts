@@ -11,6 +11,11 @@ export interface LoadSpec {
   timeoutS: number;
   /** Response header whose value is recorded per request (a gateway's response flags). */
   flagHeader?: string;
+  /**
+   * Per-request records (default on). Off only in the benchmark that measures their cost: without
+   * them nothing is tallied or reconciled.
+   */
+  records?: boolean;
 }
 
 /** The LOAD_* variables k6-scripts/lib/load-env.ts reads. */
@@ -22,5 +27,6 @@ export function toK6Env(spec: LoadSpec): Record<string, string> {
     LOAD_DURATION_S: String(spec.durationS),
     LOAD_TIMEOUT_S: String(spec.timeoutS),
     LOAD_FLAG_HEADER: spec.flagHeader ?? '',
+    LOAD_RECORDS: spec.records === false ? '0' : '1',
   };
 }

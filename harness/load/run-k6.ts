@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
+import type { CpuUsage } from './cpu-sampler.ts';
+import { startCpuSampler } from './cpu-sampler.ts';
 import type { LoadSpec } from './load-spec.ts';
 import { toK6Env } from './load-spec.ts';
 
@@ -21,11 +23,17 @@ export interface K6RunFiles {
   stdoutPath: string;
 }
 
+export interface K6Run {
+  files: K6RunFiles;
+  /** k6's own CPU and the machine's over the run: generator health. */
+  cpu: CpuUsage;
+}
+
 /** How long k6 gets to stop after SIGTERM (it writes its summary then) before SIGKILL. */
 const K6_KILL_AFTER_MS = 4000;
 
 /** Runs `k6 run` to completion. Cancelling `signal` stops k6 (SIGTERM, SIGKILL after 4 s). */
-export async function runK6(options: RunK6Options): Promise<K6RunFiles> {
+export async function runK6(options: RunK6Options): Promise<K6Run> {
   const files: K6RunFiles = {
     recordsPath: join(options.workDir, 'requests.csv'),
     summaryPath: join(options.workDir, 'k6-summary.json'),
@@ -45,7 +53,7 @@ export async function runK6(options: RunK6Options): Promise<K6RunFiles> {
     `--summary-export=${files.summaryPath}`,
     options.bundlePath,
   ];
-  const result = await execa(options.k6Path, args, {
+  const subprocess = execa(options.k6Path, args, {
     env: { ...toK6Env(options.spec), K6_NO_USAGE_REPORT: 'true' },
     cwd: options.workDir,
     stdin: 'ignore',
@@ -55,6 +63,9 @@ export async function runK6(options: RunK6Options): Promise<K6RunFiles> {
     ...(options.signal ? { cancelSignal: options.signal } : {}),
     forceKillAfterDelay: K6_KILL_AFTER_MS,
   });
+  const sampler = subprocess.pid === undefined ? undefined : startCpuSampler(subprocess.pid);
+  const result = await subprocess;
+  const cpu = sampler?.stop() ?? { processAvgPct: 0, processMaxPct: 0, machineBusyPct: 0, samples: 0 };
   if (result.isCanceled)
     throw new HarnessError(ErrorCode.Aborted, 'k6 was stopped before the end of its run');
   if (result.exitCode !== 0) {
@@ -64,5 +75,5 @@ export async function runK6(options: RunK6Options): Promise<K6RunFiles> {
       `k6 exited with code ${String(result.exitCode)}; see ${files.logPath}${tail ? `:\n${tail}` : ''}`,
     );
   }
-  return files;
+  return { files, cpu };
 }

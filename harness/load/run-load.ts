@@ -10,6 +10,7 @@ import { readK6Summary } from './k6-summary.ts';
 import type { LoadCounts } from './load-counts.ts';
 import { addRecord, createLoadCounts } from './load-counts.ts';
 import type { LoadSpec } from './load-spec.ts';
+import type { CpuUsage } from './cpu-sampler.ts';
 import type { K6RunFiles } from './run-k6.ts';
 import { runK6 } from './run-k6.ts';
 
@@ -19,6 +20,7 @@ export interface LoadResult {
   summary: K6Summary;
   counts: LoadCounts;
   files: K6RunFiles;
+  cpu: CpuUsage;
 }
 
 export interface RunLoadOptions {
@@ -40,7 +42,7 @@ export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
     script: 'fortio.ts',
     outFile: join(options.workDir, 'fortio.js'),
   });
-  const files = await runK6({
+  const { files, cpu } = await runK6({
     k6Path: options.k6.path,
     bundlePath,
     spec: options.spec,
@@ -49,6 +51,8 @@ export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
   });
   const summary = await readK6Summary(files.summaryPath);
   const counts = createLoadCounts();
+  if (options.spec.records === false)
+    return { spec: options.spec, k6: options.k6, summary, counts, files, cpu };
   const recorded = await readK6Records(files.recordsPath, (record) => {
     addRecord(counts, record);
     options.onRecord?.(record);
@@ -59,5 +63,5 @@ export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
       `k6 counted ${String(summary.httpReqs)} requests but the script recorded ${String(recorded)} (${files.recordsPath})`,
     );
   }
-  return { spec: options.spec, k6: options.k6, summary, counts, files };
+  return { spec: options.spec, k6: options.k6, summary, counts, files, cpu };
 }

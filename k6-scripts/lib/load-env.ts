@@ -7,6 +7,8 @@ export interface LoadEnv {
   durationS: number;
   timeoutS: number;
   flagHeader: string;
+  /** false (LOAD_RECORDS=0) only to measure what the records cost: the harness cannot tally then. */
+  records: boolean;
 }
 
 function numberFrom(env: Record<string, string | undefined>, name: string, min: number): number {
@@ -28,5 +30,6 @@ export function parseLoadEnv(env: Record<string, string | undefined>): LoadEnv {
     durationS: numberFrom(env, 'LOAD_DURATION_S', 0.001),
     timeoutS: numberFrom(env, 'LOAD_TIMEOUT_S', 0.001),
     flagHeader: env['LOAD_FLAG_HEADER'] ?? '',
+    records: env['LOAD_RECORDS'] !== '0',
   };
 }
