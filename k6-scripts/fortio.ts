@@ -37,6 +37,7 @@ function scenario(): Scenario {
 
 export const options: Options = {
   discardResponseBodies: true,
+  noConnectionReuse: load.newConnections,
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(99)', 'max'],
   scenarios: { load: scenario() },
 };

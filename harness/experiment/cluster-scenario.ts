@@ -1,14 +1,56 @@
-import type { WorkloadRef } from '../../clusters/backend.ts';
+import type { ClusterAddresses, ClusterBackend, WorkloadRef } from '../../clusters/backend.ts';
 import type { ClusterObject } from '../../clusters/manifests/index.ts';
+import type { Clock } from '../../lib/index.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 
-/** A scenario = topology (manifests) + load (params) + fault schedule (what restarts) + verdict rule. */
+/** What happens at --restart-at. */
+export type Fault =
+  { kind: 'rollout-restart'; target: WorkloadRef } | { kind: 'scale'; target: WorkloadRef; replicas: number };
+
+/** Something that runs beside k6 from load start to load end (E3's long-lived connections). */
+export interface Companion {
+  /** Called once k6 has finished; resolves with what it saw. */
+  stop(): Promise<CompanionResult>;
+}
+
+export interface CompanionResult {
+  /** Extra summary-row columns (always the same names for a scenario). */
+  columns: Record<string, string | number>;
+  /** Lines for the run's stdout. */
+  lines: string[];
+  /** Failures that count against --max-failed beside k6's. */
+  failed: number;
+}
+
+export interface CompanionContext {
+  backend: ClusterBackend;
+  clock: Clock;
+  params: ExperimentParams;
+  signal: AbortSignal;
+}
+
+/** Parameters a scenario sets differently from the CLI's defaults (a user's flag still wins). */
+export type ScenarioDefaults = Partial<
+  Pick<
+    ExperimentParams,
+    'qps' | 'connections' | 'durationS' | 'timeoutS' | 'path' | 'graceS' | 'replicas' | 'restartAtS'
+  >
+>;
+
+/** A scenario = topology (manifests) + load (params) + fault schedule + verdict rule. */
 export interface ClusterScenario {
   name: string;
   summary: string;
+  /** The source document (design.md section 8 id and seed). */
+  source: string;
   manifests(params: ExperimentParams): ClusterObject[];
-  /** What `rollout restart` hits at --restart-at. */
-  restartTarget: WorkloadRef;
+  fault: Fault;
   /** Default for --max-failed: what the source document says a good run looks like. */
   defaultMaxFailed: number;
+  defaults?: ScenarioDefaults;
+  /** Where k6 sends its requests; default: the gateway at --path. */
+  loadTargets?(addresses: ClusterAddresses, params: ExperimentParams): string[];
+  /** A new TCP connection per request (k6 noConnectionReuse), for connection-level scenarios. */
+  newConnectionPerRequest?: boolean;
+  companion?(context: CompanionContext): Companion;
 }

@@ -1,4 +1,5 @@
 import type { TimingModel } from '../../clusters/local/index.ts';
+import type { MitigationArms } from './mitigation-arms.ts';
 
 /** Everything a cluster experiment run depends on; every field goes into the summary row. */
 export interface ExperimentParams {
@@ -17,4 +18,5 @@ export interface ExperimentParams {
   /** A run fails its verdict above this many failed requests. */
   maxFailed: number;
   timing: Partial<TimingModel>;
+  arms: MitigationArms;
 }

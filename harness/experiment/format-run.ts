@@ -3,11 +3,12 @@ import { OUTCOME_CLASSES } from '../tally/index.ts';
 
 /** fortio's closing lines, then failure classes, bursts and the verdict. */
 export function formatClusterRun(options: {
-  tally: RecordTally | undefined;
+  tally?: RecordTally | undefined;
   bursts: Burst[];
   loadStartMs: number;
   row: Record<string, string | number>;
   runDir: string;
+  notes?: string[];
 }): string {
   const { tally, row } = options;
   const lines: string[] = [];
@@ -43,6 +44,7 @@ export function formatClusterRun(options: {
     lines.push(
       `generator: k6 CPU ${String(row['k6_cpu_avg_pct'])} % avg, ${String(row['k6_cpu_max_pct'])} % max (of one core); machine ${String(row['machine_cpu_busy_pct'])} % busy${Number(row['machine_cpu_busy_pct']) >= 95 ? ' - saturated: k6 shares the cores with the system under test' : ''}`,
     );
+  lines.push(...(options.notes ?? []));
   lines.push(`run folder: ${options.runDir}`);
   lines.push(`verdict: ${String(row['verdict'])} (${String(row['reason'])})`);
   return `${lines.join('\n')}\n`;

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { RolloutResult } from '../../clusters/backend.ts';
+import type { ClusterAddresses, RolloutResult } from '../../clusters/backend.ts';
 import { createLocalBackend } from '../../clusters/local/index.ts';
 import { createProgress, ErrorCode, formatDuration, HarnessError, startTicker } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
@@ -13,7 +13,7 @@ import { createRunId } from '../scenarios/load-smoke.ts';
 import { createRecordTally, findBursts, isFortioOk } from '../tally/index.ts';
 import type { Burst, RecordTally } from '../tally/index.ts';
 import { ensureK6 } from '../tools/index.ts';
-import type { ClusterScenario } from './cluster-scenario.ts';
+import type { ClusterScenario, Companion, CompanionResult } from './cluster-scenario.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 import { buildSummaryRow, eventRows, timelineRows } from './summary-row.ts';
 import type { RunFacts } from './summary-row.ts';
@@ -49,7 +49,21 @@ export interface ClusterRun {
   row: Record<string, string | number>;
   tally?: RecordTally;
   bursts: Burst[];
+  /** The companion's lines (e.g. E3's long-lived connections), for stdout. */
+  notes: string[];
   load?: LoadResult;
+}
+
+/** k6's targets: the scenario's, else the gateway at --path. */
+function loadTargetsOf(
+  scenario: ClusterScenario,
+  addresses: ClusterAddresses,
+  params: ExperimentParams,
+): string[] {
+  if (scenario.loadTargets) return scenario.loadTargets(addresses, params);
+  if (!addresses.ingress)
+    throw new HarnessError(ErrorCode.ComponentFailed, 'the gateway is Ready but has no address');
+  return [`http://${addresses.ingress}${params.path}`];
 }
 
 async function gitSha(): Promise<string> {
@@ -94,15 +108,17 @@ export async function runClusterExperiment(options: {
   let rollout: RolloutResult | undefined;
   let rolloutStartedMs: number | undefined;
   let reason = '';
+  let companion: Companion | undefined;
+  let companionResult: CompanionResult | undefined;
   try {
     progress.update('starting control plane, nodes, ztunnels, gateway, httpbin');
     await backend.up(signal);
     await backend.apply(scenario.manifests(params));
     await backend.waitForReady({ timeoutMs: 60_000, signal });
-    const ingress = backend.addresses().ingress;
-    if (!ingress)
-      throw new HarnessError(ErrorCode.ComponentFailed, 'the gateway is Ready but has no address');
-    progress.finish(`ready: gateway ${ingress}`);
+    const targets = loadTargetsOf(scenario, backend.addresses(), params);
+    progress.finish(
+      `ready: load to ${targets[0] ?? '?'}${targets.length > 1 ? ` and ${String(targets.length - 1)} more` : ''}`,
+    );
     const loadProgress = createProgress({ phase: 'load', clock, write });
     loadStartMs = clock.now();
     const tail = createRecordsTail(join(runDir, 'k6', 'requests.csv'), isFortioOk);
@@ -115,7 +131,7 @@ export async function runClusterExperiment(options: {
         const restart =
           rolloutStartedMs === undefined
             ? ''
-            : `, ${scenario.restartTarget.kind} restarted ${formatDuration(clock.now() - rolloutStartedMs)} ago`;
+            : `, ${scenario.fault.target.kind} ${scenario.fault.kind === 'scale' ? 'scaled' : 'restarted'} ${formatDuration(clock.now() - rolloutStartedMs)} ago`;
         void tail.poll().then(
           (live) => {
             loadProgress.update(
@@ -133,14 +149,20 @@ export async function runClusterExperiment(options: {
         : (async () => {
             await clock.sleep(restartAtS * 1000, signal);
             rolloutStartedMs = clock.now();
-            await backend.rolloutRestart(scenario.restartTarget);
-            return backend.waitForRollout(scenario.restartTarget, {
+            const fault = scenario.fault;
+            if (fault.kind === 'scale') {
+              await backend.scale(fault.target, fault.replicas);
+              return undefined;
+            }
+            await backend.rolloutRestart(fault.target);
+            return backend.waitForRollout(fault.target, {
               timeoutMs: params.durationS * 1000 + params.graceS * 2000 + 60_000,
               untilOldPodsGone: true,
               signal,
             });
           })();
     restartDone.catch(() => undefined); // awaited below; this only keeps an early rejection observed
+    companion = scenario.companion?.({ backend, clock, params, signal });
     try {
       const sink = createRecordTally({ clock, originMs: loadStartMs, bucketMs: BUCKET_MS, isOk: isFortioOk });
       load = await runLoad({
@@ -151,7 +173,8 @@ export async function runClusterExperiment(options: {
           sink.add(record);
         },
         spec: {
-          targets: [`http://${ingress}${params.path}`],
+          targets,
+          ...(scenario.newConnectionPerRequest ? { newConnectionPerRequest: true } : {}),
           qps: params.qps,
           connections: params.connections,
           durationS: params.durationS,
@@ -163,10 +186,15 @@ export async function runClusterExperiment(options: {
     } finally {
       stopTicker();
       await tail.close();
+      const c = companion;
+      companion = undefined;
+      if (c) companionResult = await c.stop();
     }
     loadProgress.finish(`${String(load.counts.total)} requests`);
     if (params.restartAtS !== undefined) {
-      write('waiting for the rollout to finish (old pods gone)\n');
+      write(
+        `waiting for the ${scenario.fault.kind} to finish${scenario.fault.kind === 'scale' ? '' : ' (old pods gone)'}\n`,
+      );
       rollout = await restartDone;
     }
   } catch (err) {
@@ -176,6 +204,7 @@ export async function runClusterExperiment(options: {
         ? err.message
         : String(err);
   } finally {
+    if (companion) companionResult = await companion.stop().catch(() => undefined);
     await backend.close();
   }
   const events = backend.events();
@@ -183,7 +212,7 @@ export async function runClusterExperiment(options: {
   // a burst) are not.
   const causes = events.filter((e) => TERMINATION_KINDS.has(e.kind));
   const bursts = tally ? findBursts(tally.timeline.buckets(), BUCKET_MS, causes) : [];
-  const failedCount = tally ? tally.total - tally.timeline.totals().ok : 0;
+  const failedCount = (tally ? tally.total - tally.timeline.totals().ok : 0) + (companionResult?.failed ?? 0);
   const verdict: RunFacts['verdict'] = reason ? 'aborted' : failedCount > params.maxFailed ? 'fail' : 'pass';
   if (!reason)
     reason =
@@ -218,12 +247,23 @@ export async function runClusterExperiment(options: {
     verdict,
     reason,
   };
-  const row = buildSummaryRow(params, tally, bursts, facts);
+  const common = buildSummaryRow(params, tally, bursts, facts);
+  // The scenario's own columns (E3's long-lived connections) go into summary.csv only: runs.csv
+  // keeps one schema for every scenario.
+  const row = { ...common, ...companionResult?.columns };
   await writeCsv(join(runDir, 'summary.csv'), [row]);
   if (events.length > 0)
     await writeCsv(join(runDir, 'events.csv'), eventRows(events, clock.wallOffsetMs, loadStartMs));
   if (tally && tally.total > 0)
     await writeCsv(join(runDir, 'timeline.csv'), timelineRows(tally, loadStartMs));
-  await appendCsvRow(join(options.resultsDir, 'runs.csv'), row);
-  return { runDir, loadStartMs, row, bursts, ...(tally ? { tally } : {}), ...(load ? { load } : {}) };
+  await appendCsvRow(join(options.resultsDir, 'runs.csv'), common);
+  return {
+    runDir,
+    loadStartMs,
+    row,
+    bursts,
+    notes: companionResult?.lines ?? [],
+    ...(tally ? { tally } : {}),
+    ...(load ? { load } : {}),
+  };
 }

@@ -4,6 +4,7 @@ import { OUTCOME_CLASSES, summaryColumnOf } from '../tally/index.ts';
 import type { CpuUsage } from '../load/index.ts';
 import type { CsvRow } from '../results/write-csv.ts';
 import type { ExperimentParams } from './experiment-params.ts';
+import { armColumns } from './mitigation-arms.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
 export const SUMMARY_SCHEMA_VERSION = 2;
@@ -84,6 +85,7 @@ export function buildSummaryRow(
     started_at: new Date(facts.startedAtWallMs).toISOString(),
     git_sha: facts.gitSha,
     k6_version: facts.k6Version,
+    ...armColumns(params.arms),
     ...facts.backend,
   };
 }

@@ -11,7 +11,12 @@ test('the harness writes LOAD_* variables the k6 script reads back unchanged', (
     durationS: 30,
     timeoutS: 10,
   };
-  assert.deepEqual(parseLoadEnv(toK6Env(spec)), { ...spec, flagHeader: '', records: true });
+  assert.deepEqual(parseLoadEnv(toK6Env(spec)), {
+    ...spec,
+    flagHeader: '',
+    records: true,
+    newConnections: false,
+  });
   assert.equal(parseLoadEnv(toK6Env({ ...spec, flagHeader: 'x-flags' })).flagHeader, 'x-flags');
   assert.equal(parseLoadEnv(toK6Env({ ...spec, records: false })).records, false);
 });

@@ -16,6 +16,8 @@ export interface LoadSpec {
    * them nothing is tallied or reconciled.
    */
   records?: boolean;
+  /** A new TCP connection for every request (k6 noConnectionReuse): connection-level scenarios. */
+  newConnectionPerRequest?: boolean;
 }
 
 /** The LOAD_* variables k6-scripts/lib/load-env.ts reads. */
@@ -28,5 +30,6 @@ export function toK6Env(spec: LoadSpec): Record<string, string> {
     LOAD_TIMEOUT_S: String(spec.timeoutS),
     LOAD_FLAG_HEADER: spec.flagHeader ?? '',
     LOAD_RECORDS: spec.records === false ? '0' : '1',
+    LOAD_NEW_CONNECTIONS: spec.newConnectionPerRequest ? '1' : '0',
   };
 }

@@ -1,21 +1,19 @@
-import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
+import { scenarioManifests } from '../experiment/scenario-manifests.ts';
 
 /**
  * E2 (seed 002): the Istio 1.28 report. A mesh-aware gateway (HBONE) in front of httpbin; a
  * `rollout restart deploy/httpbin` mid-run. The report's complaint is any 503, so the verdict fails
- * on the first failed request (expected with ambient; --mesh off is the control arm).
+ * on the first failed request (expected with ambient; --mesh off is the control arm). Seed 003's
+ * drain strategies (E5) run this same scenario with --drain-strategy.
  */
 export const workloadRollout: ClusterScenario = {
   name: 'workload-rollout',
   summary:
     'httpbin Deployment rollout restart under load through a mesh-aware gateway (Istio 1.28, seed 002)',
-  manifests: (p) =>
-    buildMeshManifests({
-      ztunnel: { graceS: p.graceS },
-      httpbin: { replicas: p.replicas, mesh: p.mesh },
-      gateway: { mode: 'hbone' },
-    }),
-  restartTarget: { kind: 'Deployment', namespace: 'default', name: 'httpbin' },
+  source: 'E2, seed 002 (istio/istio#58514)',
+  manifests: (p) => scenarioManifests(p, { gatewayMode: 'hbone' }),
+  fault: { kind: 'rollout-restart', target: { kind: 'Deployment', namespace: 'default', name: 'httpbin' } },
   defaultMaxFailed: 0,
+  defaults: { qps: 50, durationS: 30 },
 };

@@ -1,5 +1,5 @@
-import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
+import { scenarioManifests } from '../experiment/scenario-manifests.ts';
 
 /**
  * E1 (seeds 001, 000): the ASM test. The gateway is outside the mesh (plain TCP to pod IP:port,
@@ -9,12 +9,11 @@ import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
 export const ztunnelUpgrade: ClusterScenario = {
   name: 'ztunnel-upgrade',
   summary: 'ztunnel DaemonSet rollout restart under load through a gateway outside the mesh (ASM, seed 001)',
-  manifests: (p) =>
-    buildMeshManifests({
-      ztunnel: { graceS: p.graceS },
-      httpbin: { replicas: p.replicas, mesh: p.mesh },
-      gateway: { mode: 'plain' },
-    }),
-  restartTarget: { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' },
+  source: 'E1, seed 001 (ASM fortio tests)',
+  manifests: (p) => scenarioManifests(p, { gatewayMode: 'plain' }),
+  fault: {
+    kind: 'rollout-restart',
+    target: { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' },
+  },
   defaultMaxFailed: 9,
 };

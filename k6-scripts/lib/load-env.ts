@@ -9,6 +9,8 @@ export interface LoadEnv {
   flagHeader: string;
   /** false (LOAD_RECORDS=0) only to measure what the records cost: the harness cannot tally then. */
   records: boolean;
+  /** LOAD_NEW_CONNECTIONS=1: a new TCP connection per request (k6 noConnectionReuse). */
+  newConnections: boolean;
 }
 
 function numberFrom(env: Record<string, string | undefined>, name: string, min: number): number {
@@ -31,5 +33,6 @@ export function parseLoadEnv(env: Record<string, string | undefined>): LoadEnv {
     timeoutS: numberFrom(env, 'LOAD_TIMEOUT_S', 0.001),
     flagHeader: env['LOAD_FLAG_HEADER'] ?? '',
     records: env['LOAD_RECORDS'] !== '0',
+    newConnections: env['LOAD_NEW_CONNECTIONS'] === '1',
   };
 }

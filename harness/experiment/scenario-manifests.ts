@@ -1,0 +1,31 @@
+import { buildMeshManifests } from '../../clusters/manifests/index.ts';
+import type { ClusterObject, HttpbinManifestOptions } from '../../clusters/manifests/index.ts';
+import { DEFAULT_ARMS } from './mitigation-arms.ts';
+import type { ExperimentParams } from './experiment-params.ts';
+
+/**
+ * The standard topology (ztunnel DaemonSet, httpbin, gateway) with the run's parameters and
+ * mitigation arms applied where each one lives: preStop on httpbin, retries and connection limits on
+ * the gateway, the drain strategy on ztunnel.
+ */
+export function scenarioManifests(
+  p: ExperimentParams,
+  options: { gatewayMode: 'hbone' | 'plain'; httpbin?: Partial<HttpbinManifestOptions> },
+): ClusterObject[] {
+  const { arms } = p;
+  return buildMeshManifests({
+    ztunnel: { graceS: p.graceS, drainStrategy: arms.drainStrategy },
+    httpbin: {
+      replicas: p.replicas,
+      mesh: p.mesh,
+      ...(arms.preStopSleepS > 0 ? { preStopSleepS: arms.preStopSleepS } : {}),
+      ...options.httpbin,
+    },
+    gateway: {
+      mode: options.gatewayMode,
+      ...(arms.retryOn !== DEFAULT_ARMS.retryOn ? { retryOn: arms.retryOn } : {}),
+      ...(arms.maxConnectionDurationS > 0 ? { maxConnectionDurationS: arms.maxConnectionDurationS } : {}),
+      ...(arms.hboneIdleTimeoutS > 0 ? { hboneIdleTimeoutS: arms.hboneIdleTimeoutS } : {}),
+    },
+  });
+}

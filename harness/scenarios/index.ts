@@ -1,0 +1,25 @@
+import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
+import { longLived } from './long-lived.ts';
+import { sidecarDrain } from './sidecar-drain.ts';
+import { workloadRollout } from './workload-rollout.ts';
+import { ztunnelUpgrade } from './ztunnel-upgrade.ts';
+
+export const CLUSTER_SCENARIOS: Record<string, ClusterScenario> = {
+  'ztunnel-upgrade': ztunnelUpgrade,
+  'workload-rollout': workloadRollout,
+  'long-lived': longLived,
+  'sidecar-drain': sidecarDrain,
+};
+
+export const SCENARIO_NAMES = [
+  'ztunnel-upgrade',
+  'workload-rollout',
+  'long-lived',
+  'sidecar-drain',
+  'drain-strategies',
+  'calibrate',
+  'load-smoke',
+] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+export const SUITES = ['seeds'] as const;

@@ -1,0 +1,41 @@
+import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
+import { scenarioManifests } from '../experiment/scenario-manifests.ts';
+
+/**
+ * E4 (seed 004): one `/delay/10` request through the gateway to a sidecar-mode httpbin, then the
+ * Deployment is scaled to 0. pilot-agent's default drain exits after terminationDrainDuration (5 s)
+ * and the request fails; with --exit-on-zero-active-connections the proxy waits and it gets 200;
+ * with a grace period shorter than the request (--grace 8) SIGKILL ends it either way.
+ * k6 runs one connection for 2 s: one iteration, which lasts as long as the request.
+ */
+export const sidecarDrain: ClusterScenario = {
+  name: 'sidecar-drain',
+  summary: 'a /delay/10 request in flight to a sidecar pod while its Deployment scales to 0 (seed 004)',
+  source: 'E4, seed 004 (EXIT_ON_ZERO_ACTIVE_CONNECTIONS)',
+  manifests: (p) =>
+    scenarioManifests(
+      { ...p, mesh: 'off' },
+      {
+        gatewayMode: 'plain',
+        httpbin: {
+          graceS: p.graceS,
+          sidecar: { exitOnZeroActiveConnections: p.arms.exitOnZeroActiveConnections },
+        },
+      },
+    ),
+  fault: {
+    kind: 'scale',
+    target: { kind: 'Deployment', namespace: 'default', name: 'httpbin' },
+    replicas: 0,
+  },
+  defaultMaxFailed: 0,
+  defaults: {
+    qps: 0,
+    connections: 1,
+    durationS: 2,
+    timeoutS: 30,
+    path: '/delay/10',
+    replicas: 1,
+    restartAtS: 1,
+  },
+};
