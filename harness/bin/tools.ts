@@ -3,16 +3,22 @@
 import { Command } from 'commander';
 import { createSystemClock } from '../../lib/index.ts';
 import { runMain } from '../cli/run-main.ts';
-import { ensureK6 } from '../tools/index.ts';
+import { ensureChromium, ensureK6 } from '../tools/index.ts';
 
 runMain(async (signal) => {
   new Command('tools')
-    .description('Provision k6 (PATH if it fits, else go build, else the release download) into .tools/.')
+    .description(
+      'Provision k6 (PATH if it fits, else go build, else the release download) into .tools/, and Chromium for the screenshot test.',
+    )
     .exitOverride()
     .parse(process.argv);
   const k6 = await ensureK6({ signal, clock: createSystemClock() });
   process.stdout.write(
     `k6 v${k6.version} at ${k6.path} (${k6.source === 'tools' ? 'already provisioned' : k6.source})\n`,
   );
+  const write = (t: string): void => {
+    process.stderr.write(t);
+  };
+  process.stdout.write(`chromium (for the report's screenshot test) at ${await ensureChromium(write)}\n`);
   return 0;
 });

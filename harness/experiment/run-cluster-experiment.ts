@@ -15,7 +15,8 @@ import type { Burst, RecordTally } from '../tally/index.ts';
 import { ensureK6 } from '../tools/index.ts';
 import type { ClusterScenario, Companion, CompanionResult } from './cluster-scenario.ts';
 import type { ExperimentParams } from './experiment-params.ts';
-import { buildSummaryRow, eventRows, timelineRows } from './summary-row.ts';
+import { burstRows, buildSummaryRow, eventRows, timelineRows } from './summary-row.ts';
+import { writeRunReport } from '../report/write-run-report.ts';
 import type { RunFacts } from './summary-row.ts';
 
 export const BUCKET_MS = 100;
@@ -252,10 +253,25 @@ export async function runClusterExperiment(options: {
   // keeps one schema for every scenario.
   const row = { ...common, ...companionResult?.columns };
   await writeCsv(join(runDir, 'summary.csv'), [row]);
-  if (events.length > 0)
-    await writeCsv(join(runDir, 'events.csv'), eventRows(events, clock.wallOffsetMs, loadStartMs));
-  if (tally && tally.total > 0)
-    await writeCsv(join(runDir, 'timeline.csv'), timelineRows(tally, loadStartMs));
+  const eventCsv = eventRows(events, clock.wallOffsetMs, loadStartMs);
+  const timelineCsv = tally ? timelineRows(tally, loadStartMs) : [];
+  const burstCsv = burstRows(bursts, loadStartMs);
+  if (eventCsv.length > 0) await writeCsv(join(runDir, 'events.csv'), eventCsv);
+  if (timelineCsv.length > 0) await writeCsv(join(runDir, 'timeline.csv'), timelineCsv);
+  if (burstCsv.length > 0) await writeCsv(join(runDir, 'bursts.csv'), burstCsv);
+  try {
+    await writeRunReport({
+      runDir,
+      row,
+      timeline: timelineCsv,
+      events: eventCsv,
+      bursts: burstCsv,
+      bucketMs: BUCKET_MS,
+    });
+  } catch (err) {
+    // The CSVs are the results; a report that cannot be drawn must not lose them.
+    write(`report.html not written: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
   await appendCsvRow(join(options.resultsDir, 'runs.csv'), common);
   return {
     runDir,

@@ -111,3 +111,15 @@ export function timelineRows(tally: RecordTally, loadStartMs: number): CsvRow[] 
     .buckets()
     .map((b) => ({ t_s: ((b.startMs - loadStartMs) / 1000).toFixed(3), ...b.counts }));
 }
+
+export function burstRows(bursts: readonly Burst[], loadStartMs: number): CsvRow[] {
+  const rel = (ms: number): string => ((ms - loadStartMs) / 1000).toFixed(3);
+  return bursts.map((b) => ({
+    start_s: rel(b.startMs),
+    duration_ms: b.durationMs,
+    failures: b.failures,
+    cause_kind: b.cause?.kind ?? '',
+    cause_object: b.cause?.object ?? '',
+    cause_t_s: b.cause ? rel(b.cause.atMs) : '',
+  }));
+}

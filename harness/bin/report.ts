@@ -1,0 +1,22 @@
+// `npm run report -- <run folder>...`: (re)draws timeline.svg and report.html from a run folder's
+// CSVs, e.g. for runs made before the report existed or copied from another machine.
+import { Command } from 'commander';
+import { BUCKET_MS } from '../experiment/run-cluster-experiment.ts';
+import { runMain } from '../cli/run-main.ts';
+import { readRunFolder } from '../report/read-run-folder.ts';
+import { writeRunReport } from '../report/write-run-report.ts';
+
+runMain(async () => {
+  const program = new Command('report')
+    .description('Draw report.html (timeline plot + tables) for run folders')
+    .argument('<run-dir...>', 'run folders written by npm run experiment')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  program.parse(process.argv);
+  for (const runDir of program.args) {
+    const folder = await readRunFolder(runDir);
+    const path = await writeRunReport({ runDir, ...folder, bucketMs: BUCKET_MS });
+    process.stdout.write(`${path}\n`);
+  }
+  return 0;
+});

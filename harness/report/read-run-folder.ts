@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { badInput } from '../../lib/index.ts';
+
+type Row = Record<string, string | number>;
+
+async function rows(path: string): Promise<Row[]> {
+  return existsSync(path) ? parse<Row>(await readFile(path, 'utf8'), { columns: true }) : [];
+}
+
+/** A run folder's CSVs, as the report needs them. */
+export async function readRunFolder(
+  runDir: string,
+): Promise<{ row: Row; timeline: Row[]; events: Row[]; bursts: Row[] }> {
+  const [row] = await rows(join(runDir, 'summary.csv'));
+  if (!row)
+    throw badInput('the run folder', 'a folder with summary.csv (written by npm run experiment)', runDir);
+  return {
+    row,
+    timeline: await rows(join(runDir, 'timeline.csv')),
+    events: await rows(join(runDir, 'events.csv')),
+    bursts: await rows(join(runDir, 'bursts.csv')),
+  };
+}
