@@ -1,10 +1,14 @@
 // `npm run report -- <run folder>...`: (re)draws timeline.svg and report.html from a run folder's
-// CSVs, e.g. for runs made before the report existed or copied from another machine.
+// CSVs, e.g. for runs made before the report existed or copied from another machine. A seed-suite
+// folder (one with suite.csv) gets its table and suite.html rebuilt from the runs in it.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { BUCKET_MS } from '../experiment/run-cluster-experiment.ts';
 import { runMain } from '../cli/run-main.ts';
 import { readRunFolder } from '../report/read-run-folder.ts';
 import { writeRunReport } from '../report/write-run-report.ts';
+import { resummarizeSuite } from '../suite/resummarize-suite.ts';
 
 runMain(async () => {
   const program = new Command('report')
@@ -14,6 +18,10 @@ runMain(async () => {
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);
   for (const runDir of program.args) {
+    if (existsSync(join(runDir, 'suite.csv'))) {
+      await resummarizeSuite(runDir);
+      continue;
+    }
     const folder = await readRunFolder(runDir);
     const path = await writeRunReport({ runDir, ...folder, bucketMs: BUCKET_MS });
     process.stdout.write(`${path}\n`);

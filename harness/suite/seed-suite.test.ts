@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
+import type { ExperimentFlags } from '../cli/experiment-program.ts';
+import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
+import { flagsToArgs } from './flags-to-args.ts';
+import { SEED_SUITE } from './seed-suite.ts';
+import type { Row } from './seed-suite.ts';
+import { formatSuiteMarkdown } from './suite-table.ts';
+
+test('every suite entry is a valid experiment command line that sets what the entry says', () => {
+  for (const entry of SEED_SUITE) {
+    const args = flagsToArgs({ ...entry.flags, repeat: 2 });
+    const program = buildExperimentProgram();
+    const flags = program.parse(['node', 'experiment', ...args]).opts<ExperimentFlags>();
+    const scenario = CLUSTER_SCENARIOS[flags.scenario];
+    assert.ok(scenario, `${entry.configuration}: scenario ${flags.scenario}`);
+    const params = paramsFromFlags(program, flags, scenario);
+    if (entry.flags.connections !== undefined) assert.equal(params.connections, entry.flags.connections);
+    if (entry.flags.grace !== undefined) assert.equal(params.graceS, entry.flags.grace);
+    if (entry.flags.drainStrategy) assert.equal(params.arms.drainStrategy, entry.flags.drainStrategy);
+    if (entry.flags.exitOnZeroActiveConnections) assert.equal(params.arms.exitOnZeroActiveConnections, true);
+    if (entry.flags.timing) assert.deepEqual(params.timing, entry.flags.timing);
+    assert.equal(flags.repeat, 2);
+  }
+});
+
+const e1Row = (failed: number): Row => ({ requests: 1000, ok: 1000 - failed, http_503: failed });
+
+test('E1 shape: single digits, and not more with grace 120 than without', () => {
+  const [c1000, c100, g120c1000] = SEED_SUITE;
+  assert.ok(c1000 && c100 && g120c1000);
+  const all = new Map([
+    [c1000.configuration, [e1Row(5), e1Row(4), e1Row(6)]],
+    [c100.configuration, [e1Row(4)]],
+  ]);
+  assert.equal(c1000.shape([e1Row(5), e1Row(4), e1Row(6)], all), true);
+  assert.equal(c100.shape([e1Row(55)], all), false);
+  assert.equal(g120c1000.shape([e1Row(2), e1Row(1)], all), true);
+  assert.equal(g120c1000.shape([e1Row(7), e1Row(8), e1Row(9)], all), false, 'more than the grace-30 median');
+  assert.equal(c1000.ours([e1Row(5), e1Row(4), e1Row(6)]), '503: 4 / 5 / 6; failed 4 / 5 / 6');
+});
+
+test('the suite table is Markdown with one line per configuration and escaped cells', () => {
+  const md = formatSuiteMarkdown([
+    {
+      experiment: 'E2',
+      configuration: 'a | b',
+      repeats: 1,
+      document: 'd',
+      ours: 'o',
+      shape: 'yes',
+      reproduce: 'x',
+    },
+  ]);
+  assert.equal(md.split('\n')[2], '| E2 | a \\| b | 1 | d | o | yes |');
+});

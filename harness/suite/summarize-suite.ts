@@ -1,0 +1,75 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { writeSuiteReport } from '../report/suite-report.ts';
+import { writeCsv } from '../results/write-csv.ts';
+import type { Row, SuiteEntry } from './seed-suite.ts';
+import { formatSuiteMarkdown } from './suite-table.ts';
+import type { SuiteTableRow } from './suite-table.ts';
+
+async function readRows(path: string): Promise<Row[]> {
+  if (!existsSync(path)) return [];
+  return parse<Row>(await readFile(path, 'utf8'), { columns: true });
+}
+
+const slug = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 48);
+
+/** The folder of the i-th entry (0-based) inside a suite folder. */
+export function entryDirName(i: number, entry: SuiteEntry): string {
+  return `${String(i + 1).padStart(2, '0')}-${slug(`${entry.experiment} ${entry.configuration}`)}`;
+}
+
+/** Every run an entry made: runs.csv names them, each run folder's summary.csv has the full row. */
+export async function entryRuns(entryDir: string): Promise<{ rows: Row[]; runDirs: string[] }> {
+  const rows: Row[] = [];
+  const runDirs: string[] = [];
+  for (const run of await readRows(join(entryDir, 'runs.csv'))) {
+    const dir = join(entryDir, String(run['run_id']));
+    runDirs.push(dir);
+    rows.push(...(await readRows(join(dir, 'summary.csv'))));
+  }
+  return { rows, runDirs };
+}
+
+export interface RanEntry {
+  entry: SuiteEntry;
+  rows: Row[];
+  runDirs: string[];
+  args: string[];
+  /** Why there is no result (not available, aborted), or ''. */
+  note: string;
+}
+
+/** The suite table (document vs ours, shape), written as suite.csv, suite.md and suite.html. */
+export async function summarizeSuite(
+  suiteDir: string,
+  suite: string,
+  ran: RanEntry[],
+): Promise<SuiteTableRow[]> {
+  const byConfiguration = new Map(ran.map((r) => [r.entry.configuration, r.rows]));
+  const table: SuiteTableRow[] = ran.map(({ entry, rows, args, note }) => ({
+    experiment: entry.experiment,
+    configuration: entry.configuration,
+    repeats: rows.length,
+    document: entry.documentFigure,
+    ours: rows.length ? entry.ours(rows) : note || 'no result',
+    shape: rows.length && !note ? (entry.shape(rows, byConfiguration) ? 'yes' : 'no') : '-',
+    reproduce: `npm run experiment -- ${args.join(' ')}`,
+  }));
+  await writeCsv(join(suiteDir, 'suite.csv'), table as unknown as Row[]);
+  const markdown = formatSuiteMarkdown(table);
+  await writeFile(join(suiteDir, 'suite.md'), markdown);
+  const html = await writeSuiteReport(
+    suiteDir,
+    `suite ${suite}: the source documents' figures next to ours`,
+    table.map((row, i) => ({ row, runDirs: ran[i]?.runDirs ?? [] })),
+  );
+  process.stdout.write(`\n${markdown}\nsuite folder: ${suiteDir}\nreport: ${html}\n`);
+  return table;
+}
