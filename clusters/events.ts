@@ -21,10 +21,11 @@ export type LifecycleEventKind =
   | 'add-workload'
   | 'workload-unhealthy-pushed'
   | 'workload-removed-pushed'
+  | 'drain-deadline'
   | 'push';
 
 export type EventSource =
-  'api-server' | 'controller' | 'kubelet' | 'node-agent' | 'control-plane' | 'harness';
+  'api-server' | 'controller' | 'kubelet' | 'node-agent' | 'control-plane' | 'container-log' | 'harness';
 
 export interface LifecycleEvent {
   atMs: number;

@@ -109,6 +109,8 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
         Promise.all([...pods.values()].map((p) => p.tracker.whenEmpty()));
       log.info('drain started', { deadline_ms: options.drainDeadlineMs, connections: live() });
       await waitAtMost(clock, allClosed(), options.drainDeadlineMs);
+      // The harness turns this line into a drain-deadline lifecycle event (failure attribution).
+      if (live() > 0) log.info('drain deadline reached', { connections: live() });
       let forced = 0;
       for (const pod of pods.values()) forced += pod.destroy(DRAIN_CLOSE_REASON);
       // The resets are sent as the sockets close (libuv closes with SO_LINGER 0); a process that exits

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/paths.ts';
+import type { LifecycleEventKind } from '../events.ts';
 import { IMAGES } from '../manifests/index.ts';
 
 export interface LocalImage {
@@ -11,13 +12,19 @@ export interface LocalImage {
    * Node's ~200 ms boot to the model: ztunnel once its ZDS snapshot is applied, httpbin once listening.
    */
   startedPattern: RegExp;
+  /** Log lines that are lifecycle events (observed, not predicted): ztunnel's drain deadline. */
+  logEvents?: { pattern: RegExp; kind: LifecycleEventKind }[];
 }
 
 /** Image (without tag) -> what the local backend runs for it. */
 const LOCAL_IMAGES = new Map<string, LocalImage>([
   [
     IMAGES.ztunnel.replace(/:[^/:]+$/, ''),
-    { entrypoint: 'ztunnel/main.ts', startedPattern: /\bztunnel ready\b/ },
+    {
+      entrypoint: 'ztunnel/main.ts',
+      startedPattern: /\bztunnel ready\b/,
+      logEvents: [{ pattern: /\bdrain deadline reached\b/, kind: 'drain-deadline' }],
+    },
   ],
   [
     IMAGES.gateway.replace(/:[^/:]+$/, ''),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
-import type { EventLog, LifecycleEventKind } from '../events.ts';
+import type { EventLog, EventSource, LifecycleEventKind } from '../events.ts';
 import type { ClusterState, PodRecord } from './cluster-state.ts';
 import { podKey } from './cluster-state.ts';
 import { buildContainerEnv } from './container-env.ts';
@@ -68,11 +68,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const { clock, state, timing, events, node } = options;
   const runtimes = new Map<string, PodRuntime>();
   const retiredLogs = new Map<string, string[]>();
-  const emit = (kind: LifecycleEventKind, pod: PodRecord, detail?: string): void => {
+  const emit = (kind: LifecycleEventKind, pod: PodRecord, detail?: string, source?: EventSource): void => {
     events.emit({
       atMs: clock.now(),
       kind,
-      source: kind === 'add-workload' || kind === 'del-workload' ? 'node-agent' : 'kubelet',
+      source: source ?? (kind === 'add-workload' || kind === 'del-workload' ? 'node-agent' : 'kubelet'),
       object: podKey(pod),
       node: node.name,
       ...(detail === undefined ? {} : { detail }),
@@ -96,6 +96,10 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       command: process.execPath,
       args: [image.entrypoint],
       startedPattern: image.startedPattern,
+      onLine: (line) => {
+        for (const e of image.logEvents ?? [])
+          if (e.pattern.test(line)) emit(e.kind, pod, line.trim().slice(0, 200), 'container-log');
+      },
       env: buildContainerEnv(pod, spec, options.env),
       ...(options.logDir
         ? { logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`) }

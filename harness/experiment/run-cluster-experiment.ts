@@ -29,6 +29,7 @@ const TERMINATION_KINDS = new Set<string>([
   'pod-terminal',
   'del-workload',
   'pod-removed',
+  'drain-deadline',
 ]);
 const FLAG_HEADER = 'X-Response-Flags';
 const EMPTY_FACTS: RunFacts = {

@@ -30,6 +30,7 @@ const MARKED = new Set([
   'container-exited',
   'workload-unhealthy-pushed',
   'pod-removed',
+  'drain-deadline',
 ]);
 const DRAIN_START = new Set(['pod-deleting', 'sigterm']);
 const DRAIN_END = new Set(['container-exited', 'pod-terminal', 'pod-removed']);

@@ -12,7 +12,8 @@ export interface Burst {
 /**
  * Contiguous buckets with at least one failure form one burst (design.md section 7), attributed to
  * the latest lifecycle event before the end of its first bucket (an event inside that bucket can
- * still be its cause: buckets are coarser than events).
+ * still be its cause: buckets are coarser than events), or to a ztunnel drain deadline that falls
+ * inside the burst.
  */
 export function findBursts(
   buckets: { startMs: number; counts: Record<OutcomeClass, number> }[],
@@ -38,7 +39,13 @@ export function findBursts(
   }
   const sorted = [...events].sort((a, b) => a.atMs - b.atMs);
   for (const burst of bursts) {
-    const cause = sorted.filter((e) => e.atMs <= burst.startMs + bucketMs).at(-1);
+    // Buckets hold requests by start time, so requests cut at a drain deadline started up to a
+    // request's duration before it: a deadline inside the burst is its cause.
+    const deadline = sorted.find(
+      (e) =>
+        e.kind === 'drain-deadline' && e.atMs >= burst.startMs && e.atMs <= burst.startMs + burst.durationMs,
+    );
+    const cause = deadline ?? sorted.filter((e) => e.atMs <= burst.startMs + bucketMs).at(-1);
     if (cause) burst.cause = { atMs: cause.atMs, kind: cause.kind, object: cause.object };
   }
   return bursts;

@@ -73,5 +73,15 @@ describe('tally', () => {
         cause: { atMs: 1900, kind: 'pod-removed', object: 'default/httpbin-a' },
       },
     ]);
+    // A ztunnel drain deadline inside a burst is its cause, though the cut requests started before it.
+    const atDeadline = findBursts(buckets, 100, [
+      { atMs: 1300, kind: 'sigterm', object: 'istio-system/ztunnel-a' },
+      { atMs: 1560, kind: 'drain-deadline', object: 'istio-system/ztunnel-a' },
+    ]);
+    assert.deepEqual(atDeadline[0]?.cause, {
+      atMs: 1560,
+      kind: 'drain-deadline',
+      object: 'istio-system/ztunnel-a',
+    });
   });
 });
