@@ -18,7 +18,7 @@ const BAD_INPUTS: [string[], RegExp][] = [
   [['--qps', 'abc'], /^error: Expected --qps to be a non-negative number, got "abc"$/m],
   [
     ['--scenario', 'nope'],
-    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, calibrate, load-smoke, got "nope"$/m,
+    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, long-lived, sidecar-drain, drain-strategies, calibrate, load-smoke, got "nope"$/m,
   ],
   [['--duration', '-1'], /^error: Expected --duration to be a number of seconds >= 1, got "-1"$/m],
   [['-c', '1.5'], /^error: Expected --connections to be an integer >= 1, got "1.5"$/m],
@@ -30,6 +30,17 @@ const BAD_INPUTS: [string[], RegExp][] = [
     /--restart-at to be a number of seconds in \[0, --duration\) or "none", got "99"/,
   ],
   [['--timing', 'pushLatencyMs=abc'], /Expected --timing to be name=milliseconds/],
+  [['--suite', 'all'], /^error: Expected --suite to be one of seeds, got "all"$/m],
+  [
+    ['--retry-on', 'reset,bogus'],
+    /--retry-on to be a comma-separated list of Envoy retry_on conditions, got "reset,bogus"; unknown retry_on condition "bogus"/,
+  ],
+  [
+    ['--drain-strategy', 'early'],
+    /--drain-strategy to be one of none, goaway-on-unhealthy, evict-on-removal, got "early"/,
+  ],
+  [['--tcp-migrate-req', '2'], /--tcp-migrate-req to be one of 0, 1, got "2"/],
+  [['--prestop-sleep', 'x'], /--prestop-sleep to be a non-negative number of seconds, got "x"/],
 ];
 
 for (const [args, message] of BAD_INPUTS) {

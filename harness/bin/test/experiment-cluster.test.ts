@@ -67,6 +67,12 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
   assert.equal(row['verdict'], failed > 0 ? 'fail' : 'pass');
   assert.equal(result.exitCode, failed > 0 ? 1 : 0);
   assert.equal(row['timing_pushLatencyMs'], '250');
+  // The mitigation arms are recorded, at their defaults here.
+  assert.equal(row['drain_strategy'], 'none');
+  assert.equal(row['prestop_sleep_s'], '0');
+  assert.match(row['retry_on'] ?? '', /^connect-failure,refused-stream,/);
+  // The report is drawn for every run (its rendering is tested in harness/report/test).
+  assert.match(await readFile(join(runDir, 'report.html'), 'utf8'), /<svg[^>]*class="marks"/);
   const events = await readRows(join(runDir, 'events.csv'));
   const deleted = events.filter(
     (e) => e['kind'] === 'pod-deleting' && e['object']?.startsWith('default/httpbin'),
