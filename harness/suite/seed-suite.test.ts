@@ -5,7 +5,7 @@ import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
 import { flagsToArgs } from './flags-to-args.ts';
 import { SEED_SUITE } from './seed-suite.ts';
-import type { Row } from './seed-suite.ts';
+import type { Row, SuiteEntry } from './seed-suite.ts';
 import { formatSuiteMarkdown } from './suite-table.ts';
 
 test('every suite entry is a valid experiment command line that sets what the entry says', () => {
@@ -25,6 +25,11 @@ test('every suite entry is a valid experiment command line that sets what the en
   }
 });
 
+function shapeOf(entry: SuiteEntry): NonNullable<SuiteEntry['shape']> {
+  if (!entry.shape) throw new Error(`${entry.configuration} has no shape rule`);
+  return entry.shape;
+}
+
 const e1Row = (failed: number): Row => ({ requests: 1000, ok: 1000 - failed, http_503: failed });
 
 test('E1 shape: single digits, and not more with grace 120 than without', () => {
@@ -34,10 +39,15 @@ test('E1 shape: single digits, and not more with grace 120 than without', () => 
     [c1000.configuration, [e1Row(5), e1Row(4), e1Row(6)]],
     [c100.configuration, [e1Row(4)]],
   ]);
-  assert.equal(c1000.shape([e1Row(5), e1Row(4), e1Row(6)], all), true);
-  assert.equal(c100.shape([e1Row(55)], all), false);
-  assert.equal(g120c1000.shape([e1Row(2), e1Row(1)], all), true);
-  assert.equal(g120c1000.shape([e1Row(7), e1Row(8), e1Row(9)], all), false, 'more than the grace-30 median');
+  assert.equal(shapeOf(c1000)([e1Row(5), e1Row(4), e1Row(6)], all), true);
+  assert.equal(shapeOf(c100)([e1Row(55)], all), false);
+  assert.equal(shapeOf(g120c1000)([e1Row(2), e1Row(1)], all), true);
+  assert.equal(
+    shapeOf(g120c1000)([e1Row(7), e1Row(8), e1Row(9)], all),
+    false,
+    'more than the grace-30 median',
+  );
+  assert.equal(SEED_SUITE.find((e) => e.configuration.includes('restart at 40'))?.shape, undefined);
   assert.equal(c1000.ours([e1Row(5), e1Row(4), e1Row(6)]), '503: 4 / 5 / 6; failed 4 / 5 / 6');
 });
 

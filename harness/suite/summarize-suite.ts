@@ -59,7 +59,7 @@ export async function summarizeSuite(
     repeats: rows.length,
     document: entry.documentFigure,
     ours: rows.length ? entry.ours(rows) : note || 'no result',
-    shape: rows.length && !note ? (entry.shape(rows, byConfiguration) ? 'yes' : 'no') : '-',
+    shape: !entry.shape || !rows.length || note ? '-' : entry.shape(rows, byConfiguration) ? 'yes' : 'no',
     reproduce: `npm run experiment -- ${args.join(' ')}`,
   }));
   await writeCsv(join(suiteDir, 'suite.csv'), table as unknown as Row[]);
