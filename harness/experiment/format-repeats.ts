@@ -1,3 +1,10 @@
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length / 2;
+  return s.length % 2 ? (s[Math.floor(mid)] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
+}
+
 /** The ASM table's shape: one line per repetition, then min / median / max. */
 export function formatRepeats(rows: Record<string, string | number>[]): string {
   const num = (r: Record<string, string | number>, k: string): number => Number(r[k]);
@@ -9,13 +16,7 @@ export function formatRepeats(rows: Record<string, string | number>[]): string {
     );
   });
   const stats = (values: number[]): string => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length / 2;
-    const median =
-      sorted.length % 2
-        ? (sorted[Math.floor(mid)] ?? NaN)
-        : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-    return `min ${String(sorted[0])} / median ${String(median)} / max ${String(sorted.at(-1))}`;
+    return `min ${String(Math.min(...values))} / median ${String(median(values))} / max ${String(Math.max(...values))}`;
   };
   lines.push(`503s: ${stats(rows.map((r) => num(r, 'http_503')))}; failed: ${stats(rows.map(failed))}`);
   return `${lines.join('\n')}\n`;

@@ -3,6 +3,10 @@ import type { ClusterObject, HttpbinManifestOptions } from '../../clusters/manif
 import { DEFAULT_ARMS } from './mitigation-arms.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 
+/** What the scenarios' faults hit. */
+export const ZTUNNEL_DAEMONSET = { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' } as const;
+export const HTTPBIN_DEPLOYMENT = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
+
 /**
  * The standard topology (ztunnel DaemonSet, httpbin, gateway) with the run's parameters and
  * mitigation arms applied where each one lives: preStop on httpbin, retries and connection limits on

@@ -56,7 +56,6 @@ export function startCpuSampler(pid: number, intervalMs = 1000): CpuSampler {
   let last = { ticks: startTicks, at: startedAt };
   let maxPct = 0;
   let samples = 0;
-  let lastTicks = startTicks;
   let lastMachine = startMachine;
   const sample = (): void => {
     const ticks = processTicks(pid);
@@ -68,7 +67,6 @@ export function startCpuSampler(pid: number, intervalMs = 1000): CpuSampler {
     maxPct = Math.max(maxPct, pct);
     samples += 1;
     last = { ticks, at: now };
-    lastTicks = ticks;
   };
   const timer = setInterval(sample, intervalMs);
   timer.unref();
@@ -78,7 +76,7 @@ export function startCpuSampler(pid: number, intervalMs = 1000): CpuSampler {
       sample();
       // Up to the last sample that saw the process: it has usually exited by the time stop() runs.
       const elapsedS = (last.at - startedAt) / 1000;
-      const used = startTicks !== undefined && lastTicks !== undefined ? lastTicks - startTicks : 0;
+      const used = startTicks !== undefined && last.ticks !== undefined ? last.ticks - startTicks : 0;
       const machine =
         startMachine && lastMachine && lastMachine.total > startMachine.total
           ? ((lastMachine.busy - startMachine.busy) / (lastMachine.total - startMachine.total)) * 100

@@ -1,14 +1,8 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { badInput } from '../../lib/index.ts';
+import { readCsvRows as rows } from '../results/write-csv.ts';
 
 type Row = Record<string, string | number>;
-
-async function rows(path: string): Promise<Row[]> {
-  return existsSync(path) ? parse<Row>(await readFile(path, 'utf8'), { columns: true }) : [];
-}
 
 /** A run folder's CSVs, as the report needs them. */
 export async function readRunFolder(

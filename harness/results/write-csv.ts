@@ -26,6 +26,12 @@ export async function appendCsvRow(path: string, row: CsvRow): Promise<void> {
   await appendFile(path, stringify([row], { header: false, columns }));
 }
 
+/** Every row of a CSV with a header, as objects; a missing file is no rows. */
+export async function readCsvRows(path: string): Promise<CsvRow[]> {
+  if (!existsSync(path)) return [];
+  return parse<CsvRow>(await readFile(path, 'utf8'), { columns: true });
+}
+
 /** Throws (BadInput) when an existing CSV's header is not `columns`; a missing file is fine. */
 export async function checkCsvHeader(path: string, columns: string[]): Promise<void> {
   if (!existsSync(path)) return;

@@ -1,7 +1,8 @@
+import type { ClusterAddresses } from '../../clusters/backend.ts';
 import { HTTPBIN_PORT } from '../../clusters/manifests/index.ts';
 import { computeDrainDeadlineMs } from '../../ztunnel/config/drain-deadline.ts';
-import type { ClusterScenario, CompanionContext, CompanionResult } from '../experiment/cluster-scenario.ts';
-import { scenarioManifests } from '../experiment/scenario-manifests.ts';
+import type { ClusterScenario, CompanionResult } from '../experiment/cluster-scenario.ts';
+import { ZTUNNEL_DAEMONSET, scenarioManifests } from '../experiment/scenario-manifests.ts';
 import type { ConnectionLife } from '../load/long-lived-connections.ts';
 import { startLongLivedConnections } from '../load/long-lived-connections.ts';
 
@@ -12,11 +13,9 @@ const INTERVAL_MS = 1000;
 /** A reset counts as "at the deadline" within this window after SIGTERM + deadline. */
 const AT_DEADLINE_MS = { before: 250, after: 1500 };
 
-function httpbinTargets(ctx: CompanionContext) {
-  return ctx.backend
-    .addresses()
-    .pods.filter((p) => p.owner === 'deployment/httpbin' && p.isReady && !p.isDeleting)
-    .map((p) => ({ host: p.podIp, port: HTTPBIN_PORT, pod: p.name, node: p.node }));
+/** The Ready httpbin pods, whose addresses their node's ztunnel captures. */
+function httpbinPods(addresses: ClusterAddresses) {
+  return addresses.pods.filter((p) => p.owner === 'deployment/httpbin' && p.isReady && !p.isDeleting);
 }
 
 /**
@@ -85,20 +84,23 @@ export const longLived: ClusterScenario = {
   manifests: (p) => scenarioManifests(p, { gatewayMode: 'plain' }),
   fault: {
     kind: 'rollout-restart',
-    target: { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' },
+    target: ZTUNNEL_DAEMONSET,
   },
   defaultMaxFailed: 0,
   // grace 15 s -> drain deadline 10 s: the resets land inside a 25 s run.
   defaults: { qps: 50, connections: 10, durationS: 25, graceS: 15, restartAtS: 5 },
   loadTargets: (addresses, p) =>
-    addresses.pods
-      .filter((pod) => pod.owner === 'deployment/httpbin' && pod.isReady)
-      .map((pod) => `http://${pod.podIp}:${String(HTTPBIN_PORT)}${p.path}`),
+    httpbinPods(addresses).map((pod) => `http://${pod.podIp}:${String(HTTPBIN_PORT)}${p.path}`),
   newConnectionPerRequest: true,
   companion(ctx) {
     const loadStartMs = ctx.clock.now();
     const conns = startLongLivedConnections({
-      targets: httpbinTargets(ctx),
+      targets: httpbinPods(ctx.backend.addresses()).map((p) => ({
+        host: p.podIp,
+        port: HTTPBIN_PORT,
+        pod: p.name,
+        node: p.node,
+      })),
       count: LONG_LIVED,
       intervalMs: INTERVAL_MS,
       clock: ctx.clock,

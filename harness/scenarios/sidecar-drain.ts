@@ -1,5 +1,5 @@
 import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
-import { scenarioManifests } from '../experiment/scenario-manifests.ts';
+import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-manifests.ts';
 
 /**
  * E4 (seed 004): one `/delay/10` request through the gateway to a sidecar-mode httpbin, then the
@@ -25,7 +25,7 @@ export const sidecarDrain: ClusterScenario = {
     ),
   fault: {
     kind: 'scale',
-    target: { kind: 'Deployment', namespace: 'default', name: 'httpbin' },
+    target: HTTPBIN_DEPLOYMENT,
     replicas: 0,
   },
   defaultMaxFailed: 0,

@@ -1,5 +1,5 @@
 import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
-import { scenarioManifests } from '../experiment/scenario-manifests.ts';
+import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-manifests.ts';
 
 /**
  * E2 (seed 002): the Istio 1.28 report. A mesh-aware gateway (HBONE) in front of httpbin; a
@@ -13,7 +13,7 @@ export const workloadRollout: ClusterScenario = {
     'httpbin Deployment rollout restart under load through a mesh-aware gateway (Istio 1.28, seed 002)',
   source: 'E2, seed 002 (istio/istio#58514)',
   manifests: (p) => scenarioManifests(p, { gatewayMode: 'hbone' }),
-  fault: { kind: 'rollout-restart', target: { kind: 'Deployment', namespace: 'default', name: 'httpbin' } },
+  fault: { kind: 'rollout-restart', target: HTTPBIN_DEPLOYMENT },
   defaultMaxFailed: 0,
   defaults: { qps: 50, durationS: 30 },
 };

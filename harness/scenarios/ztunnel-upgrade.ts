@@ -1,5 +1,5 @@
 import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
-import { scenarioManifests } from '../experiment/scenario-manifests.ts';
+import { ZTUNNEL_DAEMONSET, scenarioManifests } from '../experiment/scenario-manifests.ts';
 
 /**
  * E1 (seeds 001, 000): the ASM test. The gateway is outside the mesh (plain TCP to pod IP:port,
@@ -13,7 +13,7 @@ export const ztunnelUpgrade: ClusterScenario = {
   manifests: (p) => scenarioManifests(p, { gatewayMode: 'plain' }),
   fault: {
     kind: 'rollout-restart',
-    target: { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' },
+    target: ZTUNNEL_DAEMONSET,
   },
   defaultMaxFailed: 9,
 };

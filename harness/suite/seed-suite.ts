@@ -1,6 +1,7 @@
 // The seed suite: every experiment of design.md section 8 with its arms, the source document's
 // figure next to each, and the shape rule that says whether ours matches.
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
+import { median } from '../experiment/format-repeats.ts';
 
 export type Row = Record<string, string | number>;
 
@@ -32,11 +33,6 @@ function informational(entry: SuiteEntry): SuiteEntry {
 
 const n = (r: Row, k: string): number => Number(r[k]);
 const failed = (r: Row): number => n(r, 'requests') - n(r, 'ok');
-export function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length / 2;
-  return s.length % 2 ? (s[Math.floor(mid)] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
-}
 /** `min / median / max` of a column over repeats, or the one value. */
 export function spread(rows: Row[], value: (r: Row) => number): string {
   const v = rows.map(value);

@@ -1,17 +1,10 @@
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { writeSuiteReport } from '../report/suite-report.ts';
-import { writeCsv } from '../results/write-csv.ts';
+import { readCsvRows as readRows, writeCsv } from '../results/write-csv.ts';
 import type { Row, SuiteEntry } from './seed-suite.ts';
 import { formatSuiteMarkdown } from './suite-table.ts';
 import type { SuiteTableRow } from './suite-table.ts';
-
-async function readRows(path: string): Promise<Row[]> {
-  if (!existsSync(path)) return [];
-  return parse<Row>(await readFile(path, 'utf8'), { columns: true });
-}
 
 const slug = (text: string): string =>
   text
