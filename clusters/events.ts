@@ -22,6 +22,9 @@ export type LifecycleEventKind =
   | 'workload-unhealthy-pushed'
   | 'workload-removed-pushed'
   | 'drain-deadline'
+  /** kind: an EndpointSlice changed a pod's conditions (detail: ready/serving/terminating). */
+  | 'endpoint-updated'
+  | 'endpoint-removed'
   | 'push';
 
 export type EventSource =

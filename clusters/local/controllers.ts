@@ -13,7 +13,7 @@ import type {
 import { isActive, isTerminal, podKey } from './cluster-state.ts';
 import { planDaemonSetUpdate } from './daemonset-update.ts';
 import { createPodRecord } from './pod-factory.ts';
-import { isDaemonSetRolledOut, isDeploymentRolledOut } from './rollout-status.ts';
+import { isDaemonSetRolledOut, isDeploymentRolledOut } from '../rollout-status.ts';
 import { planRollingUpdate, scaleIntOrPercent } from './rolling-update.ts';
 
 export interface ControllerOptions {

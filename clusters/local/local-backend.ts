@@ -30,7 +30,7 @@ import { createStateSource } from './state-source.ts';
 import { normalizeTimingModel } from './timing-model.ts';
 import type { TimingModel } from './timing-model.ts';
 import { validateClusterObject } from './validate-objects.ts';
-import { waitForEvent } from './wait-for-event.ts';
+import { waitForEvent } from '../wait-for-event.ts';
 
 export interface LocalBackendOptions {
   nodeCount?: number;

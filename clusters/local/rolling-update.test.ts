@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planDaemonSetUpdate } from './daemonset-update.ts';
-import { isDeploymentRolledOut } from './rollout-status.ts';
+import { isDeploymentRolledOut } from '../rollout-status.ts';
 import { planRollingUpdate, resolveFenceposts } from './rolling-update.ts';
 
 interface SimPod {

@@ -7,6 +7,8 @@ export const IMAGES = {
   httpbin: 'ztunnel-harness/httpbin:dev',
   gateway: 'ztunnel-harness/gateway:dev',
   sidecar: 'ztunnel-harness/sidecar:dev',
+  /** The control plane (kind only: the local backend runs it in the harness process). */
+  istiod: 'ztunnel-harness/istiod:dev',
 } as const;
 
 /** Ambient enrolment label (Istio accepts it on namespaces and pods). */

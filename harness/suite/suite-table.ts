@@ -1,3 +1,5 @@
+import { formatMarkdownTable } from '../results/markdown-table.ts';
+
 /** One line of the suite table: the document's figure next to ours. */
 export interface SuiteTableRow {
   experiment: string;
@@ -10,16 +12,9 @@ export interface SuiteTableRow {
   reproduce: string;
 }
 
-const cell = (text: string | number): string => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
-
 export function formatSuiteMarkdown(rows: SuiteTableRow[]): string {
-  const lines = [
-    '| experiment | configuration | runs | document | ours | shape matches |',
-    '|---|---|---|---|---|---|',
-    ...rows.map(
-      (r) =>
-        `| ${cell(r.experiment)} | ${cell(r.configuration)} | ${cell(r.repeats)} | ${cell(r.document)} | ${cell(r.ours)} | ${cell(r.shape)} |`,
-    ),
-  ];
-  return `${lines.join('\n')}\n`;
+  return formatMarkdownTable(
+    ['experiment', 'configuration', 'runs', 'document', 'ours', 'shape matches'],
+    rows.map((r) => [r.experiment, r.configuration, r.repeats, r.document, r.ours, r.shape]),
+  );
 }

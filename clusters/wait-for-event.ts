@@ -1,13 +1,13 @@
-import { ErrorCode, HarnessError, waitAtMost } from '../../lib/index.ts';
-import type { Clock } from '../../lib/index.ts';
-import type { EventLog } from '../events.ts';
+import { ErrorCode, HarnessError, waitAtMost } from '../lib/index.ts';
+import type { Clock } from '../lib/index.ts';
 
 /**
- * Resolves with `check()`'s value once it is defined, re-checking after every lifecycle event;
+ * Resolves with `check()`'s value once it is defined, re-checking after every change `events` reports
+ * (lifecycle events on the local backend, watch updates on kind);
  * rejects with a HarnessError after `timeoutMs` or when `signal` aborts.
  */
 export async function waitForEvent<T>(options: {
-  events: EventLog;
+  events: { on(listener: () => void): () => void };
   clock: Clock;
   check: () => T | undefined;
   timeoutMs: number;

@@ -1,0 +1,291 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
+import { createSystemClock, ErrorCode, HarnessError } from '../../lib/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import type { ClusterAddresses, ClusterBackend, RolloutResult, WorkloadRef } from '../backend.ts';
+import { createEventLog } from '../events.ts';
+import type { LifecycleEventKind } from '../events.ts';
+import { waitForEvent } from '../wait-for-event.ts';
+import { createClusterWatch } from './cluster-watch.ts';
+import type { ClusterWatch, WatchUpdate } from './cluster-watch.ts';
+import { buildKindConfig } from './kind-config.ts';
+import { KIND_IMAGES } from './kind-images.ts';
+import { createKindTools } from './kind-tools.ts';
+import type { KindTools } from './kind-tools.ts';
+import { createKubeApi } from './kube-api.ts';
+import type { KubeApi } from './kube-api.ts';
+import { validateAgainstModels } from './model-check.ts';
+import { endpointChanges, podChanges } from './pod-events.ts';
+import { ownerOf, toPodInfo } from './pod-info.ts';
+import { isRolledOut } from './rollout-predicate.ts';
+
+/** Namespaces whose pods and slices become lifecycle events (kube-system stays out of the timeline). */
+const WATCHED_NAMESPACES = new Set(['default', 'istio-system']);
+
+export interface KindBackendOptions {
+  clock?: Clock;
+  /** kind cluster name (default ztunnel-harness). */
+  name?: string;
+  workers?: number;
+  /** 127.0.0.1:<port> reaches the gateway's nodePort (default 18080). */
+  ingressHostPort?: number;
+  /** Leave the cluster running on close (for a second look with kubectl). */
+  keepCluster?: boolean;
+  /** The repository root: Dockerfile and build context. */
+  projectRoot: string;
+  /** Injected in tests; by default kind and docker from PATH. */
+  tools?: KindTools;
+  /** kind's --wait for the control plane, in seconds. */
+  waitS?: number;
+}
+
+/**
+ * A real Kubernetes cluster in Docker: kind creates it, our images are built and loaded into it,
+ * manifests go in by server-side apply, restarts are kubectl's patch, and every lifecycle event is
+ * what the watches saw, stamped on the run's clock when it arrived (the server's own timestamps in
+ * the detail). There is no timing model here: the latencies are measured.
+ */
+export function createKindBackend(options: KindBackendOptions): ClusterBackend {
+  const clock = options.clock ?? createSystemClock();
+  const name = options.name ?? 'ztunnel-harness';
+  const workers = options.workers ?? 2;
+  const ingressHostPort = options.ingressHostPort ?? 18080;
+  const tools = options.tools ?? createKindTools({ buildContext: options.projectRoot });
+  const events = createEventLog();
+  const failureListeners = new Set<(err: HarnessError) => void>();
+  const changeListeners = new Set<() => void>();
+  const facts: Record<string, string | number> = {
+    nodes: workers,
+    kind_cluster: name,
+    timing_model: 'measured',
+  };
+  let api: KubeApi | undefined;
+  let watch: ClusterWatch | undefined;
+  let created = false;
+  let closing: Promise<void> | undefined;
+  const restartCounts = new Map<string, number>();
+
+  const emit = (kind: LifecycleEventKind, object: string, detail?: string, node?: string): void => {
+    events.emit({
+      atMs: clock.now(),
+      kind,
+      source: kind.startsWith('endpoint') ? 'controller' : 'api-server',
+      object,
+      ...(node ? { node } : {}),
+      ...(detail ? { detail } : {}),
+    });
+  };
+  const fail = (err: HarnessError): void => {
+    for (const listener of failureListeners) listener(err);
+  };
+  const onUpdate = (update: WatchUpdate): void => {
+    const object = update.after ?? update.before;
+    const namespace = object?.metadata?.namespace ?? '';
+    if (WATCHED_NAMESPACES.has(namespace)) {
+      const key = `${namespace}/${object?.metadata?.name ?? ''}`;
+      if (update.kind === 'pods') {
+        for (const c of podChanges(update.before, update.after))
+          emit(c.kind, key, c.detail, update.after?.spec?.nodeName);
+        const restarts = (update.after?.status?.containerStatuses ?? []).reduce(
+          (n, s) => n + s.restartCount,
+          0,
+        );
+        if (restarts > (restartCounts.get(key) ?? 0))
+          fail(
+            new HarnessError(
+              ErrorCode.ComponentFailed,
+              `${key} restarted a container (restartCount ${String(restarts)}); see kubectl logs -n ${namespace} ${object?.metadata?.name ?? ''} --previous`,
+            ),
+          );
+        restartCounts.set(key, restarts);
+      }
+      if (update.kind === 'endpointSlices')
+        for (const { pod, change } of endpointChanges(update.before, update.after))
+          emit(change.kind, pod, change.detail);
+    }
+    for (const listener of changeListeners) listener();
+  };
+  const changes = {
+    on(listener: () => void) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
+  };
+  const need = (): { api: KubeApi; watch: ClusterWatch } => {
+    if (!api || !watch)
+      throw new HarnessError(ErrorCode.BadInput, 'the kind cluster is not up; call up() first');
+    return { api, watch };
+  };
+  const workloadOf = (ref: WorkloadRef): V1Deployment | V1DaemonSet | undefined =>
+    need()
+      .watch.list(ref.kind === 'Deployment' ? 'deployments' : 'daemonSets')
+      .find((o) => o.metadata?.namespace === ref.namespace && o.metadata.name === ref.name);
+  const requireWorkload = (ref: WorkloadRef): void => {
+    if (!workloadOf(ref))
+      throw new HarnessError(
+        ErrorCode.BadInput,
+        `${ref.kind} ${ref.namespace}/${ref.name} does not exist in kind cluster ${name}; apply it first`,
+      );
+  };
+  const podsOf = (ref: WorkloadRef) =>
+    need()
+      .watch.list('pods')
+      .filter(
+        (p) =>
+          p.metadata?.namespace === ref.namespace && ownerOf(p) === `${ref.kind.toLowerCase()}/${ref.name}`,
+      );
+  const ours = <T extends { metadata?: { namespace?: string } }>(list: T[]): T[] =>
+    list.filter((o) => WATCHED_NAMESPACES.has(o.metadata?.namespace ?? ''));
+
+  const teardown = async (): Promise<void> => {
+    await watch?.stop();
+    if (created && !options.keepCluster) await tools.deleteCluster(name);
+    created = false;
+  };
+
+  return {
+    kind: 'kind',
+    clock,
+    async up(signal) {
+      const versions = await tools.checkInstalled();
+      facts['kind_version'] = versions.kindVersion;
+      facts['docker_server_version'] = versions.dockerServerVersion;
+      for (const image of KIND_IMAGES) await tools.buildImage(image.image, image.target);
+      signal?.throwIfAborted();
+      await tools.createCluster(name, buildKindConfig({ workers, ingressHostPort }), options.waitS ?? 300);
+      created = true;
+      try {
+        signal?.throwIfAborted();
+        await tools.loadImages(
+          name,
+          KIND_IMAGES.map((i) => i.image),
+        );
+        const kc = new KubeConfig();
+        kc.loadFromString(await tools.kubeconfig(name));
+        api = createKubeApi(kc);
+        facts['kubernetes_version'] = await api.serverVersion();
+        watch = createClusterWatch(kc);
+        watch.onUpdate(onUpdate);
+        watch.onError((err) => {
+          fail(
+            new HarnessError(
+              ErrorCode.ComponentFailed,
+              `watching kind cluster ${name} failed: ${err.message}`,
+              { cause: err },
+            ),
+          );
+        });
+        await watch.start();
+      } catch (err) {
+        await teardown();
+        throw err;
+      }
+    },
+    async apply(objects) {
+      validateAgainstModels(objects);
+      const { api: kube } = need();
+      for (const object of objects) await kube.apply(object);
+    },
+    async waitForReady({ timeoutMs, signal }) {
+      await waitForEvent({
+        events: changes,
+        clock,
+        timeoutMs,
+        what: `every Deployment and DaemonSet in kind cluster ${name} to be rolled out and Ready`,
+        ...(signal ? { signal } : {}),
+        check: () => {
+          const w = need().watch;
+          const pods = ours(w.list('pods')).map(toPodInfo);
+          return ours(w.list('deployments')).every((d) => isRolledOut(d, 'Deployment')) &&
+            ours(w.list('daemonSets')).every((d) => isRolledOut(d, 'DaemonSet')) &&
+            pods.every((p) => p.isReady && !p.isDeleting)
+            ? true
+            : undefined;
+        },
+      });
+    },
+    async rolloutRestart(ref) {
+      requireWorkload(ref);
+      emit('rollout-started', `${ref.namespace}/${ref.name}`, `${ref.kind} rollout restart`);
+      await need().api.rolloutRestart(ref, new Date());
+    },
+    async scale(ref, replicas) {
+      requireWorkload(ref);
+      emit('rollout-started', `${ref.namespace}/${ref.name}`, `scale to ${String(replicas)}`);
+      await need().api.scale(ref, replicas);
+    },
+    async deletePod(namespace, podName) {
+      await need().api.deletePod(namespace, podName);
+    },
+    async waitForRollout(ref, { timeoutMs, untilOldPodsGone, signal }) {
+      requireWorkload(ref);
+      const key = `${ref.namespace}/${ref.name}`;
+      const startedAtMs =
+        events.all().findLast((e) => e.kind === 'rollout-started' && e.object === key)?.atMs ?? clock.now();
+      const wait = (what: string, check: () => boolean) =>
+        waitForEvent({
+          events: changes,
+          clock,
+          timeoutMs,
+          what: `${ref.kind} ${key} ${what}`,
+          ...(signal ? { signal } : {}),
+          check: () => (check() ? clock.now() : undefined),
+        });
+      // The patch's generation bump reaches the watch after the patch returns: wait for a status that
+      // has seen it (observedGeneration) before trusting the predicate, as kubectl does.
+      const statusCompleteAtMs = await wait('to roll out (kubectl rollout status)', () => {
+        const w = workloadOf(ref);
+        return w !== undefined && isRolledOut(w, ref.kind);
+      });
+      emit('rollout-status-complete', key);
+      const result: RolloutResult = { startedAtMs, statusCompleteAtMs };
+      if (!untilOldPodsGone) return result;
+      const oldPodsGoneAtMs = await wait('old pods to be gone', () =>
+        podsOf(ref).every((p) => !p.metadata?.deletionTimestamp),
+      );
+      emit('rollout-old-pods-gone', key);
+      return { ...result, oldPodsGoneAtMs };
+    },
+    onEvent: (listener) => events.on(listener),
+    events: () => events.all(),
+    onFailure(listener) {
+      failureListeners.add(listener);
+      return () => failureListeners.delete(listener);
+    },
+    addresses(): ClusterAddresses {
+      const w = need().watch;
+      const pods = ours(w.list('pods')).map(toPodInfo);
+      const gatewayReady = pods.some((p) => p.owner === 'deployment/gateway' && p.isReady);
+      return {
+        nodes: w.list('nodes').map((n) => ({
+          name: n.metadata?.labels?.['ztunnel-harness/node'] ?? n.metadata?.name ?? '',
+          ip: n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
+        })),
+        controlPlane: { xds: 'istiod.istio-system.svc:15010', ca: 'http://istiod.istio-system.svc:15012' },
+        ...(gatewayReady ? { ingress: `127.0.0.1:${String(ingressHostPort)}` } : {}),
+        services: ours(w.list('services')).map((s) => ({
+          namespace: s.metadata?.namespace ?? 'default',
+          name: s.metadata?.name ?? '',
+          vip: s.spec?.clusterIP ?? '',
+          ports: (s.spec?.ports ?? []).map((p) => ({
+            port: p.port,
+            targetPort: Number(p.targetPort ?? p.port),
+          })),
+        })),
+        pods,
+      };
+    },
+    logs: (pod) => [
+      `(kind: container logs are not kept by the harness; kubectl logs -n ${pod.replace('/', ' ')})`,
+    ],
+    describe: () => ({ backend: 'kind', ...facts }),
+    close() {
+      closing ??= teardown();
+      return closing;
+    },
+    destroy() {
+      closing ??= teardown();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import {
+  AppsV1Api,
+  CoreV1Api,
+  KubernetesObjectApi,
+  PatchStrategy,
+  setHeaderOptions,
+  VersionApi,
+} from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { WorkloadRef } from '../backend.ts';
+import type { ClusterObject } from '../manifests/index.ts';
+import {
+  buildRolloutRestartPatch,
+  ROLLOUT_RESTART_FIELD_MANAGER,
+  STRATEGIC_MERGE_PATCH,
+} from '../manifests/index.ts';
+
+/** Our field manager for server-side apply (the objects the harness owns). */
+export const APPLY_FIELD_MANAGER = 'ztunnel-harness';
+
+export interface KubeApi {
+  serverVersion(): Promise<string>;
+  /** Server-side apply (application/apply-patch+yaml, force: we own these objects). */
+  apply(object: ClusterObject): Promise<void>;
+  /** What `kubectl rollout restart` sends (strategic merge patch, field manager kubectl-rollout). */
+  rolloutRestart(ref: WorkloadRef, now: Date): Promise<void>;
+  /** What `kubectl scale` sends: a merge patch of the scale subresource. */
+  scale(ref: WorkloadRef, replicas: number): Promise<void>;
+  deletePod(namespace: string, name: string): Promise<void>;
+  podLog(namespace: string, name: string, tailLines: number): Promise<string>;
+}
+
+export function createKubeApi(kc: KubeConfig): KubeApi {
+  const objects = KubernetesObjectApi.makeApiClient(kc);
+  const apps = kc.makeApiClient(AppsV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
+  const version = kc.makeApiClient(VersionApi);
+  return {
+    async serverVersion() {
+      return (await version.getCode()).gitVersion;
+    },
+    async apply(object) {
+      await objects.patch(
+        object,
+        undefined,
+        undefined,
+        APPLY_FIELD_MANAGER,
+        true,
+        PatchStrategy.ServerSideApply,
+      );
+    },
+    async rolloutRestart(ref, now) {
+      const request = {
+        name: ref.name,
+        namespace: ref.namespace,
+        body: buildRolloutRestartPatch(now),
+        fieldManager: ROLLOUT_RESTART_FIELD_MANAGER,
+      };
+      const options = setHeaderOptions('Content-Type', STRATEGIC_MERGE_PATCH);
+      if (ref.kind === 'Deployment') await apps.patchNamespacedDeployment(request, options);
+      else await apps.patchNamespacedDaemonSet(request, options);
+    },
+    async scale(ref, replicas) {
+      if (ref.kind !== 'Deployment') throw new Error(`cannot scale a ${ref.kind}`);
+      await apps.patchNamespacedDeploymentScale(
+        {
+          name: ref.name,
+          namespace: ref.namespace,
+          body: { spec: { replicas } },
+          fieldManager: 'kubectl-scale',
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    },
+    async deletePod(namespace, name) {
+      await core.deleteNamespacedPod({ name, namespace });
+    },
+    async podLog(namespace, name, tailLines) {
+      return core.readNamespacedPodLog({ name, namespace, tailLines });
+    },
+  };
+}

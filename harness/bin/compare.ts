@@ -1,0 +1,46 @@
+// `npm run compare -- <baseline.csv> <candidate.csv>`: the nightly regression gate. Matches runs by
+// scenario and parameters, tests failure rates and latency, prints a table; exit 1 on a significant
+// regression, 0 otherwise, 2 on malformed input (the line and column named).
+import { appendFile } from 'node:fs/promises';
+import { Command, Option } from 'commander';
+import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
+import { compareRuns, formatComparison, readRuns } from '../compare/index.ts';
+import { runMain } from '../cli/run-main.ts';
+
+function alphaParser(raw: string): number {
+  const alpha = Number(raw);
+  if (raw.trim() === '' || !(alpha > 0 && alpha < 1))
+    throw badInput('--alpha', 'a number between 0 and 1 (exclusive)', raw);
+  return alpha;
+}
+
+runMain(async () => {
+  const program = new Command('compare')
+    .description('Compare two results CSVs (runs.csv) and fail on a significant regression')
+    .argument('<baseline.csv>', 'the reference runs, e.g. results/baselines/local-seeds.csv')
+    .argument('<candidate.csv>', "the runs to judge, e.g. a suite folder's runs.csv")
+    .addOption(
+      new Option('--alpha <p>', 'family-wise false-alarm rate (Holm over all tests)')
+        .default(0.01)
+        .argParser(alphaParser),
+    )
+    .option('--markdown <file>', 'also append the table to this file (e.g. $GITHUB_STEP_SUMMARY)')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  program.parse(process.argv);
+  const [baselinePath = '', candidatePath = ''] = program.args;
+  const options = program.opts<{ alpha: number; markdown?: string }>();
+  const baseline = await readRuns(baselinePath);
+  const candidate = await readRuns(candidatePath);
+  const comparison = compareRuns(baseline, candidate, options.alpha);
+  if (!comparison.metrics.length)
+    throw new HarnessError(
+      ErrorCode.BadInput,
+      `No configuration appears in both ${baselinePath} (${String(baseline.length)} runs) and ${candidatePath} (${String(candidate.length)} runs), so nothing was compared; run the candidate with the baseline's parameters, or refresh the baseline`,
+    );
+  const text = formatComparison(comparison);
+  process.stdout.write(text);
+  if (options.markdown)
+    await appendFile(options.markdown, `## compare ${baselinePath} -> ${candidatePath}\n\n${text}`);
+  return comparison.metrics.some((m) => m.significance === 'worse') ? 1 : 0;
+});

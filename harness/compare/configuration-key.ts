@@ -1,0 +1,89 @@
+import type { RunRow } from './read-runs.ts';
+
+/**
+ * Columns that are outcomes or bookkeeping of a run, not its configuration. Every other column
+ * (scenario, backend, mesh, load shape, grace, arms, timing model, nodes, ...) is a parameter, so a
+ * parameter added later splits configurations rather than being silently ignored.
+ */
+const NOT_PARAMETERS = new Set([
+  'schema_version',
+  'run_id',
+  'requests',
+  'ok',
+  'http_503',
+  'other_5xx',
+  'refused',
+  'reset',
+  'eof',
+  'timeout',
+  'other',
+  'p50_ms',
+  'p99_ms',
+  'bursts',
+  'max_burst_ms',
+  'verdict',
+  'reason',
+  'http_503_uf',
+  'http_503_uc',
+  'http_503_urx',
+  'http_503_uh',
+  'h2',
+  'max_failed',
+  'k6_http_reqs',
+  'dropped_iterations',
+  'k6_cpu_avg_pct',
+  'k6_cpu_max_pct',
+  'machine_cpu_busy_pct',
+  'rollout_started_s',
+  'rollout_status_complete_s',
+  'rollout_old_pods_gone_s',
+  'started_at',
+  'git_sha',
+  'k6_version',
+  // The local backend's loopback block: where, not how.
+  'address_block',
+]);
+
+export interface Configuration {
+  key: string;
+  /** name=value of every parameter, in column order. */
+  parameters: [string, string][];
+}
+
+export function configurationOf(row: RunRow): Configuration {
+  const parameters = Object.entries(row.values).filter(([name]) => !NOT_PARAMETERS.has(name));
+  return { key: parameters.map(([k, v]) => `${k}=${v}`).join('\u0000'), parameters };
+}
+
+/** Rows grouped by configuration, in first-seen order. */
+export function groupByConfiguration(
+  rows: readonly RunRow[],
+): Map<string, { configuration: Configuration; rows: RunRow[] }> {
+  const groups = new Map<string, { configuration: Configuration; rows: RunRow[] }>();
+  for (const row of rows) {
+    const configuration = configurationOf(row);
+    const group = groups.get(configuration.key) ?? { configuration, rows: [] };
+    group.rows.push(row);
+    groups.set(configuration.key, group);
+  }
+  return groups;
+}
+
+/**
+ * What tells two configurations apart in a table: the scenario plus every parameter whose value
+ * differs between configurations of that scenario (the rest is common and would be noise).
+ */
+export function labelConfigurations(configurations: readonly Configuration[]): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const c of configurations) {
+    const scenario = c.parameters.find(([k]) => k === 'scenario')?.[1] ?? '?';
+    const siblings = configurations.filter(
+      (o) => o.parameters.find(([k]) => k === 'scenario')?.[1] === scenario,
+    );
+    const varying = c.parameters.filter(
+      ([k, v]) => k !== 'scenario' && siblings.some((o) => o.parameters.find(([ok]) => ok === k)?.[1] !== v),
+    );
+    labels.set(c.key, [scenario, ...varying.map(([k, v]) => `${k}=${v}`)].join(' '));
+  }
+  return labels;
+}
