@@ -64,6 +64,9 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   let created = false;
   let closing: Promise<void> | undefined;
   const restartCounts = new Map<string, number>();
+  /** Per workload, the generation a change we made must be observed at before its rollout counts. */
+  const awaitedGeneration = new Map<string, number>();
+  const refKey = (ref: WorkloadRef): string => `${ref.kind}/${ref.namespace}/${ref.name}`;
 
   const emit = (kind: LifecycleEventKind, object: string, detail?: string, node?: string): void => {
     events.emit({
@@ -207,12 +210,17 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     async rolloutRestart(ref) {
       requireWorkload(ref);
       emit('rollout-started', `${ref.namespace}/${ref.name}`, `${ref.kind} rollout restart`);
-      await need().api.rolloutRestart(ref, new Date());
+      const { generation } = await need().api.rolloutRestart(ref, new Date());
+      awaitedGeneration.set(refKey(ref), generation);
     },
     async scale(ref, replicas) {
       requireWorkload(ref);
       emit('rollout-started', `${ref.namespace}/${ref.name}`, `scale to ${String(replicas)}`);
+      const current = workloadOf(ref) as V1Deployment;
+      const generation = current.metadata?.generation ?? 0;
       await need().api.scale(ref, replicas);
+      // The API server bumps the generation only when the spec changes.
+      awaitedGeneration.set(refKey(ref), current.spec?.replicas === replicas ? generation : generation + 1);
     },
     async deletePod(namespace, podName) {
       await need().api.deletePod(namespace, podName);
@@ -235,7 +243,9 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       // has seen it (observedGeneration) before trusting the predicate, as kubectl does.
       const statusCompleteAtMs = await wait('to roll out (kubectl rollout status)', () => {
         const w = workloadOf(ref);
-        return w !== undefined && isRolledOut(w, ref.kind);
+        // The watch may still hold the version from before our patch: wait for the one after it.
+        const seen = (w?.metadata?.generation ?? 0) >= (awaitedGeneration.get(refKey(ref)) ?? 0);
+        return w !== undefined && seen && isRolledOut(w, ref.kind);
       });
       emit('rollout-status-complete', key);
       const result: RolloutResult = { startedAtMs, statusCompleteAtMs };

@@ -46,7 +46,7 @@ export function createKindTools(options: KindToolsOptions): KindTools {
       );
       return result.stdout;
     } catch (err) {
-      throw toolError(file, args, err);
+      throw toolError(file, args, err, file === kind);
     }
   };
   return {
@@ -75,11 +75,11 @@ export function createKindTools(options: KindToolsOptions): KindTools {
   };
 }
 
-function toolError(file: string, args: string[], err: unknown): HarnessError {
+function toolError(file: string, args: string[], err: unknown, isKind: boolean): HarnessError {
   const e = err as { code?: string; stderr?: string; shortMessage?: string; isCanceled?: boolean };
   const command = `${file} ${args.join(' ')}`;
   if (e.code === 'ENOENT') {
-    const install = file.endsWith('kind')
+    const install = isKind
       ? `install it with \`go install sigs.k8s.io/kind@${KIND_VERSION}\` (https://kind.sigs.k8s.io/docs/user/quick-start/#installation)`
       : 'install Docker (https://docs.docker.com/engine/install/)';
     return new HarnessError(
@@ -90,7 +90,7 @@ function toolError(file: string, args: string[], err: unknown): HarnessError {
   }
   if (e.isCanceled) return new HarnessError(ErrorCode.Aborted, `${command} was cancelled`, { cause: err });
   const stderr = (e.stderr ?? '').trim().split('\n').slice(-5).join('\n');
-  if (file.endsWith('docker') && args[0] === 'version')
+  if (!isKind && args[0] === 'version')
     return new HarnessError(
       ErrorCode.ToolMissing,
       `Docker is installed but its engine does not answer (${command}: ${stderr || (e.shortMessage ?? '')}); start the Docker engine, ${LOCAL_HINT}`,

@@ -23,7 +23,7 @@ export interface KubeApi {
   /** Server-side apply (application/apply-patch+yaml, force: we own these objects). */
   apply(object: ClusterObject): Promise<void>;
   /** What `kubectl rollout restart` sends (strategic merge patch, field manager kubectl-rollout). */
-  rolloutRestart(ref: WorkloadRef, now: Date): Promise<void>;
+  rolloutRestart(ref: WorkloadRef, now: Date): Promise<{ generation: number }>;
   /** What `kubectl scale` sends: a merge patch of the scale subresource. */
   scale(ref: WorkloadRef, replicas: number): Promise<void>;
   deletePod(namespace: string, name: string): Promise<void>;
@@ -57,8 +57,11 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
         fieldManager: ROLLOUT_RESTART_FIELD_MANAGER,
       };
       const options = setHeaderOptions('Content-Type', STRATEGIC_MERGE_PATCH);
-      if (ref.kind === 'Deployment') await apps.patchNamespacedDeployment(request, options);
-      else await apps.patchNamespacedDaemonSet(request, options);
+      const patched =
+        ref.kind === 'Deployment'
+          ? await apps.patchNamespacedDeployment(request, options)
+          : await apps.patchNamespacedDaemonSet(request, options);
+      return { generation: patched.metadata?.generation ?? 0 };
     },
     async scale(ref, replicas) {
       if (ref.kind !== 'Deployment') throw new Error(`cannot scale a ${ref.kind}`);

@@ -1,0 +1,241 @@
+// A test double of the Kubernetes API server, enough for client-node's typed APIs, informers
+// (list, then watch from the list's resourceVersion) and KubernetesObjectApi (resource discovery):
+// it stores objects, streams watch events, and records every request for the test to inspect.
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  contentType: string;
+  body: unknown;
+}
+
+interface Meta {
+  name?: string;
+  namespace?: string;
+  resourceVersion?: string;
+  generation?: number;
+  [field: string]: unknown;
+}
+type Obj = { metadata?: Meta | undefined; [field: string]: unknown };
+
+/** Collection path (all namespaces) -> namespaced path segment and list kind. */
+const COLLECTIONS: Record<string, { group: string; resource: string; kind: string; namespaced: boolean }> = {
+  pods: { group: '/api/v1', resource: 'pods', kind: 'Pod', namespaced: true },
+  services: { group: '/api/v1', resource: 'services', kind: 'Service', namespaced: true },
+  nodes: { group: '/api/v1', resource: 'nodes', kind: 'Node', namespaced: false },
+  deployments: { group: '/apis/apps/v1', resource: 'deployments', kind: 'Deployment', namespaced: true },
+  daemonsets: { group: '/apis/apps/v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true },
+  endpointslices: {
+    group: '/apis/discovery.k8s.io/v1',
+    resource: 'endpointslices',
+    kind: 'EndpointSlice',
+    namespaced: true,
+  },
+};
+
+export interface ApiServerDouble {
+  url: string;
+  requests: RecordedRequest[];
+  /** Creates or replaces an object and tells every watcher (ADDED / MODIFIED). */
+  put(resource: keyof typeof COLLECTIONS, object: Obj): void;
+  remove(resource: keyof typeof COLLECTIONS, namespace: string, name: string): void;
+  get(resource: keyof typeof COLLECTIONS, namespace: string, name: string): Obj | undefined;
+  /** Resolves once at least `n` watches are open. */
+  watching(n: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startApiServerDouble(): Promise<ApiServerDouble> {
+  const store = new Map<string, Map<string, Obj>>(Object.keys(COLLECTIONS).map((r) => [r, new Map()]));
+  const watchers = new Map<string, Set<ServerResponse>>(Object.keys(COLLECTIONS).map((r) => [r, new Set()]));
+  const requests: RecordedRequest[] = [];
+  let version = 1;
+  let onWatch = (): void => undefined;
+  const key = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
+  const notify = (resource: string, type: string, object: Obj): void => {
+    for (const res of watchers.get(resource) ?? []) res.write(`${JSON.stringify({ type, object })}\n`);
+  };
+  const put = (resource: string, object: Obj): void => {
+    const objects = store.get(resource);
+    if (!objects) throw new Error(`unknown resource ${resource}`);
+    const k = key(object.metadata?.namespace, object.metadata?.name);
+    const existed = objects.has(k);
+    version += 1;
+    const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(version) } };
+    objects.set(k, stored);
+    notify(resource, existed ? 'MODIFIED' : 'ADDED', stored);
+  };
+  const send = (res: ServerResponse, status: number, body: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const discovery = (group: string) => ({
+    kind: 'APIResourceList',
+    groupVersion: group.replace(/^\/apis?\//, '').replace(/^v1$/, 'v1'),
+    resources: Object.values(COLLECTIONS)
+      .filter((c) => c.group === group)
+      .map((c) => ({
+        name: c.resource,
+        kind: c.kind,
+        namespaced: c.namespaced,
+        verbs: ['get', 'list', 'watch', 'patch'],
+      })),
+  });
+
+  const handle = (req: IncomingMessage, res: ServerResponse, raw: string): void => {
+    const url = new URL(req.url ?? '/', 'http://double');
+    const query = Object.fromEntries(url.searchParams);
+    const contentType = req.headers['content-type'] ?? '';
+    let body: unknown = raw;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      // Not JSON (a YAML apply body would be): kept as text for the test to see.
+    }
+    requests.push({ method: req.method ?? '', path: url.pathname, query, contentType, body });
+    const path = url.pathname;
+    if (path === '/version') {
+      send(res, 200, { gitVersion: 'v1.35.0', major: '1', minor: '35' });
+      return;
+    }
+    if (path === '/api/v1' || path === '/apis/apps/v1' || path === '/apis/discovery.k8s.io/v1') {
+      send(res, 200, discovery(path));
+      return;
+    }
+    for (const [resource, c] of Object.entries(COLLECTIONS)) {
+      if (path === `${c.group}/${c.resource}`) {
+        if (query['watch'] === 'true') {
+          res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+          res.flushHeaders();
+          watchers.get(resource)?.add(res);
+          res.on('close', () => watchers.get(resource)?.delete(res));
+          onWatch();
+          return;
+        }
+        send(res, 200, {
+          kind: `${c.kind}List`,
+          apiVersion: c.group.replace(/^\/apis?\//, ''),
+          metadata: { resourceVersion: String(version) },
+          items: [...(store.get(resource)?.values() ?? [])],
+        });
+        return;
+      }
+      const m = new RegExp(`^${c.group}/namespaces/([^/]+)/${c.resource}/([^/]+)(/scale)?$`).exec(path);
+      if (!m) continue;
+      const [, ns = '', name = '', scale] = m;
+      const current = store.get(resource)?.get(key(ns, name));
+      if (req.method === 'DELETE') {
+        if (!current) {
+          send(res, 404, { kind: 'Status', code: 404, reason: 'NotFound' });
+          return;
+        }
+        put(resource, {
+          ...current,
+          metadata: {
+            ...current.metadata,
+            deletionTimestamp: new Date(Date.now() + 30_000).toISOString(),
+            deletionGracePeriodSeconds: 30,
+          },
+        });
+        send(res, 200, current);
+        return;
+      }
+      if (req.method === 'PATCH') {
+        send(res, 200, applyPatch(resource, ns, name, current, contentType, body, Boolean(scale)));
+        return;
+      }
+      if (req.method === 'GET' && current) {
+        send(res, 200, current);
+        return;
+      }
+      send(res, 404, { kind: 'Status', code: 404, reason: 'NotFound' });
+      return;
+    }
+    send(res, 404, {
+      kind: 'Status',
+      code: 404,
+      message: `double: no route for ${req.method ?? ''} ${path}`,
+    });
+  };
+
+  /** SSA stores the body; strategic merge / merge patches merge it (enough for the patches we send). */
+  const applyPatch = (
+    resource: string,
+    ns: string,
+    name: string,
+    current: Obj | undefined,
+    contentType: string,
+    body: unknown,
+    isScale: boolean,
+  ): unknown => {
+    const patch = body as Obj;
+    const base: Obj = contentType.startsWith('application/apply-patch') ? {} : structuredClone(current ?? {});
+    const merged = deepMerge(base, patch) as Obj;
+    if (isScale) {
+      const replicas = (patch as { spec?: { replicas?: number } }).spec?.replicas;
+      const next = deepMerge(structuredClone(current ?? {}), { spec: { replicas } }) as Obj;
+      next.metadata = { ...next.metadata, generation: (current?.metadata?.generation ?? 0) + 1 };
+      put(resource, next);
+      return { kind: 'Scale', spec: { replicas } };
+    }
+    merged.metadata = {
+      ...merged.metadata,
+      name,
+      namespace: ns,
+      generation: (current?.metadata?.generation ?? 0) + 1,
+    };
+    put(resource, merged);
+    return merged;
+  };
+
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (raw += chunk));
+    req.on('end', () => {
+      handle(req, res, raw);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${String(port)}`,
+    requests,
+    put,
+    remove(resource, namespace, name) {
+      const object = store.get(resource)?.get(key(namespace, name));
+      if (!object) return;
+      store.get(resource)?.delete(key(namespace, name));
+      version += 1;
+      notify(resource, 'DELETED', object);
+    },
+    get: (resource, namespace, name) => store.get(resource)?.get(key(namespace, name)),
+    async watching(n) {
+      const open = (): number => [...watchers.values()].reduce((s, w) => s + w.size, 0);
+      while (open() < n) await new Promise<void>((resolve) => (onWatch = resolve));
+    },
+    async close() {
+      for (const set of watchers.values()) for (const res of set) res.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+    },
+  };
+}
+
+function deepMerge(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out = (target && typeof target === 'object' && !Array.isArray(target) ? target : {}) as Record<
+    string,
+    unknown
+  >;
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) out[k] = deepMerge(out[k], v);
+  return out;
+}

@@ -1,0 +1,335 @@
+// The kind backend against fake kind/docker executables and an API server double: what it runs, what
+// it sends, and how it waits, without a Docker engine.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadYaml } from '@kubernetes/client-node';
+import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
+import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import type { ClusterBackend } from '../../backend.ts';
+import { buildHttpbin, buildZtunnelDaemonSet, IMAGES, NODE_LABEL } from '../../manifests/index.ts';
+import { createKindBackend } from '../kind-backend.ts';
+import { createKindTools } from '../kind-tools.ts';
+import { startApiServerDouble } from './api-server-double.ts';
+import type { ApiServerDouble } from './api-server-double.ts';
+import { createFakeKindAndDocker, kindKubeconfig } from './fake-kind-docker.ts';
+import type { FakeTools } from './fake-kind-docker.ts';
+
+type After = { after: (fn: () => Promise<void>) => void };
+const NAME = 'harness-test';
+const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
+
+async function setUp(t: After, env: Record<string, string> = {}) {
+  const api = await startApiServerDouble();
+  t.after(() => api.close());
+  const fakes = await createFakeKindAndDocker(kindKubeconfig(NAME, api.url));
+  const tools = createKindTools({
+    buildContext: PROJECT_ROOT,
+    env: { PATH: fakes.path, FAKE_DIR: fakes.dir, ...env },
+  });
+  const backend = createKindBackend({ name: NAME, projectRoot: PROJECT_ROOT, tools, ingressHostPort: 18181 });
+  t.after(() => backend.close());
+  return { api, fakes, backend };
+}
+
+async function upAndWatching(
+  t: After,
+): Promise<{ api: ApiServerDouble; fakes: FakeTools; backend: ClusterBackend }> {
+  const s = await setUp(t);
+  await s.backend.up();
+  await s.api.watching(6);
+  return s;
+}
+
+const rolledOut = (generation: number, replicas: number, extra: Record<string, number> = {}) => ({
+  observedGeneration: generation,
+  replicas,
+  updatedReplicas: replicas,
+  readyReplicas: replicas,
+  availableReplicas: replicas,
+  ...extra,
+});
+
+function pod(name: string, extra: { deleting?: boolean; ready?: boolean } = {}) {
+  return {
+    metadata: {
+      name,
+      namespace: 'default',
+      labels: { app: 'httpbin', 'pod-template-hash': 'abc' },
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'httpbin-abc', uid: 'rs', controller: true },
+      ],
+      ...(extra.deleting
+        ? { deletionTimestamp: '2026-11-21T10:00:30Z', deletionGracePeriodSeconds: 30 }
+        : {}),
+    },
+    spec: { nodeName: 'harness-test-worker', containers: [{ name: 'httpbin', image: IMAGES.httpbin }] },
+    status: {
+      phase: 'Running',
+      podIP: '10.244.1.7',
+      conditions: [{ type: 'Ready', status: extra.ready === false ? 'False' : 'True' }],
+      containerStatuses: [
+        { name: 'httpbin', ready: true, restartCount: 0, image: '', imageID: '', state: { running: {} } },
+      ],
+    },
+  };
+}
+
+describe('kind backend (fake kind/docker, API server double)', () => {
+  it('creates the cluster: checks the tools, builds and loads every image, reads the kubeconfig, watches', async (t) => {
+    const { api, fakes, backend } = await upAndWatching(t);
+    const calls = await fakes.calls();
+    const line = (c: { tool: string; args: string[] }): string => `${c.tool} ${c.args.join(' ')}`;
+    assert.deepEqual(calls.slice(0, 2).map(line), [
+      'docker version --format {{.Server.Version}}',
+      'kind version',
+    ]);
+    const builds = calls.filter((c) => c.tool === 'docker' && c.args[0] === 'build').map(line);
+    assert.deepEqual(builds, [
+      `docker build --target ztunnel --tag ${IMAGES.ztunnel} --file Dockerfile .`,
+      `docker build --target httpbin --tag ${IMAGES.httpbin} --file Dockerfile .`,
+      `docker build --target gateway --tag ${IMAGES.gateway} --file Dockerfile .`,
+      `docker build --target sidecar --tag ${IMAGES.sidecar} --file Dockerfile .`,
+      `docker build --target istiod --tag ${IMAGES.istiod} --file Dockerfile .`,
+    ]);
+    const create = calls.find((c) => c.args[0] === 'create');
+    assert.deepEqual(create?.args, ['create', 'cluster', '--name', NAME, '--config', '-', '--wait', '300s']);
+    const config = loadYaml<{
+      nodes: {
+        role: string;
+        labels?: Record<string, string>;
+        extraPortMappings?: { hostPort: number; listenAddress: string }[];
+      }[];
+    }>(create.stdin);
+    assert.deepEqual(
+      config.nodes.map((n) => n.role),
+      ['control-plane', 'worker', 'worker'],
+    );
+    assert.deepEqual(
+      config.nodes.map((n) => n.labels?.[NODE_LABEL]),
+      [undefined, 'node-1', 'node-2'],
+    );
+    assert.deepEqual(
+      config.nodes[0]?.extraPortMappings?.map((m) => [m.hostPort, m.listenAddress]),
+      [[18181, '127.0.0.1']],
+    );
+    assert.equal(
+      calls.map(line).find((l) => l.startsWith('kind load')),
+      `kind load docker-image --name ${NAME} ${Object.values(IMAGES).join(' ')}`,
+    );
+    assert.ok(calls.map(line).includes(`kind get kubeconfig --name ${NAME}`));
+    // create must come after every build (images exist to load) and before the load.
+    const order = calls.map((c) => c.args[0]);
+    assert.ok(
+      order.lastIndexOf('build') < order.indexOf('create') && order.indexOf('create') < order.indexOf('load'),
+    );
+    const watched = api.requests
+      .filter((r) => r.query['watch'] === 'true')
+      .map((r) => r.path)
+      .sort();
+    assert.deepEqual(watched, [
+      '/api/v1/nodes',
+      '/api/v1/pods',
+      '/api/v1/services',
+      '/apis/apps/v1/daemonsets',
+      '/apis/apps/v1/deployments',
+      '/apis/discovery.k8s.io/v1/endpointslices',
+    ]);
+    assert.equal(backend.describe()['kubernetes_version'], 'v1.35.0');
+    assert.equal(backend.describe()['kind_version'], 'kind v0.33.0 go1.26.8 linux/amd64');
+  });
+
+  it('applies manifests by server-side apply, and refuses a field the model types do not know before sending anything', async (t) => {
+    const { api, backend } = await upAndWatching(t);
+    const objects = [
+      buildZtunnelDaemonSet({ graceS: 30 }),
+      ...buildHttpbin({ replicas: 3, mesh: 'ambient' }),
+    ];
+    const [httpbinDeployment] = buildHttpbin({ replicas: 3, mesh: 'ambient' });
+    const broken = structuredClone(httpbinDeployment);
+    const container = broken.spec?.template.spec?.containers[0];
+    assert.ok(container);
+    (container as unknown as Record<string, unknown>)['livenessProb'] = { tcpSocket: { port: 80 } };
+    const before = api.requests.length;
+    await assert.rejects(
+      () => backend.apply([objects[0] as (typeof objects)[0], broken]),
+      (err: unknown) =>
+        isHarnessError(err, ErrorCode.BadInput) &&
+        /spec\.template\.spec\.containers\[0\]\.livenessProb is not a field of V1Deployment/.test(
+          err.message,
+        ),
+    );
+    assert.equal(api.requests.filter((r) => r.method === 'PATCH').length, 0, 'nothing applied');
+    assert.ok(api.requests.length >= before);
+    await backend.apply(objects);
+    const patches = api.requests.filter((r) => r.method === 'PATCH');
+    assert.deepEqual(
+      patches.map((r) => r.path),
+      [
+        '/apis/apps/v1/namespaces/istio-system/daemonsets/ztunnel',
+        '/apis/apps/v1/namespaces/default/deployments/httpbin',
+        '/api/v1/namespaces/default/services/httpbin',
+      ],
+    );
+    for (const [i, r] of patches.entries()) {
+      assert.equal(r.contentType, 'application/apply-patch+yaml');
+      assert.equal(r.query['fieldManager'], 'ztunnel-harness');
+      assert.equal(r.query['force'], 'true');
+      assert.deepEqual(r.body, JSON.parse(JSON.stringify(objects[i])));
+    }
+  });
+
+  it('restarts like kubectl: a strategic merge patch of restartedAt with field manager kubectl-rollout', async (t) => {
+    const { api, backend } = await upAndWatching(t);
+    await assert.rejects(
+      () => backend.rolloutRestart(HTTPBIN),
+      (err: unknown) => isHarnessError(err, ErrorCode.BadInput) && /does not exist/.test(err.message),
+    );
+    api.put('deployments', {
+      ...buildHttpbin({ replicas: 1, mesh: 'off' })[0],
+      metadata: { name: 'httpbin', namespace: 'default', generation: 1 },
+      status: rolledOut(1, 1),
+    });
+    api.put('daemonsets', {
+      ...buildZtunnelDaemonSet({ graceS: 30 }),
+      metadata: { name: 'ztunnel', namespace: 'istio-system', generation: 1 },
+    });
+    await eventually(() => backend.rolloutRestart(HTTPBIN));
+    await backend.rolloutRestart({ kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' });
+    const patches = api.requests.filter((r) => r.method === 'PATCH');
+    assert.deepEqual(
+      patches.map((r) => r.path),
+      [
+        '/apis/apps/v1/namespaces/default/deployments/httpbin',
+        '/apis/apps/v1/namespaces/istio-system/daemonsets/ztunnel',
+      ],
+    );
+    for (const r of patches) {
+      assert.equal(r.contentType, 'application/strategic-merge-patch+json');
+      assert.equal(r.query['fieldManager'], 'kubectl-rollout');
+      const body = r.body as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+      assert.deepEqual(Object.keys(body), ['spec']);
+      assert.match(
+        body.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'] ?? '',
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+      );
+    }
+  });
+
+  it("waits for a rollout by kubectl's predicates, then for the old pods to be gone, with watch events on the run's clock", async (t) => {
+    const { api, backend } = await upAndWatching(t);
+    const deployment = {
+      ...buildHttpbin({ replicas: 2, mesh: 'off' })[0],
+      metadata: { name: 'httpbin', namespace: 'default', generation: 1 },
+      status: rolledOut(1, 2),
+    };
+    api.put('deployments', deployment);
+    api.put('pods', pod('httpbin-abc-old'));
+    await eventually(() => backend.rolloutRestart(HTTPBIN));
+    const result = backend.waitForRollout(HTTPBIN, { timeoutMs: 10_000, untilOldPodsGone: true });
+    let settled = false;
+    void result.then(() => (settled = true));
+    const stored = () => api.get('deployments', 'default', 'httpbin') as typeof deployment;
+    const step = async (status: Record<string, number>): Promise<void> => {
+      api.put('deployments', { ...stored(), status });
+      await new Promise((r) => setTimeout(r, 30));
+    };
+    // The patch bumped the generation to 2; a status that has not observed it does not count.
+    await step(rolledOut(1, 2));
+    assert.equal(settled, false, 'observedGeneration behind');
+    await step(rolledOut(2, 3, { updatedReplicas: 1, availableReplicas: 2 }));
+    assert.equal(settled, false, 'not all updated');
+    await step(rolledOut(2, 3, { updatedReplicas: 2 }));
+    assert.equal(settled, false, 'an old replica still counted in status.replicas');
+    api.put('pods', pod('httpbin-abc-old', { deleting: true, ready: false }));
+    await step(rolledOut(2, 2));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(settled, false, 'rolled out, but an old pod is still terminating');
+    api.remove('pods', 'default', 'httpbin-abc-old');
+    const { startedAtMs, statusCompleteAtMs, oldPodsGoneAtMs } = await result;
+    assert.ok(startedAtMs <= statusCompleteAtMs && statusCompleteAtMs <= (oldPodsGoneAtMs ?? -1));
+    const kinds = backend
+      .events()
+      .filter((e) => e.object === 'default/httpbin-abc-old')
+      .map((e) => e.kind);
+    assert.deepEqual(kinds, [
+      'pod-created',
+      'container-started',
+      'pod-ready',
+      'pod-not-ready',
+      'pod-deleting',
+      'pod-removed',
+    ]);
+    const deleting = backend.events().find((e) => e.kind === 'pod-deleting');
+    assert.equal(deleting?.detail, 'deletion at 2026-11-21T10:00:00.000Z, grace 30 s');
+    assert.deepEqual(
+      backend
+        .events()
+        .filter((e) => e.object === 'default/httpbin')
+        .map((e) => e.kind),
+      ['rollout-started', 'rollout-status-complete', 'rollout-old-pods-gone'],
+    );
+  });
+
+  it('tears the cluster down when a step after create fails, and on close exactly once', async (t) => {
+    const { fakes, backend } = await setUp(t, { FAKE_KIND_LOAD_FAIL: '1' });
+    await assert.rejects(
+      () => backend.up(),
+      (err: unknown) =>
+        isHarnessError(err, ErrorCode.ComponentFailed) &&
+        /kind load docker-image --name harness-test .* failed: ERROR: image: ".*" not present locally/.test(
+          err.message,
+        ),
+    );
+    await backend.close();
+    await backend.destroy();
+    const deletes = (await fakes.calls()).filter((c) => c.args[0] === 'delete');
+    assert.deepEqual(
+      deletes.map((c) => c.args),
+      [['delete', 'cluster', '--name', NAME]],
+    );
+
+    const ok = await upAndWatching(t);
+    await ok.backend.destroy(new Error('Ctrl-C'));
+    await ok.backend.close();
+    assert.equal((await ok.fakes.calls()).filter((c) => c.args[0] === 'delete').length, 1);
+  });
+
+  it('says what to do when kind is missing or the Docker engine is down (exit 2), creating nothing', async (t) => {
+    const down = await setUp(t, { FAKE_DOCKER_DOWN: '1' });
+    await assert.rejects(
+      () => down.backend.up(),
+      (err: unknown) =>
+        isHarnessError(err, ErrorCode.ToolMissing) &&
+        err.exitCode === 2 &&
+        /Docker is installed but its engine does not answer .*Cannot connect to the Docker daemon.*start the Docker engine, or run on the embedded cluster with --backend local/.test(
+          err.message,
+        ),
+    );
+    assert.equal((await down.fakes.calls()).filter((c) => c.tool === 'kind').length, 0);
+    const fakes = await createFakeKindAndDocker('');
+    const noKind = createKindTools({
+      buildContext: PROJECT_ROOT,
+      kind: 'kind-not-installed',
+      env: { PATH: fakes.path, FAKE_DIR: fakes.dir },
+    });
+    await assert.rejects(
+      () => noKind.checkInstalled(),
+      (err: unknown) =>
+        isHarnessError(err, ErrorCode.ToolMissing) &&
+        /kind-not-installed not found on PATH.*go install sigs\.k8s\.io\/kind@v0\.33\.0/.test(err.message),
+    );
+  });
+});
+
+/** Retries `fn` while the watch has not yet delivered what it needs (BadInput "does not exist"), up to 1 s. */
+async function eventually(fn: () => Promise<void>): Promise<void> {
+  for (let i = 0; ; i += 1) {
+    try {
+      await fn();
+      return;
+    } catch (err) {
+      if (i > 100 || !isHarnessError(err, ErrorCode.BadInput)) throw err;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
