@@ -37,9 +37,18 @@ export function formatComparison(c: Comparison): string {
     rows,
   );
   const worse = c.metrics.filter((m) => m.significance === 'worse');
+  // The exact rank-sum test's smallest p with n and m repeats is 1 / C(n + m, n), before Holm.
+  const unreachable = c.metrics.filter(
+    (m) => m.unit === 'ms' && 1 / choose(m.runs[0] + m.runs[1], m.runs[0]) >= c.alpha,
+  );
   const lines = [
     table,
     `Failures: exact Poisson rate test pooled over repeats; latency: exact rank-sum test over repeats (per-run p50/p99). One-sided, Holm-adjusted over all ${String(c.metrics.length)} tests, alpha ${String(c.alpha)}; "~" = no significant change.`,
+    ...(unreachable.length
+      ? [
+          `Latency with ${[...new Set(unreachable.map((m) => m.runs.join('/')))].join(', ')} runs cannot reach alpha ${String(c.alpha)} (smallest exact p = 1/C(n+m, n)); use --repeat 5 or more on both sides.`,
+        ]
+      : []),
     ...c.onlyInBaseline.map((l) => `only in the baseline (not compared): ${l}`),
     ...c.onlyInCandidate.map((l) => `only in the candidate (not compared): ${l}`),
     worse.length
@@ -47,4 +56,10 @@ export function formatComparison(c: Comparison): string {
       : 'No significant regression.',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function choose(n: number, k: number): number {
+  let r = 1;
+  for (let i = 1; i <= k; i += 1) r = (r * (n - k + i)) / i;
+  return r;
 }
