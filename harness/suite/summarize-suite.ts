@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeSuiteReport } from '../report/suite-report.ts';
 import { readCsvRows as readRows, writeCsv } from '../results/write-csv.ts';
 import type { Row, SuiteEntry } from './seed-suite.ts';
@@ -56,6 +56,7 @@ export async function summarizeSuite(
     reproduce: `npm run experiment -- ${args.join(' ')}`,
   }));
   await writeCsv(join(suiteDir, 'suite.csv'), table as unknown as Row[]);
+  await writeSuiteRuns(suiteDir, ran);
   const markdown = formatSuiteMarkdown(table);
   await writeFile(join(suiteDir, 'suite.md'), markdown);
   const html = await writeSuiteReport(
@@ -65,4 +66,14 @@ export async function summarizeSuite(
   );
   process.stdout.write(`\n${markdown}\nsuite folder: ${suiteDir}\nreport: ${html}\n`);
   return table;
+}
+
+/**
+ * Every run of every entry in one runs.csv (the common summary columns, one schema), the candidate
+ * `npm run compare` takes against a committed baseline.
+ */
+async function writeSuiteRuns(suiteDir: string, ran: RanEntry[]): Promise<void> {
+  const entryDirs = [...new Set(ran.flatMap((r) => r.runDirs.map((d) => dirname(d))))];
+  const rows = (await Promise.all(entryDirs.map((d) => readRows(join(d, 'runs.csv'))))).flat();
+  if (rows.length) await writeCsv(join(suiteDir, 'runs.csv'), rows);
 }
