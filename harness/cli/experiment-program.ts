@@ -15,7 +15,7 @@ import { choiceParser, numberParser, pathParser, timingParser } from './parse-va
 export interface ExperimentFlags {
   scenario: ScenarioName;
   suite?: (typeof SUITES)[number];
-  backend: 'local';
+  backend: 'local' | 'kind';
   grace: number;
   qps: number;
   connections: number;
@@ -70,9 +70,12 @@ export function buildExperimentProgram(): Command {
       ).argParser(choiceParser('--suite', SUITES)),
     )
     .addOption(
-      new Option('--backend <name>', 'local (kind arrives with its issue)')
+      new Option(
+        '--backend <name>',
+        'local (embedded process cluster) or kind (needs Docker and kind; see README)',
+      )
         .default('local')
-        .argParser(choiceParser('--backend', ['local'] as const)),
+        .argParser(choiceParser('--backend', ['local', 'kind'] as const)),
     )
     .option(
       '--grace <s>',

@@ -4,7 +4,7 @@ import type { MitigationArms } from './mitigation-arms.ts';
 /** Everything a cluster experiment run depends on; every field goes into the summary row. */
 export interface ExperimentParams {
   scenario: string;
-  backend: 'local';
+  backend: 'local' | 'kind';
   mesh: 'ambient' | 'off';
   graceS: number;
   qps: number;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ClusterAddresses, RolloutResult } from '../../clusters/backend.ts';
 import { createLocalBackend } from '../../clusters/local/index.ts';
+import { refuseKindExperiment } from './kind-experiment.ts';
 import { createProgress, ErrorCode, formatDuration, HarnessError, startTicker } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { createRecordsTail, runLoad } from '../load/index.ts';
@@ -87,6 +88,7 @@ export async function runClusterExperiment(options: {
   write: (text: string) => void;
 }): Promise<ClusterRun> {
   const { clock, params, scenario, write } = options;
+  if (params.backend === 'kind') await refuseKindExperiment();
   // Before anything starts: runs.csv must take this run's row (same columns). Creating a backend
   // starts nothing; this one only describes itself.
   const described = createLocalBackend({ clock, timing: params.timing }).describe();

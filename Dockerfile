@@ -1,0 +1,31 @@
+# The TypeScript programs of the system under test, packaged for the kind backend on Node 24 (the
+# same runtime as `npm run ...` here: Node strips the types, no build step). One stage per image:
+#   docker build --target ztunnel --tag ztunnel-harness/ztunnel:dev .   (clusters/kind/kind-images.ts)
+FROM node:24-bookworm-slim AS base
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+# Runtime dependencies only; the `node` devDependency (Node 24 for Node 20 machines) is not needed.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+COPY lib ./lib
+COPY mesh ./mesh
+COPY ztunnel ./ztunnel
+COPY apps ./apps
+USER node
+
+FROM base AS ztunnel
+ENTRYPOINT ["node", "ztunnel/main.ts"]
+
+FROM base AS httpbin
+ENTRYPOINT ["node", "apps/httpbin/main.ts"]
+
+FROM base AS gateway
+ENTRYPOINT ["node", "mesh/gateway/main.ts"]
+
+FROM base AS sidecar
+ENTRYPOINT ["node", "mesh/sidecar/main.ts"]
+
+# istiod: needs the control plane's in-cluster entrypoint (watching the Kubernetes API), which is not
+# built yet; see README "kind backend".
+FROM base AS istiod
+ENTRYPOINT ["node", "-e", "console.error('istiod: the in-cluster control plane is not built yet (see README, kind backend)'); process.exit(2)"]
