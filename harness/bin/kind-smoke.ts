@@ -1,0 +1,38 @@
+// `npm run kind-smoke`: the kind backend on a real cluster (needs Docker and kind; the nightly's kind
+// job runs it). Creates the cluster, builds and loads the images, applies httpbin outside the mesh,
+// restarts it like kubectl and waits by kubectl's predicates, prints what the watches saw, deletes
+// the cluster. The in-cluster mesh is not built yet (README, "kind backend"), so no load runs here.
+import { createKindBackend } from '../../clusters/kind/index.ts';
+import { buildHttpbin } from '../../clusters/manifests/index.ts';
+import { createSystemClock } from '../../lib/index.ts';
+import { runMain } from '../cli/run-main.ts';
+import { PROJECT_ROOT } from '../paths.ts';
+
+runMain(async (signal) => {
+  const clock = createSystemClock();
+  const backend = createKindBackend({ clock, projectRoot: PROJECT_ROOT, name: 'ztunnel-harness-smoke' });
+  const say = (text: string): void => {
+    process.stdout.write(`[${(clock.now() / 1000).toFixed(1)} s] ${text}\n`);
+  };
+  try {
+    say('creating the kind cluster, building and loading images (several minutes)');
+    await backend.up(signal);
+    say(`up: ${JSON.stringify(backend.describe())}`);
+    await backend.apply(buildHttpbin({ replicas: 3, mesh: 'off' }));
+    await backend.waitForReady({ timeoutMs: 300_000, signal });
+    say(`ready: ${String(backend.addresses().pods.length)} pods`);
+    const httpbin = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
+    await backend.rolloutRestart(httpbin);
+    const rollout = await backend.waitForRollout(httpbin, {
+      timeoutMs: 300_000,
+      untilOldPodsGone: true,
+      signal,
+    });
+    say(`rollout: ${JSON.stringify(rollout)}`);
+    for (const e of backend.events())
+      process.stdout.write(`${(e.atMs / 1000).toFixed(3)} ${e.kind} ${e.object} ${e.detail ?? ''}\n`);
+    return 0;
+  } finally {
+    await backend.close();
+  }
+});
