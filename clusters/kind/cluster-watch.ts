@@ -63,21 +63,18 @@ export function createClusterWatch(kc: KubeConfig): ClusterWatch {
     latest.set(kind, objects);
     const informer = makeInformer<KubernetesObject>(kc, path, list);
     const key = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
-    const record = (after: KubernetesObject | undefined, removed?: KubernetesObject): void => {
-      const k = key(after ?? (removed as KubernetesObject));
+    const record = (k: string, after: KubernetesObject | undefined): void => {
       const before = objects.get(k);
       if (after) objects.set(k, after);
       else objects.delete(k);
       for (const listener of updateListeners) listener({ kind, before, after } as WatchUpdate);
     };
-    informer.on('add', (o) => {
-      record(o);
-    });
-    informer.on('update', (o) => {
-      record(o);
-    });
+    for (const verb of ['add', 'update'] as const)
+      informer.on(verb, (o) => {
+        record(key(o), o);
+      });
     informer.on('delete', (o) => {
-      record(undefined, o);
+      record(key(o), undefined);
     });
     informer.on('error', (err: unknown) => {
       const error = err instanceof Error ? err : new Error(`${path} watch failed: ${JSON.stringify(err)}`);

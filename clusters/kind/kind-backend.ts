@@ -146,6 +146,9 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     created = false;
   };
 
+  // Nothing to drain gracefully on kind: close and destroy both stop watching and delete the cluster.
+  const closeOnce = (): Promise<void> => (closing ??= teardown());
+
   return {
     kind: 'kind',
     clock,
@@ -289,13 +292,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       `(kind: container logs are not kept by the harness; kubectl logs -n ${pod.replace('/', ' ')})`,
     ],
     describe: () => ({ backend: 'kind', ...facts }),
-    close() {
-      closing ??= teardown();
-      return closing;
-    },
-    destroy() {
-      closing ??= teardown();
-      return closing;
-    },
+    close: closeOnce,
+    destroy: closeOnce,
   };
 }

@@ -27,7 +27,6 @@ export interface KubeApi {
   /** What `kubectl scale` sends: a merge patch of the scale subresource. */
   scale(ref: WorkloadRef, replicas: number): Promise<void>;
   deletePod(namespace: string, name: string): Promise<void>;
-  podLog(namespace: string, name: string, tailLines: number): Promise<string>;
 }
 
 export function createKubeApi(kc: KubeConfig): KubeApi {
@@ -77,9 +76,6 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
     },
     async deletePod(namespace, name) {
       await core.deleteNamespacedPod({ name, namespace });
-    },
-    async podLog(namespace, name, tailLines) {
-      return core.readNamespacedPodLog({ name, namespace, tailLines });
     },
   };
 }

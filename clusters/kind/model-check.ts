@@ -16,7 +16,7 @@ function droppedPaths(original: unknown, typed: unknown, path: string): string[]
   return Object.entries(original as Record<string, unknown>).flatMap(([k, v]) => {
     const at = path ? `${path}.${k}` : k;
     if (!(k in t)) return [at];
-    // Free-form maps (labels, annotations, selectors) round-trip whole; recurse into typed fields only.
+    // Free-form maps (labels, annotations, selectors) round-trip whole, so recursing finds nothing there.
     return droppedPaths(v, t[k], at);
   });
 }

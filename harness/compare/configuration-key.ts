@@ -1,3 +1,4 @@
+import { COUNT_COLUMNS, LATENCY_COLUMNS } from './read-runs.ts';
 import type { RunRow } from './read-runs.ts';
 
 /**
@@ -5,20 +6,11 @@ import type { RunRow } from './read-runs.ts';
  * (scenario, backend, mesh, load shape, grace, arms, timing model, nodes, ...) is a parameter, so a
  * parameter added later splits configurations rather than being silently ignored.
  */
-const NOT_PARAMETERS = new Set([
+const NOT_PARAMETERS = new Set<string>([
+  ...COUNT_COLUMNS,
+  ...LATENCY_COLUMNS,
   'schema_version',
   'run_id',
-  'requests',
-  'ok',
-  'http_503',
-  'other_5xx',
-  'refused',
-  'reset',
-  'eof',
-  'timeout',
-  'other',
-  'p50_ms',
-  'p99_ms',
   'bursts',
   'max_burst_ms',
   'verdict',

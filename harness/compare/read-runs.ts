@@ -14,7 +14,7 @@ export const FAILURE_CLASSES = [
   'other',
 ] as const;
 export const LATENCY_COLUMNS = ['p50_ms', 'p99_ms'] as const;
-const COUNT_COLUMNS = ['requests', 'ok', ...FAILURE_CLASSES] as const;
+export const COUNT_COLUMNS = ['requests', 'ok', ...FAILURE_CLASSES] as const;
 const REQUIRED = ['schema_version', 'scenario', 'verdict', ...COUNT_COLUMNS, ...LATENCY_COLUMNS] as const;
 
 export interface RunRow {

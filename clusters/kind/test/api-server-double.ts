@@ -75,7 +75,7 @@ export async function startApiServerDouble(): Promise<ApiServerDouble> {
   };
   const discovery = (group: string) => ({
     kind: 'APIResourceList',
-    groupVersion: group.replace(/^\/apis?\//, '').replace(/^v1$/, 'v1'),
+    groupVersion: group.replace(/^\/apis?\//, ''),
     resources: Object.values(COLLECTIONS)
       .filter((c) => c.group === group)
       .map((c) => ({

@@ -149,7 +149,6 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     const container = broken.spec?.template.spec?.containers[0];
     assert.ok(container);
     (container as unknown as Record<string, unknown>)['livenessProb'] = { tcpSocket: { port: 80 } };
-    const before = api.requests.length;
     await assert.rejects(
       () => backend.apply([objects[0] as (typeof objects)[0], broken]),
       (err: unknown) =>
@@ -159,7 +158,6 @@ describe('kind backend (fake kind/docker, API server double)', () => {
         ),
     );
     assert.equal(api.requests.filter((r) => r.method === 'PATCH').length, 0, 'nothing applied');
-    assert.ok(api.requests.length >= before);
     await backend.apply(objects);
     const patches = api.requests.filter((r) => r.method === 'PATCH');
     assert.deepEqual(
