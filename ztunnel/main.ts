@@ -3,13 +3,20 @@
 //   NODE_NAME, NODE_IP               the node
 //   INSTANCE_IP                      this pod's own address: readiness :15021 and metrics :15020 bind
 //                                    it (default NODE_IP), so each instance's probe reaches that instance
-//   ZDS_ADDRESS                      the node agent's Unix socket (istio-cni's ZDS)
+//   ZDS_ADDRESS                      the node agent's Unix socket (istio-cni's ZDS); in-pod mode only
+//   INPOD_ENABLED                    true (default, upstream's): a listener set inside each pod, pods
+//                                    from the node agent. false: node-address mode (kind, hostNetwork):
+//                                    one HBONE listener on NODE_IP:15008, pods from discovery
+//   READY_FILE                       a path written once ready and removed when the drain starts, for
+//                                    an exec readiness probe (node-address mode: every instance on the
+//                                    node shares :15021, so an HTTP probe could reach the other one)
 //   CA_ADDRESS                       the mesh CA (http://host:port)
 //   CONNECTION_TERMINATION_DEADLINE / TERMINATION_GRACE_PERIOD_SECONDS   the drain deadline
 //   INSTANCE                         a name for this instance (default: NODE_NAME/pid)
 //   XDS_ADDRESS                      the control plane's discovery (host:port); without it no outbound
 //   DRAIN_STRATEGY                   none (upstream) | goaway-on-unhealthy | evict-on-removal
 // SIGTERM (or SIGINT) starts the drain; the process exits when it is done.
+import { rmSync, writeFileSync } from 'node:fs';
 import { createLogger, createSystemClock } from '../lib/index.ts';
 import { connectDiscovery } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
@@ -47,6 +54,13 @@ try {
   fail((err as Error).message);
 }
 
+const inPod = parseInPod(process.env['INPOD_ENABLED']);
+if (!inPod && !process.env['XDS_ADDRESS'])
+  fail('Expected XDS_ADDRESS to be set with INPOD_ENABLED=false (pods come from discovery), got nothing');
+// The strategies act on one pod's listeners; in node-address mode every pod shares one listener.
+if (!inPod && drainStrategy !== 'none')
+  fail(`Expected DRAIN_STRATEGY none with INPOD_ENABLED=false, got ${drainStrategy}`);
+
 const clock = createSystemClock();
 const metrics = createZtunnelMetrics();
 const pool = createHbonePool({ clock });
@@ -70,13 +84,31 @@ const admin = await startAdminServer({
   isReady: () => ztunnel.isReady(),
   registry: metrics.registry,
 });
-const agent = await connectNodeAgent({ path: required('ZDS_ADDRESS'), instance, ztunnel, log });
+const agent = inPod
+  ? await connectNodeAgent({ path: required('ZDS_ADDRESS'), instance, ztunnel, log })
+  : undefined;
+if (!inPod) await ztunnel.listenOnNode({ ip: nodeIp, name: nodeName });
 log.info('started', {
   node: nodeName,
   node_ip: nodeIp,
   drain_deadline_ms: drainDeadlineMs,
   drain_strategy: drainStrategy,
 });
+
+function parseInPod(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'true') return true;
+  if (value === 'false') return false;
+  return fail(`Expected INPOD_ENABLED to be true or false, got ${JSON.stringify(value)}`);
+}
+
+/** Writes READY_FILE once the instance is ready (polled like a probe, every 100 ms). */
+async function markReadyWhenReady(path: string): Promise<void> {
+  while (!ztunnel.isReady()) {
+    if (stopping) return;
+    await clock.sleep(100);
+  }
+  if (!stopping) writeFileSync(path, `${instance}\n`);
+}
 
 async function subscribe(address: string): Promise<DiscoveryClient> {
   const [host = '', port = ''] = address.split(/:(?=\d+$)/);
@@ -97,13 +129,16 @@ async function subscribe(address: string): Promise<DiscoveryClient> {
 }
 
 let stopping = false;
+const readyFile = process.env['READY_FILE'];
+if (readyFile) void markReadyWhenReady(readyFile);
 const shutdown = (signal: string): void => {
   if (stopping) return;
   stopping = true;
   log.info('received signal, starting drain', { signal });
+  if (readyFile) rmSync(readyFile, { force: true });
   // Readiness, metrics and every pod listener close at once; then the drain waits.
   void Promise.all([admin.close(), ztunnel.drain()]).then(() => {
-    agent.destroy();
+    agent?.destroy();
     discovery?.close();
     pool.destroy();
     process.exit(0);

@@ -4,12 +4,17 @@ import type { WorkloadCertificate } from '../mesh/pki/index.ts';
 import type { LocalWorkload } from '../mesh/workload.ts';
 import { UNKNOWN_WORKLOAD_WAIT_MS } from './inbound/hbone-inbound.ts';
 import { startPodListeners } from './inbound/pod-listeners.ts';
-import type { PodListeners } from './inbound/pod-listeners.ts';
+import type { InboundListeners, PodListeners } from './inbound/pod-listeners.ts';
+import type { InboundDeps } from './inbound/hbone-inbound.ts';
+import { startNodeListener } from './inbound/node-listener.ts';
 import type { ZtunnelMetrics } from './telemetry/metrics.ts';
 import type { DiscoveryChange, DiscoveryState } from '../mesh/discovery/index.ts';
 import type { HbonePool } from '../mesh/hbone/index.ts';
 import { applyDrainStrategy } from './drain-strategy.ts';
 import type { DrainStrategy } from './drain-strategy.ts';
+
+/** ztunnel's own identity (the chart's service account), served to clients that name none. */
+export const ZTUNNEL_IDENTITY = { namespace: 'istio-system', serviceAccount: 'ztunnel' };
 
 export const DRAIN_CLOSE_REASON = 'connection closed due to connection drain';
 
@@ -31,6 +36,11 @@ export interface Ztunnel {
   /** The CNI's DelWorkload: that pod's listeners closed and its connections force-closed at once. */
   delWorkload(uid: string): number;
   markSnapshotSent(): void;
+  /**
+   * Node-address mode (kind): one HBONE listener on the node's address for all of this node's
+   * ambient pods, known from discovery (see inbound/node-listener.ts). Ready once it is bound.
+   */
+  listenOnNode(node: { ip: string; name: string }): Promise<void>;
   /** A discovery delta was applied: the drain strategy may act on it. */
   onDiscoveryChange(change: DiscoveryChange): void;
   /** Snapshot received, every pod's listeners bound, not draining. */
@@ -49,29 +59,45 @@ function awaitWorkload(discovery: DiscoveryState): (ip: string) => Promise<boole
 
 export function createZtunnel(options: ZtunnelOptions): Ztunnel {
   const pods = new Map<string, PodListeners>();
+  /** The node-address listener, when in that mode. */
+  const shared: InboundListeners[] = [];
   let snapshotSent = false;
   let draining = false;
   const { log, clock } = options;
 
+  const inboundDeps = (): Omit<InboundDeps, 'tracker'> => ({
+    log: log.child({ scope: 'access' }),
+    metrics: options.metrics,
+    now: () => clock.now(),
+    ...(options.outbound ? { awaitWorkload: awaitWorkload(options.outbound.discovery) } : {}),
+    ...(options.upstreamConnectTimeoutMs === undefined
+      ? {}
+      : { upstreamConnectTimeoutMs: options.upstreamConnectTimeoutMs }),
+  });
+  /** Every inbound listener set: the pods' and the node's. */
+  const allListeners = (): InboundListeners[] => [...pods.values(), ...shared];
+
   return {
+    async listenOnNode(node) {
+      if (!options.outbound) throw new Error('node-address mode needs discovery (XDS_ADDRESS)');
+      if (draining) throw new Error('draining: not listening');
+      const listener = await startNodeListener({
+        nodeIp: node.ip,
+        nodeName: node.name,
+        discovery: options.outbound.discovery,
+        issueCert: options.issueCert,
+        ownCert: await options.issueCert(ZTUNNEL_IDENTITY),
+        deps: inboundDeps(),
+      });
+      shared.push(listener);
+      snapshotSent = true;
+      log.info('listening on the node address', { node: node.name, addr: node.ip });
+    },
     async addWorkload(workload) {
       if (draining) throw new Error('draining: not accepting new workloads');
       if (pods.has(workload.uid)) return;
       const cert = await options.issueCert(workload);
-      const listeners = await startPodListeners(
-        workload,
-        cert,
-        {
-          log: log.child({ scope: 'access' }),
-          metrics: options.metrics,
-          now: () => clock.now(),
-          ...(options.outbound ? { awaitWorkload: awaitWorkload(options.outbound.discovery) } : {}),
-          ...(options.upstreamConnectTimeoutMs === undefined
-            ? {}
-            : { upstreamConnectTimeoutMs: options.upstreamConnectTimeoutMs }),
-        },
-        options.outbound,
-      );
+      const listeners = await startPodListeners(workload, cert, inboundDeps(), options.outbound);
       pods.set(workload.uid, listeners);
       log.info('pod added', {
         uid: workload.uid,
@@ -103,16 +129,15 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
     async drain() {
       draining = true;
       const startMs = clock.now();
-      for (const pod of pods.values()) pod.stopAccepting();
-      const live = (): number => [...pods.values()].reduce((n, p) => n + p.tracker.size, 0);
-      const allClosed = (): Promise<unknown> =>
-        Promise.all([...pods.values()].map((p) => p.tracker.whenEmpty()));
+      for (const listeners of allListeners()) listeners.stopAccepting();
+      const live = (): number => allListeners().reduce((n, p) => n + p.tracker.size, 0);
+      const allClosed = (): Promise<unknown> => Promise.all(allListeners().map((p) => p.tracker.whenEmpty()));
       log.info('drain started', { deadline_ms: options.drainDeadlineMs, connections: live() });
       await waitAtMost(clock, allClosed(), options.drainDeadlineMs);
       // The harness turns this line into a drain-deadline lifecycle event (failure attribution).
       if (live() > 0) log.info('drain deadline reached', { connections: live() });
       let forced = 0;
-      for (const pod of pods.values()) forced += pod.destroy(DRAIN_CLOSE_REASON);
+      for (const listeners of allListeners()) forced += listeners.destroy(DRAIN_CLOSE_REASON);
       // The resets are sent as the sockets close (libuv closes with SO_LINGER 0); a process that exits
       // first would let the kernel close them with a FIN instead. Wait for them, briefly.
       await waitAtMost(clock, allClosed(), 1000);

@@ -26,6 +26,7 @@ export function buildDiscoverySnapshot(source: Pick<ClusterSource, 'pods' | 'ser
       podIp: pod.podIp,
       status: pod.isReady && !pod.isDeleting ? ('HEALTHY' as const) : ('UNHEALTHY' as const),
       protocol: pod.isMeshed ? ('HBONE' as const) : ('TCP' as const),
+      ...(pod.isMeshed && pod.tunnelAddress ? { tunnelAddress: pod.tunnelAddress } : {}),
       capacity: 1,
       services: services.filter((s) => matches(pod, s)).map(serviceKey),
     }));

@@ -18,6 +18,8 @@ export interface PodView {
   isDeleting: boolean;
   /** phase Succeeded or Failed. */
   isTerminal: boolean;
+  /** HBONE address when not pod IP:15008 (kind: the node's ztunnel, `hostIP:15008`). */
+  tunnelAddress?: string;
 }
 
 export interface ServiceView {

@@ -14,6 +14,8 @@ export interface DiscoveryChange {
 export interface DiscoveryState {
   version: string;
   workloadByIp(ip: string): WorkloadEntry | undefined;
+  /** Every known workload, in any status. */
+  workloads(): WorkloadEntry[];
   serviceByVip(vip: string): ServiceEntry | undefined;
   serviceByName(namespace: string, name: string): ServiceEntry | undefined;
   /** Workloads backing a service, in any status. */
@@ -40,6 +42,8 @@ export function createDiscoveryState(): DiscoveryState {
       const status: string = w.status;
       if (status !== 'HEALTHY' && status !== 'UNHEALTHY')
         throw new Error(`workload ${w.uid} has unknown status ${JSON.stringify(w.status)}`);
+      if (w.tunnelAddress !== undefined && !isIPv4(w.tunnelAddress.replace(/:\d{1,5}$/, '')))
+        throw new Error(`workload ${w.uid} has an invalid tunnel address ${JSON.stringify(w.tunnelAddress)}`);
       if (!(w.capacity >= 0)) throw new Error(`workload ${w.uid} has invalid capacity ${String(w.capacity)}`);
     }
     for (const s of message.services.upsert) {
@@ -64,6 +68,7 @@ export function createDiscoveryState(): DiscoveryState {
       return version;
     },
     workloadByIp: (ip) => [...workloads.values()].find((w) => w.podIp === ip),
+    workloads: () => [...workloads.values()],
     serviceByVip: (vip) => [...services.values()].find((s) => s.vip === vip),
     serviceByName: (namespace, name) => services.get(serviceKey({ namespace, name })),
     endpointsOf: (service) => [...workloads.values()].filter((w) => w.services.includes(serviceKey(service))),

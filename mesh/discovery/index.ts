@@ -2,7 +2,7 @@ export { connectDiscovery } from './discovery-client.ts';
 export type { DiscoveryClient } from './discovery-client.ts';
 export { createDiscoveryState } from './discovery-state.ts';
 export type { DiscoveryChange, DiscoveryState } from './discovery-state.ts';
-export { DISCOVERY_PROTOCOL_VERSION, serviceKey } from './protocol.ts';
+export { DISCOVERY_PROTOCOL_VERSION, hboneAddressOf, serviceKey } from './protocol.ts';
 export type {
   ClientMessage,
   Delta,

@@ -27,6 +27,11 @@ export interface WorkloadEntry {
    * the mesh (istiod sends those too, so clients can reach them directly).
    */
   protocol: 'HBONE' | 'TCP';
+  /**
+   * Where HBONE to it terminates when not on the pod's own address (IP:port): its node's ztunnel in
+   * node-address mode (kind, hostNetwork). Absent: pod IP:15008, ztunnel's in-pod mode.
+   */
+  tunnelAddress?: string;
   /** Load-balancing weight (upstream's `capacity`, default 1). */
   capacity: number;
   /** Service keys (`namespace/name`) this workload backs. */
@@ -65,4 +70,9 @@ export type ClientMessage =
 
 export function serviceKey(service: { namespace: string; name: string }): string {
   return `${service.namespace}/${service.name}`;
+}
+
+/** The HBONE address (IP:15008 or the node's ztunnel) to CONNECT through to reach a workload. */
+export function hboneAddressOf(workload: Pick<WorkloadEntry, 'podIp' | 'tunnelAddress'>): string {
+  return workload.tunnelAddress ?? `${workload.podIp}:15008`;
 }

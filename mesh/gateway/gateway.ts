@@ -81,8 +81,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const agentFor = (ep: Endpoint): UpstreamAgent => {
     let agent = agents.get(ep.key);
     if (!agent) {
+      const tunnelAddress = ep.entry.tunnelAddress;
       const mode: UpstreamMode =
-        ep.entry.protocol === 'HBONE' && options.hbone ? options.hbone : { kind: 'plain' };
+        ep.entry.protocol === 'HBONE' && options.hbone
+          ? { ...options.hbone, ...(tunnelAddress ? { tunnelAddress } : {}) }
+          : { kind: 'plain' };
       agent = new UpstreamAgent({ mode, limits: options.limits, now: () => clock.now() });
       agents.set(ep.key, agent);
     }

@@ -17,7 +17,15 @@ export class UpstreamConnectError extends Error {
 
 export type UpstreamMode =
   | { kind: 'plain' }
-  | { kind: 'hbone'; pool: HbonePool; cert: WorkloadCertificate; srcIdentity: string; dstIdentity: string };
+  | {
+      kind: 'hbone';
+      pool: HbonePool;
+      cert: WorkloadCertificate;
+      srcIdentity: string;
+      dstIdentity: string;
+      /** The endpoint's HBONE address when not pod IP:15008 (its node's ztunnel, hboneAddressOf). */
+      tunnelAddress?: string;
+    };
 
 export interface UpstreamConnectionLimits {
   /** Close an upstream connection idle this long (Envoy common_http_protocol_options.idle_timeout). */
@@ -85,7 +93,11 @@ export class UpstreamAgent extends Agent {
     const mode = this.#mode;
     mode.pool
       .connect(
-        { srcIdentity: mode.srcIdentity, dstIdentity: mode.dstIdentity, dstAddr: `${host}:15008` },
+        {
+          srcIdentity: mode.srcIdentity,
+          dstIdentity: mode.dstIdentity,
+          dstAddr: mode.tunnelAddress ?? `${host}:15008`,
+        },
         mode.cert,
         `${host}:${String(port)}`,
       )

@@ -12,12 +12,15 @@ export async function openHboneSession(options: {
   cert: WorkloadCertificate;
   expectedIdentity?: string;
   localAddress?: string;
+  /** SNI naming the identity wanted from a shared (node-address) ztunnel; see identityServerName. */
+  servername?: string;
 }): Promise<ClientHttp2Session> {
   const port = options.port ?? HBONE_PORT;
   const session = connect(`https://${options.host}:${String(port)}`, {
     ...mtlsContext(options.cert),
     checkServerIdentity: checkSpiffeServer(options.expectedIdentity),
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    ...(options.servername ? { servername: options.servername } : {}),
   });
   session.on('error', () => {
     // Reported to the caller through `connect`/`request`; a late error only ends the session.

@@ -1,6 +1,7 @@
 import type { ClientHttp2Session } from 'node:http2';
 import { waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
+import { identityServerName, parseSpiffeId } from '../pki/index.ts';
 import type { WorkloadCertificate } from '../pki/index.ts';
 import { openHboneSession, openTunnel } from './hbone-client.ts';
 import type { Tunnel } from './hbone-client.ts';
@@ -116,7 +117,15 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
 
   const open = (keyText: string, key: PoolKey, cert: WorkloadCertificate): PooledConnection => {
     const [host = '', port = '15008'] = key.dstAddr.split(/:(?=\d+$)/);
-    const ready = openHboneSession({ host, port: Number(port), cert, expectedIdentity: key.dstIdentity });
+    // The SNI names the wanted identity: a pod's own ztunnel ignores it, a node-address one needs it.
+    const wanted = parseSpiffeId(key.dstIdentity);
+    const ready = openHboneSession({
+      host,
+      port: Number(port),
+      cert,
+      expectedIdentity: key.dstIdentity,
+      ...(wanted ? { servername: identityServerName(wanted) } : {}),
+    });
     const conn: PooledConnection = { key: keyText, session: undefined, ready, streams: 0, usable: true };
     stats.connections++;
     let set = byKey.get(keyText);

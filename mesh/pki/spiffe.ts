@@ -17,6 +17,23 @@ export function parseSpiffeId(uri: string): Identity | undefined {
   return { trustDomain: m[1], namespace: m[2], serviceAccount: m[3] };
 }
 
+/**
+ * The TLS server name (SNI) that asks a shared ztunnel for one identity's certificate:
+ * `<namespace>.<service account>.identity.<trust domain>`. A ztunnel listening on its node's address
+ * (kind, hostNetwork) cannot tell from the destination address which pod a connection is for, as
+ * the old shared-mode ztunnel could from the redirected original destination; the client names the
+ * identity it expects instead. A namespace holds no dots (DNS label); a service account may.
+ */
+export function identityServerName(id: Identity): string {
+  return `${id.namespace}.${id.serviceAccount}.identity.${id.trustDomain}`;
+}
+
+export function parseIdentityServerName(name: string): Identity | undefined {
+  const m = /^([^.]+)\.(.+)\.identity\.([^/]+)$/.exec(name);
+  if (!m?.[1] || !m[2] || !m[3]) return undefined;
+  return { namespace: m[1], serviceAccount: m[2], trustDomain: m[3] };
+}
+
 /** The SPIFFE identity in a peer certificate's URI SAN (`URI:spiffe://...`), if any. */
 export function identityOfCertificate(cert: X509Certificate | undefined): Identity | undefined {
   const san = cert?.subjectAltName ?? '';

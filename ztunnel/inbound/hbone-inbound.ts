@@ -1,5 +1,11 @@
 import { constants, createSecureServer } from 'node:http2';
-import type { Http2SecureServer, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import type {
+  Http2SecureServer,
+  Http2Session,
+  IncomingHttpHeaders,
+  SecureServerOptions,
+  ServerHttp2Stream,
+} from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../../lib/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
@@ -48,6 +54,26 @@ function reply(stream: ServerHttp2Stream, status: number): void {
   stream.respond({ ':status': status }, { endStream: true });
 }
 
+/** The pod a CONNECT is for, and the certificate its connection was served with. */
+export interface HboneTarget {
+  workload: LocalWorkload;
+  cert: WorkloadCertificate;
+}
+
+/**
+ * Which local pod a CONNECT on this connection may reach (undefined: 400). May answer later (a
+ * pod the control plane has not pushed yet).
+ */
+export type TargetResolver = (
+  target: { host: string; port: number },
+  socket: TLSSocket,
+) => HboneTarget | undefined | Promise<HboneTarget | undefined>;
+
+/** The address a connection arrived on (its destination), without the IPv4-mapped prefix. */
+export function localIpOf(socket: TLSSocket): string | undefined {
+  return socket.localAddress?.replace(/^::ffff:/, '');
+}
+
 /**
  * The pod's HBONE listener (pod IP:15008): HTTP/2 CONNECT over mTLS, served with the pod's own
  * identity as real in-pod ztunnel does (istio/ztunnel src/proxy/inbound.rs):
@@ -59,14 +85,32 @@ export function createHboneInbound(
   cert: WorkloadCertificate,
   deps: InboundDeps,
 ): HboneInbound {
-  const server = createSecureServer({ ...mtlsContext(cert), allowHTTP1: false });
+  // The connection's own destination: a CONNECT must name the pod it arrived on (no open relay).
+  return createHboneServer(
+    mtlsContext(cert),
+    (target, socket) => (target.host === localIpOf(socket) ? { workload, cert } : undefined),
+    deps,
+  );
+}
+
+/**
+ * An HBONE server with the target check left to the caller: `resolveTarget` answers which local pod
+ * a CONNECT may reach on this connection (undefined: 400). The in-pod listener above and the
+ * node-address listener (node-listener.ts) differ only there and in their TLS options.
+ */
+export function createHboneServer(
+  tls: SecureServerOptions,
+  resolveTarget: TargetResolver,
+  deps: InboundDeps,
+): HboneInbound {
+  const server = createSecureServer({ ...tls, allowHTTP1: false });
   const sessions = new Set<Http2Session>();
   server.on('session', (session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
   server.on('stream', (stream, headers) => {
-    handleConnect(stream, headers, workload, cert, deps);
+    handleConnect(stream, headers, resolveTarget, deps);
   });
   return { server, sessions };
 }
@@ -74,18 +118,42 @@ export function createHboneInbound(
 function handleConnect(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
-  workload: LocalWorkload,
-  cert: WorkloadCertificate,
+  resolveTarget: TargetResolver,
   deps: InboundDeps,
 ): void {
   const socket = stream.session?.socket as TLSSocket | undefined;
   const target = parseAuthority(headers[':authority']);
-  // The connection's own destination: a CONNECT must name the pod it arrived on (no open relay).
-  const localIp = socket?.localAddress?.replace(/^::ffff:/, '');
-  if (headers[':method'] !== 'CONNECT' || !target || target.host !== localIp || !socket) {
+  if (headers[':method'] !== 'CONNECT' || !target || !socket) {
     reply(stream, 400);
     return;
   }
+  const resolved = resolveTarget(target, socket);
+  if (!(resolved instanceof Promise)) {
+    serveConnect(stream, target, socket, resolved, deps);
+    return;
+  }
+  resolved.then(
+    (r) => {
+      serveConnect(stream, target, socket, r, deps);
+    },
+    () => {
+      reply(stream, 503);
+    },
+  );
+}
+
+function serveConnect(
+  stream: ServerHttp2Stream,
+  target: { host: string; port: number },
+  socket: TLSSocket,
+  resolved: HboneTarget | undefined,
+  deps: InboundDeps,
+): void {
+  if (!resolved) {
+    reply(stream, 400);
+    return;
+  }
+  const { workload, cert } = resolved;
   const peer = identityOfCertificate(socket.getPeerX509Certificate());
   if (deps.authorize && !deps.authorize(peer, workload)) {
     reply(stream, 401);
@@ -96,7 +164,7 @@ function handleConnect(
       direction: 'inbound',
       srcAddr: `${socket.remoteAddress ?? '?'}:${String(socket.remotePort ?? 0)}`,
       ...(peer ? { srcIdentity: formatSpiffeId(peer) } : {}),
-      dstAddr: `${workload.podIp}:15008`,
+      dstAddr: `${localIpOf(socket) ?? workload.podIp}:15008`,
       dstHboneAddr: `${target.host}:${String(target.port)}`,
       dstWorkload: workload.name,
       dstNamespace: workload.namespace,

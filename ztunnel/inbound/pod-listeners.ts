@@ -5,18 +5,17 @@ import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { createConnectionTracker } from './connection-tracker.ts';
 import type { ConnectionTracker } from './connection-tracker.ts';
 import { createHboneInbound } from './hbone-inbound.ts';
-import type { InboundDeps } from './hbone-inbound.ts';
+import type { HboneInbound, InboundDeps } from './hbone-inbound.ts';
 import { createPlaintextInbound } from './plaintext-inbound.ts';
 import { createOutboundCapture } from '../outbound/outbound-capture.ts';
 import type { OutboundDeps } from '../outbound/outbound-capture.ts';
 
 /**
- * One pod's listeners on the pod's own address: HBONE (:15008), the plaintext capture of each
- * container port and, given discovery, the outbound capture (:15001). All bound with SO_REUSEPORT (Node >= 22.12 `reusePort`) so a new ztunnel can
- * bind the same addresses before the old one lets go: the upgrade handoff of ztunnel's in-pod mode.
+ * A set of bound inbound listeners and the connections they accepted: what drain and DelWorkload
+ * act on. All bound with SO_REUSEPORT (Node >= 22.12 `reusePort`) so a new ztunnel can bind the same
+ * addresses before the old one lets go: the upgrade handoff.
  */
-export interface PodListeners {
-  workload: LocalWorkload;
+export interface InboundListeners {
   tracker: ConnectionTracker;
   /** Stops accepting on every listener and sends GOAWAY on every HBONE connection; returns at once. */
   stopAccepting(): void;
@@ -24,6 +23,14 @@ export interface PodListeners {
   sendGoaway(): number;
   /** stopAccepting, then force-close every connection (RST / RST_STREAM). Returns how many. */
   destroy(reason: string): number;
+}
+
+/**
+ * One pod's listeners on the pod's own address: HBONE (:15008), the plaintext capture of each
+ * container port and, given discovery, the outbound capture (:15001): ztunnel's in-pod mode.
+ */
+export interface PodListeners extends InboundListeners {
+  workload: LocalWorkload;
 }
 
 /** Listen backlog of every capture listener (design.md section 4: backlog 128). */
@@ -49,8 +56,18 @@ export async function startPodListeners(
       OUTBOUND_CAPTURE_PORT,
     ]);
   }
+  return { workload, ...(await bindInbound(servers, workload.podIp, hbone, tracker)) };
+}
+
+/** Binds every server on `host` (all or none) and returns the handle drain and DelWorkload use. */
+export async function bindInbound(
+  servers: [Server, number][],
+  host: string,
+  hbone: HboneInbound,
+  tracker: ConnectionTracker,
+): Promise<InboundListeners> {
   try {
-    await Promise.all(servers.map(([server, port]) => listen(server, workload.podIp, port)));
+    await Promise.all(servers.map(([server, port]) => listen(server, host, port)));
   } catch (err) {
     for (const [server] of servers) server.close();
     throw err;
@@ -69,7 +86,6 @@ export async function startPodListeners(
     sendGoaway();
   };
   return {
-    workload,
     tracker,
     stopAccepting,
     sendGoaway,

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { constants } from 'node:http2';
 import type { ClientHttp2Stream } from 'node:http2';
+import { hboneAddressOf } from '../../mesh/discovery/index.ts';
 import type { DiscoveryState, WorkloadEntry } from '../../mesh/discovery/index.ts';
 import type { HbonePool } from '../../mesh/hbone/index.ts';
 import { formatSpiffeId } from '../../mesh/pki/index.ts';
@@ -10,7 +11,6 @@ import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { parseProxyV2 } from '../../mesh/proxy-protocol.ts';
 import type { Endpoint } from '../../mesh/proxy-protocol.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
-import { HBONE_PORT } from '../../mesh/workload.ts';
 import type { InboundDeps } from '../inbound/hbone-inbound.ts';
 import { pipeConnection } from '../inbound/pipe-connection.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';
@@ -100,7 +100,7 @@ function tunnel(
       direction: 'outbound',
       srcAddr: `${src.ip}:${String(src.port)}`,
       srcIdentity: cert.spiffeId,
-      dstAddr: endpoint ? `${endpoint.podIp}:${String(HBONE_PORT)}` : `${dst.ip}:${String(dst.port)}`,
+      dstAddr: endpoint ? hboneAddressOf(endpoint) : `${dst.ip}:${String(dst.port)}`,
       ...(authority ? { dstHboneAddr: authority } : {}),
       dstWorkload: endpoint?.name ?? 'unknown',
       dstNamespace: endpoint?.namespace ?? 'unknown',
@@ -127,7 +127,7 @@ function tunnel(
     forwarded: `for=${src.ip}`,
     traceparent: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`,
   };
-  const key = { srcIdentity: cert.spiffeId, dstIdentity, dstAddr: `${endpoint.podIp}:${String(HBONE_PORT)}` };
+  const key = { srcIdentity: cert.spiffeId, dstIdentity, dstAddr: hboneAddressOf(endpoint) };
   deps.pool.connect(key, cert, authority, headers).then(
     (t) => {
       stream = t.stream;
