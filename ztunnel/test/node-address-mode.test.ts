@@ -81,8 +81,10 @@ test(
       READY_FILE: readyFile,
       TERMINATION_GRACE_PERIOD_SECONDS: '2',
     });
+    let exited = false;
+    void z.child.then(() => (exited = true));
     t.after(() => {
-      if (z.child.exitCode === undefined || z.child.exitCode === null) z.child.kill('SIGKILL');
+      if (!exited) z.child.kill('SIGKILL');
     });
     await waitForFile(readyFile, 10_000);
 

@@ -1,0 +1,116 @@
+import { isIPv4 } from 'node:net';
+import { CoreV1Api, makeInformer } from '@kubernetes/client-node';
+import type { Informer, KubeConfig, KubernetesObject, V1Pod, V1Service } from '@kubernetes/client-node';
+import { HBONE_PORT } from '../workload.ts';
+import type { ClusterSource, PodView, ServiceView } from './cluster-source.ts';
+
+/** Ambient enrolment label (clusters/manifests sets it on pods; Istio also accepts it on namespaces). */
+const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
+
+export interface KubeSourceOptions {
+  /**
+   * pod: HBONE to a pod terminates on the pod's address (in-pod ztunnel). node: on its node's
+   * ztunnel (`hostIP:15008`, node-address mode on kind), sent to clients as the tunnel address.
+   */
+  tunnel: 'pod' | 'node';
+}
+
+export interface KubeClusterSource extends ClusterSource {
+  /** Lists pods and services, then watches them (client-node informers). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** A watch failed for good; returns unsubscribe. */
+  onError(listener: (err: Error) => void): () => void;
+}
+
+const isReady = (pod: V1Pod): boolean =>
+  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+/** istiod's view of one pod. Host-network pods (ztunnel itself on kind) share the node's IP: left out. */
+export function podViewOf(pod: V1Pod, options: KubeSourceOptions): PodView | undefined {
+  if (pod.spec?.hostNetwork) return undefined;
+  const hostIp = pod.status?.hostIP ?? '';
+  const phase = pod.status?.phase ?? 'Pending';
+  return {
+    uid: pod.metadata?.uid ?? `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`,
+    name: pod.metadata?.name ?? '',
+    namespace: pod.metadata?.namespace ?? 'default',
+    nodeName: pod.spec?.nodeName ?? '',
+    podIp: pod.status?.podIP ?? '',
+    serviceAccount: pod.spec?.serviceAccountName ?? 'default',
+    labels: pod.metadata?.labels ?? {},
+    isMeshed: pod.metadata?.labels?.[DATAPLANE_MODE_LABEL] === 'ambient',
+    isReady: isReady(pod),
+    isDeleting: Boolean(pod.metadata?.deletionTimestamp),
+    isTerminal: phase === 'Succeeded' || phase === 'Failed',
+    ...(options.tunnel === 'node' && isIPv4(hostIp)
+      ? { tunnelAddress: `${hostIp}:${String(HBONE_PORT)}` }
+      : {}),
+  };
+}
+
+/**
+ * istiod's view of one Service: its ClusterIP as the VIP and numeric target ports. Headless and
+ * selector-less services are not load-balanced by the mesh here; a named targetPort is not resolved
+ * (the manifests use numbers).
+ */
+export function serviceViewOf(service: V1Service): ServiceView | undefined {
+  const vip = service.spec?.clusterIP ?? '';
+  const selector = service.spec?.selector ?? {};
+  if (!isIPv4(vip) || Object.keys(selector).length === 0) return undefined;
+  return {
+    namespace: service.metadata?.namespace ?? 'default',
+    name: service.metadata?.name ?? '',
+    vip,
+    selector,
+    ports: (service.spec?.ports ?? []).map((p) => ({
+      port: p.port,
+      targetPort: typeof p.targetPort === 'number' ? p.targetPort : p.port,
+    })),
+  };
+}
+
+/**
+ * The control plane's ClusterSource on a real cluster: pods and services from Kubernetes watches
+ * (client-node informers, all namespaces), as istiod's kube registry reads them. A change is
+ * signalled as each watch event arrives; the control plane debounces.
+ */
+export function createKubeClusterSource(kc: KubeConfig, options: KubeSourceOptions): KubeClusterSource {
+  const core = kc.makeApiClient(CoreV1Api);
+  const pods = makeInformer<V1Pod>(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
+  const services = makeInformer<V1Service>(kc, '/api/v1/services', () => core.listServiceForAllNamespaces());
+  const listeners = new Set<() => void>();
+  const errorListeners = new Set<(err: Error) => void>();
+  const changed = (): void => {
+    for (const listener of listeners) listener();
+  };
+  const watch = <T extends KubernetesObject>(informer: Informer<T>): void => {
+    informer.on('add', changed);
+    informer.on('update', changed);
+    informer.on('delete', changed);
+    informer.on('error', (err: unknown) => {
+      const error = err instanceof Error ? err : new Error(`watch failed: ${JSON.stringify(err)}`);
+      for (const listener of errorListeners) listener(error);
+    });
+  };
+  watch(pods);
+  watch(services);
+  return {
+    pods: () => pods.list().flatMap((p) => podViewOf(p, options) ?? []),
+    services: () => services.list().flatMap((s) => serviceViewOf(s) ?? []),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    onError(listener) {
+      errorListeners.add(listener);
+      return () => errorListeners.delete(listener);
+    },
+    async start() {
+      await Promise.all([pods.start(), services.start()]);
+    },
+    async stop() {
+      await Promise.all([pods.stop(), services.stop()]);
+    },
+  };
+}

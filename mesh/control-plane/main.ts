@@ -1,0 +1,85 @@
+// The istiod process for a real cluster (the kind backend's istiod image; the local backend runs the
+// control plane inside the harness instead). Pods and services from Kubernetes watches, workload
+// discovery on :15010, the CA on :15012. Configuration from the environment:
+//   KUBECONFIG                 optional; in a pod the service account's in-cluster config is used
+//   AMBIENT_TUNNEL             pod (default) | node: where HBONE to a pod terminates (kind runs ztunnel
+//                              in node-address mode, so `node`: the pod's hostIP:15008)
+//   PILOT_DEBOUNCE_AFTER       quiet period before a push, ms (istiod's default 100 ms)
+//   PILOT_DEBOUNCE_MAX         longest a push waits while changes keep coming, ms (default 10 s)
+//   LOCAL_BIND_ADDRESS         default 0.0.0.0
+//   XDS_PORT / CA_PORT         default 15010 / 15012 (0 picks free ports, for tests)
+// One JSON line per push on stdout (version, who acked, which workloads turned UNHEALTHY or went),
+// and `listening` with the bound addresses once serving. SIGTERM closes it.
+import { KubeConfig } from '@kubernetes/client-node';
+import { createLogger, createSystemClock } from '../../lib/index.ts';
+import { CA_PORT, startControlPlane, XDS_PORT } from './control-plane.ts';
+import { createKubeClusterSource } from './kube-source.ts';
+
+function fail(message: string): never {
+  process.stderr.write(`istiod: ${message}\n`);
+  process.exit(2);
+}
+
+function integer(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw.replace(/ms$/, ''));
+  if (!Number.isInteger(value) || value < 0)
+    fail(`Expected ${name} to be a whole number of milliseconds >= 0, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+const tunnel = process.env['AMBIENT_TUNNEL'] ?? 'pod';
+if (tunnel !== 'pod' && tunnel !== 'node')
+  fail(`Expected AMBIENT_TUNNEL to be pod or node, got ${JSON.stringify(tunnel)}`);
+const debounceQuietMs = integer('PILOT_DEBOUNCE_AFTER', 100);
+const debounceMaxMs = integer('PILOT_DEBOUNCE_MAX', 10_000);
+const ports = { xds: integer('XDS_PORT', XDS_PORT), ca: integer('CA_PORT', CA_PORT) };
+
+const log = createLogger({ component: 'istiod', write: (l) => process.stdout.write(`${l}\n`) });
+const clock = createSystemClock();
+const kc = new KubeConfig();
+kc.loadFromDefault();
+const source = createKubeClusterSource(kc, { tunnel });
+source.onError((err) => {
+  // client-node's informers stop on an error; a control plane that no longer sees the cluster must
+  // not keep serving stale endpoints. Kubernetes restarts the pod.
+  log.error('watch failed, exiting', { error: err.message });
+  process.exit(1);
+});
+try {
+  await source.start();
+} catch (err) {
+  fail(`cannot list pods and services from ${kc.getCurrentCluster()?.server ?? '?'}: ${String(err)}`);
+}
+const controlPlane = await startControlPlane({
+  source,
+  clock,
+  log,
+  host: process.env['LOCAL_BIND_ADDRESS'] ?? '0.0.0.0',
+  debounceQuietMs,
+  debounceMaxMs,
+  pushLatencyMs: 0,
+  ports,
+  onPush: (report) => {
+    log.info('pushed', {
+      version: report.version,
+      subscribers: report.subscribers,
+      acked: report.acked,
+      unhealthy: report.becameUnhealthy.map((w) => `${w.namespace}/${w.name}`).join(','),
+      removed: report.removed.map((w) => `${w.namespace}/${w.name}`).join(','),
+    });
+  },
+});
+log.info('listening', {
+  xds: controlPlane.xdsAddress,
+  ca: controlPlane.caUrl,
+  tunnel,
+  debounce_after_ms: debounceQuietMs,
+  debounce_max_ms: debounceMaxMs,
+});
+
+process.on('SIGTERM', () => {
+  log.info('received SIGTERM, closing');
+  void Promise.all([controlPlane.close(), source.stop()]).then(() => process.exit(0));
+});

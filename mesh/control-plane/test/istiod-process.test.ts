@@ -1,0 +1,128 @@
+// The istiod process of the kind backend (mesh/control-plane/main.ts) against a Kubernetes API
+// server double: pods and services from real client-node watches, pushed over real discovery.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { execa } from 'execa';
+import { startApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
+import { kindKubeconfig } from '../../../clusters/kind/test/fake-kind-docker.ts';
+import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { connectDiscovery } from '../../discovery/index.ts';
+
+const MAIN = join(PROJECT_ROOT, 'mesh', 'control-plane', 'main.ts');
+
+const pod = (name: string, patch: { labels?: Record<string, string>; hostNetwork?: boolean }) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', uid: `uid-${name}`, labels: patch.labels ?? {} },
+  spec: { nodeName: 'node-1', serviceAccountName: 'httpbin', hostNetwork: patch.hostNetwork ?? false },
+  status: {
+    phase: 'Running',
+    podIP: patch.hostNetwork ? '172.18.0.3' : `10.244.1.${String(name.length)}`,
+    hostIP: '172.18.0.3',
+    conditions: [{ type: 'Ready', status: 'True' }],
+  },
+});
+
+async function waitUntil(what: string, predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (!predicate()) {
+    if (performance.now() > end) throw new Error(`${what} not within ${String(timeoutMs)} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('istiod process (kind)', () => {
+  it('pushes pods and services from Kubernetes watches; node tunnel addresses; deletion -> UNHEALTHY', async (t) => {
+    const api = await startApiServerDouble();
+    t.after(() => api.close());
+    api.put('pods', pod('httpbin-a', { labels: { app: 'httpbin', 'istio.io/dataplane-mode': 'ambient' } }));
+    api.put('pods', pod('plain-b', { labels: { app: 'plain' } }));
+    api.put('pods', pod('ztunnel-x', { labels: { app: 'ztunnel' }, hostNetwork: true }));
+    api.put('services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'httpbin', namespace: 'default' },
+      spec: {
+        clusterIP: '10.96.0.10',
+        selector: { app: 'httpbin' },
+        ports: [{ port: 8000, targetPort: 8080 }],
+      },
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'istiod-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, 'kubeconfig'), kindKubeconfig('test', api.url));
+    const child = execa(process.execPath, [MAIN], {
+      env: {
+        KUBECONFIG: join(dir, 'kubeconfig'),
+        AMBIENT_TUNNEL: 'node',
+        LOCAL_BIND_ADDRESS: '127.58.0.200',
+        XDS_PORT: '0',
+        CA_PORT: '0',
+        PILOT_DEBOUNCE_AFTER: '20',
+      },
+      reject: false,
+      forceKillAfterDelay: false,
+    });
+    const lines: string[] = [];
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => lines.push(...chunk.split('\n').filter(Boolean)));
+    let exited = false;
+    void child.then(() => (exited = true));
+    t.after(() => {
+      if (!exited) child.kill('SIGKILL');
+    });
+    const listening = (): RegExpExecArray | undefined =>
+      lines.map((l) => /istiod listening xds=(\S+):(\d+) /.exec(l)).find(Boolean) ?? undefined;
+    await waitUntil('istiod listening', () => listening() !== undefined || exited);
+    const [, host = '', port = ''] = listening() ?? [];
+    const client = await connectDiscovery({ host, port: Number(port), node: 'node-1', instance: 'test' });
+    t.after(() => {
+      client.close();
+    });
+    await client.synced;
+    const state = client.state;
+
+    const byName = (name: string) => state.workloads().find((w) => w.name === name);
+    assert.deepEqual(
+      { protocol: byName('httpbin-a')?.protocol, tunnel: byName('httpbin-a')?.tunnelAddress },
+      { protocol: 'HBONE', tunnel: '172.18.0.3:15008' },
+    );
+    assert.equal(byName('plain-b')?.protocol, 'TCP');
+    assert.equal(byName('plain-b')?.tunnelAddress, undefined);
+    assert.equal(byName('ztunnel-x'), undefined, 'host-network pods are left out');
+    const svc = state.serviceByName('default', 'httpbin');
+    assert.ok(svc, 'service default/httpbin pushed');
+    assert.deepEqual(svc.ports, [{ port: 8000, targetPort: 8080 }]);
+    assert.deepEqual(
+      state.endpointsOf(svc).map((w) => w.name),
+      ['httpbin-a'],
+    );
+
+    // kubectl delete: the API server sets deletionTimestamp (the double's DELETE does too).
+    const deleting = pod('httpbin-a', { labels: { app: 'httpbin', 'istio.io/dataplane-mode': 'ambient' } });
+    api.put('pods', {
+      ...deleting,
+      metadata: { ...deleting.metadata, deletionTimestamp: new Date().toISOString() },
+    });
+    await waitUntil('UNHEALTHY pushed', () => byName('httpbin-a')?.status === 'UNHEALTHY');
+    await waitUntil('push logged', () => lines.some((l) => /pushed .*unhealthy=default\/httpbin-a/.test(l)));
+    api.remove('pods', 'default', 'httpbin-a');
+    await waitUntil('removal pushed', () => byName('httpbin-a') === undefined);
+
+    child.kill('SIGTERM');
+    const result = await child;
+    assert.equal(result.exitCode, 0, result.stderr);
+  });
+
+  it('refuses a bad setting with exit 2 naming it', async () => {
+    const result = await execa(process.execPath, [MAIN], {
+      env: { AMBIENT_TUNNEL: 'sideways' },
+      reject: false,
+    });
+    assert.equal(result.exitCode, 2);
+    assert.match(result.stderr, /AMBIENT_TUNNEL to be pod or node, got "sideways"/);
+  });
+});
