@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import type { V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
+import type { KubernetesObject, V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
 import { createSystemClock, ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { ClusterAddresses, ClusterBackend, RolloutResult, WorkloadRef } from '../backend.ts';
@@ -8,7 +8,9 @@ import type { LifecycleEventKind } from '../events.ts';
 import { waitForEvent } from '../wait-for-event.ts';
 import { createClusterWatch } from './cluster-watch.ts';
 import type { ClusterWatch, WatchUpdate } from './cluster-watch.ts';
+import { awaitServing } from './await-serving.ts';
 import { buildKindConfig } from './kind-config.ts';
+import { buildKindControlPlane, ISTIOD } from './kind-manifests.ts';
 import { KIND_IMAGES } from './kind-images.ts';
 import { createKindTools } from './kind-tools.ts';
 import type { KindTools } from './kind-tools.ts';
@@ -21,6 +23,7 @@ import { isRolledOut } from './rollout-predicate.ts';
 
 /** Namespaces whose pods and slices become lifecycle events (kube-system stays out of the timeline). */
 const WATCHED_NAMESPACES = new Set(['default', 'istio-system']);
+const GATEWAY = { kind: 'Deployment', namespace: 'istio-system', name: 'istio-ingressgateway' } as const;
 
 export interface KindBackendOptions {
   clock?: Clock;
@@ -37,6 +40,8 @@ export interface KindBackendOptions {
   tools?: KindTools;
   /** kind's --wait for the control plane, in seconds. */
   waitS?: number;
+  /** How long istiod may take to roll out after the cluster is up (default 180 s). */
+  controlPlaneTimeoutMs?: number;
 }
 
 /**
@@ -54,10 +59,15 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const events = createEventLog();
   const failureListeners = new Set<(err: HarnessError) => void>();
   const changeListeners = new Set<() => void>();
+  // Every key from the start: runs.csv's columns are checked before the cluster exists.
   const facts: Record<string, string | number> = {
     nodes: workers,
     kind_cluster: name,
     timing_model: 'measured',
+    ztunnel_mode: 'node-address',
+    kind_version: '',
+    docker_server_version: '',
+    kubernetes_version: '',
   };
   let api: KubeApi | undefined;
   let watch: ClusterWatch | undefined;
@@ -140,6 +150,24 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const ours = <T extends { metadata?: { namespace?: string } }>(list: T[]): T[] =>
     list.filter((o) => WATCHED_NAMESPACES.has(o.metadata?.namespace ?? ''));
 
+  async function applyAll(objects: readonly KubernetesObject[]): Promise<void> {
+    validateAgainstModels(objects);
+    const { api: kube } = need();
+    for (const object of objects) await kube.apply(object);
+  }
+  const waitRolledOut = (ref: WorkloadRef, timeoutMs: number, signal?: AbortSignal): Promise<unknown> =>
+    waitForEvent({
+      events: changes,
+      clock,
+      timeoutMs,
+      what: `${ref.kind} ${ref.namespace}/${ref.name} in kind cluster ${name} to be rolled out`,
+      ...(signal ? { signal } : {}),
+      check: () => {
+        const w = workloadOf(ref);
+        return w && isRolledOut(w, ref.kind) ? true : undefined;
+      },
+    });
+
   const teardown = async (): Promise<void> => {
     await watch?.stop();
     if (created && !options.keepCluster) await tools.deleteCluster(name);
@@ -182,17 +210,18 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
           );
         });
         await watch.start();
+        // istiod first: ztunnel and the gateway exit when they cannot reach it (and a restarted
+        // container fails the run).
+        await applyAll(buildKindControlPlane());
+        await waitRolledOut(ISTIOD, options.controlPlaneTimeoutMs ?? 180_000, signal);
       } catch (err) {
         await teardown();
         throw err;
       }
     },
-    async apply(objects) {
-      validateAgainstModels(objects);
-      const { api: kube } = need();
-      for (const object of objects) await kube.apply(object);
-    },
+    apply: applyAll,
     async waitForReady({ timeoutMs, signal }) {
+      const deadline = clock.now() + timeoutMs;
       await waitForEvent({
         events: changes,
         clock,
@@ -209,6 +238,11 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
             : undefined;
         },
       });
+      // Ready pods are not yet pushed HEALTHY to the gateway: wait until requests get through.
+      if (workloadOf(GATEWAY)) {
+        const url = `http://127.0.0.1:${String(ingressHostPort)}/get`;
+        await awaitServing({ url, clock, deadlineMs: deadline, ...(signal ? { signal } : {}) });
+      }
     },
     async rolloutRestart(ref) {
       requireWorkload(ref);
@@ -268,7 +302,9 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     addresses(): ClusterAddresses {
       const w = need().watch;
       const pods = ours(w.list('pods')).map(toPodInfo);
-      const gatewayReady = pods.some((p) => p.owner === 'deployment/gateway' && p.isReady);
+      const gatewayReady = pods.some(
+        (p) => p.owner === `deployment/${GATEWAY.name}` && p.isReady && !p.isDeleting,
+      );
       return {
         nodes: w.list('nodes').map((n) => ({
           name: n.metadata?.labels?.['ztunnel-harness/node'] ?? n.metadata?.name ?? '',

@@ -1,8 +1,5 @@
 import { dumpYaml } from '@kubernetes/client-node';
-import { NODE_LABEL } from '../manifests/index.ts';
-
-/** The gateway Service's nodePort, mapped by kind to the host so k6 can run there (fortio-style). */
-export const GATEWAY_NODE_PORT = 30080;
+import { GATEWAY_NODE_PORT, NODE_LABEL } from '../manifests/index.ts';
 
 export interface KindConfigOptions {
   workers: number;

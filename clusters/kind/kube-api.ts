@@ -6,9 +6,8 @@ import {
   setHeaderOptions,
   VersionApi,
 } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { WorkloadRef } from '../backend.ts';
-import type { ClusterObject } from '../manifests/index.ts';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
   buildRolloutRestartPatch,
   ROLLOUT_RESTART_FIELD_MANAGER,
@@ -21,7 +20,7 @@ export const APPLY_FIELD_MANAGER = 'ztunnel-harness';
 export interface KubeApi {
   serverVersion(): Promise<string>;
   /** Server-side apply (application/apply-patch+yaml, force: we own these objects). */
-  apply(object: ClusterObject): Promise<void>;
+  apply(object: KubernetesObject): Promise<void>;
   /** What `kubectl rollout restart` sends (strategic merge patch, field manager kubectl-rollout). */
   rolloutRestart(ref: WorkloadRef, now: Date): Promise<{ generation: number }>;
   /** What `kubectl scale` sends: a merge patch of the scale subresource. */

@@ -2,7 +2,7 @@
 // across 1.x and 2.x (KubernetesObjectApi uses it to type every response).
 import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
-import type { ClusterObject } from '../manifests/index.ts';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { objectKey } from '../manifests/index.ts';
 
 /** Paths present in `original` that the typed round trip dropped: fields the model does not have. */
@@ -22,11 +22,11 @@ function droppedPaths(original: unknown, typed: unknown, path: string): string[]
 }
 
 /**
- * Every object checked against client-node's model types (V1Deployment, V1DaemonSet, V1Service, ...):
+ * Every object checked against client-node's model types (V1Deployment, V1Service, V1ClusterRole, ...):
  * a field the model does not know (a typo, a field from a newer API) is reported before anything is
  * applied, instead of being silently pruned by the API server.
  */
-export function validateAgainstModels(objects: readonly ClusterObject[]): void {
+export function validateAgainstModels(objects: readonly KubernetesObject[]): void {
   for (const object of objects) {
     const type = `V1${object.kind ?? ''}`;
     const typed: unknown = ObjectSerializer.serialize(ObjectSerializer.deserialize(object, type), type);

@@ -13,10 +13,14 @@ export interface GatewayManifestOptions {
   maxRequestsPerConnection?: number;
   /** The node it runs on (design: the gateway is its own pod on node 1). */
   node?: string;
+  /** A NodePort Service on this port (kind: mapped to the host for k6); default ClusterIP. */
+  nodePort?: number;
 }
 
 export const GATEWAY_PORT = 8080;
 export const GATEWAY_SERVICE_PORT = 80;
+/** The gateway Service's nodePort on kind, mapped by kind to the host so k6 can run there. */
+export const GATEWAY_NODE_PORT = 30080;
 
 /** An Istio ingress gateway Deployment + Service, routing everything to httpbin:8000. */
 export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1Service] {
@@ -71,7 +75,15 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
     metadata: { name: 'istio-ingressgateway', namespace: 'istio-system', labels },
     spec: {
       selector: labels,
-      ports: [{ name: 'http2', port: GATEWAY_SERVICE_PORT, targetPort: GATEWAY_PORT }],
+      ...(options.nodePort === undefined ? {} : { type: 'NodePort' }),
+      ports: [
+        {
+          name: 'http2',
+          port: GATEWAY_SERVICE_PORT,
+          targetPort: GATEWAY_PORT,
+          ...(options.nodePort === undefined ? {} : { nodePort: options.nodePort }),
+        },
+      ],
     },
   };
   return [deployment, service];

@@ -1,4 +1,4 @@
-export { buildGateway, GATEWAY_PORT, GATEWAY_SERVICE_PORT } from './gateway.ts';
+export { buildGateway, GATEWAY_NODE_PORT, GATEWAY_PORT, GATEWAY_SERVICE_PORT } from './gateway.ts';
 export type { GatewayManifestOptions } from './gateway.ts';
 export { buildHttpbin, HTTPBIN_PORT, HTTPBIN_SERVICE_PORT } from './httpbin.ts';
 export type { HttpbinManifestOptions, SidecarOptions } from './httpbin.ts';
@@ -16,5 +16,5 @@ export {
   ROLLOUT_RESTART_FIELD_MANAGER,
   STRATEGIC_MERGE_PATCH,
 } from './rollout-restart.ts';
-export { buildZtunnelDaemonSet } from './ztunnel-daemonset.ts';
+export { buildZtunnelDaemonSet, ZTUNNEL_READY_FILE } from './ztunnel-daemonset.ts';
 export type { ZtunnelManifestOptions } from './ztunnel-daemonset.ts';

@@ -1,4 +1,4 @@
-import type { V1DaemonSet, V1Deployment, V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1DaemonSet, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { buildGateway } from './gateway.ts';
 import type { GatewayManifestOptions } from './gateway.ts';
 import { buildHttpbin } from './httpbin.ts';
@@ -24,7 +24,7 @@ export function buildMeshManifests(options: MeshManifestOptions): ClusterObject[
   ];
 }
 
-export function objectKey(object: ClusterObject): string {
+export function objectKey(object: KubernetesObject): string {
   return `${object.kind ?? '?'}/${object.metadata?.namespace ?? 'default'}/${object.metadata?.name ?? '?'}`;
 }
 

@@ -1,4 +1,4 @@
-import type { V1DaemonSet } from '@kubernetes/client-node';
+import type { V1Container, V1DaemonSet, V1EnvVar } from '@kubernetes/client-node';
 import { IMAGES } from './images.ts';
 
 export interface ZtunnelManifestOptions {
@@ -6,7 +6,16 @@ export interface ZtunnelManifestOptions {
   graceS: number;
   /** none (upstream) | goaway-on-unhealthy | evict-on-removal (seed 003's options). */
   drainStrategy?: string;
+  /**
+   * true (default, upstream's in-pod mode): listeners inside each pod, pods from the CNI node agent
+   * over the ZDS socket. false: node-address mode for kind (hostNetwork, one HBONE listener on the
+   * node's IP, pods from discovery, readiness by an exec probe on a file; ztunnel/main.ts).
+   */
+  inPod?: boolean;
 }
+
+/** Where node-address mode writes its readiness file (removed when the drain starts). */
+export const ZTUNNEL_READY_FILE = '/tmp/ztunnel-ready';
 
 /**
  * ztunnel as Istio's chart deploys it (manifests/charts/ztunnel): a DaemonSet in istio-system with
@@ -15,6 +24,36 @@ export interface ZtunnelManifestOptions {
  */
 export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1DaemonSet {
   const labels = { app: 'ztunnel' };
+  const inPod = options.inPod ?? true;
+  const probeTiming = { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3, successThreshold: 1 };
+  const modeEnv: V1EnvVar[] = inPod
+    ? [{ name: 'ZDS_ADDRESS', value: '/var/run/ztunnel/ztunnel.sock' }]
+    : [
+        { name: 'INPOD_ENABLED', value: 'false' },
+        { name: 'READY_FILE', value: ZTUNNEL_READY_FILE },
+      ];
+  const container: V1Container = {
+    name: 'istio-proxy',
+    image: IMAGES.ztunnel,
+    env: [
+      { name: 'CA_ADDRESS', value: 'http://istiod.istio-system.svc:15012' },
+      { name: 'XDS_ADDRESS', value: 'istiod.istio-system.svc:15010' },
+      ...modeEnv,
+      { name: 'TERMINATION_GRACE_PERIOD_SECONDS', value: String(options.graceS) },
+      { name: 'DRAIN_STRATEGY', value: options.drainStrategy ?? 'none' },
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      { name: 'NODE_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
+      { name: 'INSTANCE_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      { name: 'INSTANCE', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ],
+    ports: [{ containerPort: 15020, name: 'ztunnel-stats', protocol: 'TCP' }],
+    // On the node's network every instance shares :15021, so an HTTP probe could be answered by the
+    // other instance during an upgrade; the file is this container's own.
+    readinessProbe: inPod
+      ? { httpGet: { port: 15021, path: '/healthz/ready' }, ...probeTiming }
+      : { exec: { command: ['test', '-e', ZTUNNEL_READY_FILE] }, ...probeTiming },
+    ...(inPod ? { volumeMounts: [{ mountPath: '/var/run/ztunnel', name: 'cni-ztunnel-sock-dir' }] } : {}),
+  };
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
@@ -27,38 +66,18 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
         spec: {
           serviceAccountName: 'ztunnel',
           terminationGracePeriodSeconds: options.graceS,
-          volumes: [
-            {
-              name: 'cni-ztunnel-sock-dir',
-              hostPath: { path: '/var/run/ztunnel', type: 'DirectoryOrCreate' },
-            },
-          ],
-          containers: [
-            {
-              name: 'istio-proxy',
-              image: IMAGES.ztunnel,
-              env: [
-                { name: 'CA_ADDRESS', value: 'http://istiod.istio-system.svc:15012' },
-                { name: 'XDS_ADDRESS', value: 'istiod.istio-system.svc:15010' },
-                { name: 'ZDS_ADDRESS', value: '/var/run/ztunnel/ztunnel.sock' },
-                { name: 'TERMINATION_GRACE_PERIOD_SECONDS', value: String(options.graceS) },
-                { name: 'DRAIN_STRATEGY', value: options.drainStrategy ?? 'none' },
-                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-                { name: 'NODE_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
-                { name: 'INSTANCE_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-                { name: 'INSTANCE', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-              ],
-              ports: [{ containerPort: 15020, name: 'ztunnel-stats', protocol: 'TCP' }],
-              readinessProbe: {
-                httpGet: { port: 15021, path: '/healthz/ready' },
-                periodSeconds: 10,
-                timeoutSeconds: 1,
-                failureThreshold: 3,
-                successThreshold: 1,
-              },
-              volumeMounts: [{ mountPath: '/var/run/ztunnel', name: 'cni-ztunnel-sock-dir' }],
-            },
-          ],
+          ...(inPod
+            ? {
+                volumes: [
+                  {
+                    name: 'cni-ztunnel-sock-dir',
+                    hostPath: { path: '/var/run/ztunnel', type: 'DirectoryOrCreate' },
+                  },
+                ],
+              }
+            : // Node-address mode: the node's network, and cluster DNS for istiod's Service name.
+              { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }),
+          containers: [container],
         },
       },
     },

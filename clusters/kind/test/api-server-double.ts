@@ -29,6 +29,25 @@ const COLLECTIONS: Record<string, { group: string; resource: string; kind: strin
   nodes: { group: '/api/v1', resource: 'nodes', kind: 'Node', namespaced: false },
   deployments: { group: '/apis/apps/v1', resource: 'deployments', kind: 'Deployment', namespaced: true },
   daemonsets: { group: '/apis/apps/v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true },
+  namespaces: { group: '/api/v1', resource: 'namespaces', kind: 'Namespace', namespaced: false },
+  serviceaccounts: {
+    group: '/api/v1',
+    resource: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    namespaced: true,
+  },
+  clusterroles: {
+    group: '/apis/rbac.authorization.k8s.io/v1',
+    resource: 'clusterroles',
+    kind: 'ClusterRole',
+    namespaced: false,
+  },
+  clusterrolebindings: {
+    group: '/apis/rbac.authorization.k8s.io/v1',
+    resource: 'clusterrolebindings',
+    kind: 'ClusterRoleBinding',
+    namespaced: false,
+  },
   endpointslices: {
     group: '/apis/discovery.k8s.io/v1',
     resource: 'endpointslices',
@@ -49,7 +68,15 @@ export interface ApiServerDouble {
   close(): Promise<void>;
 }
 
-export async function startApiServerDouble(): Promise<ApiServerDouble> {
+export interface ApiServerDoubleOptions {
+  /**
+   * Deployments (`namespace/name`) a stand-in controller rolls out at once when applied: status
+   * observes the new generation with every replica updated and Ready.
+   */
+  rollOutOnApply?: string[];
+}
+
+export async function startApiServerDouble(options: ApiServerDoubleOptions = {}): Promise<ApiServerDouble> {
   const store = new Map<string, Map<string, Obj>>(Object.keys(COLLECTIONS).map((r) => [r, new Map()]));
   const watchers = new Map<string, Set<ServerResponse>>(Object.keys(COLLECTIONS).map((r) => [r, new Set()]));
   const requests: RecordedRequest[] = [];
@@ -102,7 +129,7 @@ export async function startApiServerDouble(): Promise<ApiServerDouble> {
       send(res, 200, { gitVersion: 'v1.35.0', major: '1', minor: '35' });
       return;
     }
-    if (path === '/api/v1' || path === '/apis/apps/v1' || path === '/apis/discovery.k8s.io/v1') {
+    if (Object.values(COLLECTIONS).some((c) => c.group === path)) {
       send(res, 200, discovery(path));
       return;
     }
@@ -124,9 +151,11 @@ export async function startApiServerDouble(): Promise<ApiServerDouble> {
         });
         return;
       }
-      const m = new RegExp(`^${c.group}/namespaces/([^/]+)/${c.resource}/([^/]+)(/scale)?$`).exec(path);
+      const m = c.namespaced
+        ? new RegExp(`^${c.group}/namespaces/([^/]+)/${c.resource}/([^/]+)(/scale)?$`).exec(path)
+        : new RegExp(`^${c.group}/${c.resource}/([^/]+)$`).exec(path);
       if (!m) continue;
-      const [, ns = '', name = '', scale] = m;
+      const [ns = '', name = '', scale] = c.namespaced ? m.slice(1) : [undefined, m[1]];
       const current = store.get(resource)?.get(key(ns, name));
       if (req.method === 'DELETE') {
         if (!current) {
@@ -188,6 +217,15 @@ export async function startApiServerDouble(): Promise<ApiServerDouble> {
       namespace: ns,
       generation: (current?.metadata?.generation ?? 0) + 1,
     };
+    const replicas = (merged as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
+    if (resource === 'deployments' && options.rollOutOnApply?.includes(`${ns}/${name}`))
+      merged['status'] = {
+        observedGeneration: merged.metadata.generation,
+        replicas,
+        updatedReplicas: replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+      };
     put(resource, merged);
     return merged;
   };

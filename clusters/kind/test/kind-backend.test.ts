@@ -10,7 +10,7 @@ import { buildHttpbin, buildZtunnelDaemonSet, IMAGES, NODE_LABEL } from '../../m
 import { createKindBackend } from '../kind-backend.ts';
 import { createKindTools } from '../kind-tools.ts';
 import { startApiServerDouble } from './api-server-double.ts';
-import type { ApiServerDouble } from './api-server-double.ts';
+import type { ApiServerDouble, RecordedRequest } from './api-server-double.ts';
 import { createFakeKindAndDocker, kindKubeconfig } from './fake-kind-docker.ts';
 import type { FakeTools } from './fake-kind-docker.ts';
 
@@ -19,7 +19,8 @@ const NAME = 'harness-test';
 const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
 
 async function setUp(t: After, env: Record<string, string> = {}) {
-  const api = await startApiServerDouble();
+  // istiod's Deployment rolls out at once (up() waits for it); nothing else does by itself.
+  const api = await startApiServerDouble({ rollOutOnApply: ['istio-system/istiod'] });
   t.after(() => api.close());
   const fakes = await createFakeKindAndDocker(kindKubeconfig(NAME, api.url));
   const tools = createKindTools({
@@ -31,13 +32,18 @@ async function setUp(t: After, env: Record<string, string> = {}) {
   return { api, fakes, backend };
 }
 
-async function upAndWatching(
-  t: After,
-): Promise<{ api: ApiServerDouble; fakes: FakeTools; backend: ClusterBackend }> {
+async function upAndWatching(t: After): Promise<{
+  api: ApiServerDouble;
+  fakes: FakeTools;
+  backend: ClusterBackend;
+  /** PATCH requests after up() (which applies istiod and its prerequisites itself). */
+  patchesSinceUp: () => RecordedRequest[];
+}> {
   const s = await setUp(t);
   await s.backend.up();
   await s.api.watching(6);
-  return s;
+  const mark = s.api.requests.length;
+  return { ...s, patchesSinceUp: () => s.api.requests.slice(mark).filter((r) => r.method === 'PATCH') };
 }
 
 const rolledOut = (generation: number, replicas: number, extra: Record<string, number> = {}) => ({
@@ -134,12 +140,33 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       '/apis/apps/v1/deployments',
       '/apis/discovery.k8s.io/v1/endpointslices',
     ]);
+    // Before anything of the mesh: istiod and what it needs, applied by up(), which waited for istiod.
+    assert.deepEqual(
+      api.requests.filter((r) => r.method === 'PATCH').map((r) => r.path),
+      [
+        '/api/v1/namespaces/istio-system',
+        '/api/v1/namespaces/istio-system/serviceaccounts/istiod',
+        '/api/v1/namespaces/istio-system/serviceaccounts/ztunnel',
+        '/api/v1/namespaces/istio-system/serviceaccounts/istio-ingressgateway',
+        '/api/v1/namespaces/default/serviceaccounts/httpbin',
+        '/apis/rbac.authorization.k8s.io/v1/clusterroles/istiod-ztunnel-harness',
+        '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/istiod-ztunnel-harness',
+        '/apis/apps/v1/namespaces/istio-system/deployments/istiod',
+        '/api/v1/namespaces/istio-system/services/istiod',
+      ],
+    );
+    const istiod = api.get('deployments', 'istio-system', 'istiod') as
+      { spec?: { template?: { spec?: { containers?: { image?: string; env?: unknown[] }[] } } } } | undefined;
+    const container = istiod?.spec?.template?.spec?.containers?.[0];
+    assert.ok(container);
+    assert.equal(container.image, IMAGES.istiod);
+    assert.deepEqual(container.env?.[0], { name: 'AMBIENT_TUNNEL', value: 'node' });
     assert.equal(backend.describe()['kubernetes_version'], 'v1.35.0');
     assert.equal(backend.describe()['kind_version'], 'kind v0.33.0 go1.26.8 linux/amd64');
   });
 
   it('applies manifests by server-side apply, and refuses a field the model types do not know before sending anything', async (t) => {
-    const { api, backend } = await upAndWatching(t);
+    const { backend, patchesSinceUp } = await upAndWatching(t);
     const objects = [
       buildZtunnelDaemonSet({ graceS: 30 }),
       ...buildHttpbin({ replicas: 3, mesh: 'ambient' }),
@@ -157,9 +184,9 @@ describe('kind backend (fake kind/docker, API server double)', () => {
           err.message,
         ),
     );
-    assert.equal(api.requests.filter((r) => r.method === 'PATCH').length, 0, 'nothing applied');
+    assert.equal(patchesSinceUp().length, 0, 'nothing applied');
     await backend.apply(objects);
-    const patches = api.requests.filter((r) => r.method === 'PATCH');
+    const patches = patchesSinceUp();
     assert.deepEqual(
       patches.map((r) => r.path),
       [
@@ -177,7 +204,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
   });
 
   it('restarts like kubectl: a strategic merge patch of restartedAt with field manager kubectl-rollout', async (t) => {
-    const { api, backend } = await upAndWatching(t);
+    const { api, backend, patchesSinceUp } = await upAndWatching(t);
     await assert.rejects(
       () => backend.rolloutRestart(HTTPBIN),
       (err: unknown) => isHarnessError(err, ErrorCode.BadInput) && /does not exist/.test(err.message),
@@ -193,7 +220,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     });
     await eventually(() => backend.rolloutRestart(HTTPBIN));
     await backend.rolloutRestart({ kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' });
-    const patches = api.requests.filter((r) => r.method === 'PATCH');
+    const patches = patchesSinceUp();
     assert.deepEqual(
       patches.map((r) => r.path),
       [

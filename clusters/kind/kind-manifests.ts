@@ -1,0 +1,100 @@
+import type {
+  KubernetesObject,
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1Deployment,
+  V1Namespace,
+  V1Service,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
+import { IMAGES, NODE_LABEL } from '../manifests/index.ts';
+
+/** The control plane's Deployment, which the kind backend waits for before the mesh goes in. */
+export const ISTIOD = { kind: 'Deployment', namespace: 'istio-system', name: 'istiod' } as const;
+
+const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: { name, namespace },
+});
+
+/**
+ * What a real cluster needs before the shared manifests (clusters/manifests) can run, and what the
+ * local backend provides by itself: the istio-system namespace, the service accounts the pods name,
+ * and istiod (its image is mesh/control-plane/main.ts) with read access to pods and services.
+ * istiod sends `hostIP:15008` as each ambient pod's tunnel address, because ztunnel runs in
+ * node-address mode on kind.
+ */
+export function buildKindControlPlane(): KubernetesObject[] {
+  const labels = { app: 'istiod' };
+  const namespace: V1Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'istio-system' } };
+  const role: V1ClusterRole = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'istiod-ztunnel-harness' },
+    rules: [{ apiGroups: [''], resources: ['pods', 'services'], verbs: ['get', 'list', 'watch'] }],
+  };
+  const binding: V1ClusterRoleBinding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'istiod-ztunnel-harness' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'istiod-ztunnel-harness' },
+    subjects: [{ kind: 'ServiceAccount', name: 'istiod', namespace: 'istio-system' }],
+  };
+  const deployment: V1Deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: ISTIOD.name, namespace: ISTIOD.namespace, labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: 'istiod',
+          // Beside the gateway on node-1, away from the workloads' churn on node-2 (when there is one).
+          nodeSelector: { [NODE_LABEL]: 'node-1' },
+          containers: [
+            {
+              name: 'discovery',
+              image: IMAGES.istiod,
+              env: [
+                { name: 'AMBIENT_TUNNEL', value: 'node' },
+                { name: 'PILOT_DEBOUNCE_AFTER', value: '100' },
+                { name: 'PILOT_DEBOUNCE_MAX', value: '10000' },
+              ],
+              ports: [
+                { containerPort: 15010, name: 'grpc-xds' },
+                { containerPort: 15012, name: 'https-dns' },
+              ],
+              readinessProbe: { tcpSocket: { port: 15010 }, periodSeconds: 2 },
+            },
+          ],
+        },
+      },
+    },
+  };
+  const service: V1Service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'istiod', namespace: 'istio-system', labels },
+    spec: {
+      selector: labels,
+      ports: [
+        { name: 'grpc-xds', port: 15010, targetPort: 15010 },
+        { name: 'https-dns', port: 15012, targetPort: 15012 },
+      ],
+    },
+  };
+  return [
+    namespace,
+    serviceAccount('istio-system', 'istiod'),
+    serviceAccount('istio-system', 'ztunnel'),
+    serviceAccount('istio-system', 'istio-ingressgateway'),
+    serviceAccount('default', 'httpbin'),
+    role,
+    binding,
+    deployment,
+    service,
+  ];
+}
