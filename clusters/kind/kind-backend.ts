@@ -302,9 +302,8 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     addresses(): ClusterAddresses {
       const w = need().watch;
       const pods = ours(w.list('pods')).map(toPodInfo);
-      const gatewayReady = pods.some(
-        (p) => p.owner === `deployment/${GATEWAY.name}` && p.isReady && !p.isDeleting,
-      );
+      const gateway = workloadOf(GATEWAY);
+      const gatewayReady = gateway !== undefined && isRolledOut(gateway, 'Deployment');
       return {
         nodes: w.list('nodes').map((n) => ({
           name: n.metadata?.labels?.['ztunnel-harness/node'] ?? n.metadata?.name ?? '',

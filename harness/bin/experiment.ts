@@ -3,7 +3,7 @@
 // proves the classifier; load-smoke is k6 against a local target; --suite seeds runs every source
 // experiment with its arms and writes the comparison table.
 import type { Command } from 'commander';
-import { createSystemClock } from '../../lib/index.ts';
+import { badInput, createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
@@ -41,6 +41,7 @@ async function runClusterScenario(
       clock,
       signal,
       write,
+      backendSettings: { kindIngressPort: flags.kindIngressPort, keepCluster: flags.keepCluster },
     });
     process.stdout.write(formatClusterRun(run));
     rows.push(run.row);
@@ -57,6 +58,13 @@ runMain(async (signal) => {
     process.stderr.write(t);
   };
   const clock = createSystemClock();
+  if ((flags.suite || flags.scenario === 'drain-strategies') && flags.backend === 'kind')
+    throw badInput(
+      '--backend',
+      'local with --suite and drain-strategies',
+      flags.backend,
+      'the seed suite needs in-pod capture and the drain strategies, which kind does not have; on kind run --scenario workload-rollout --backend kind (README, kind backend)',
+    );
   if (flags.suite) return runSuite({ suite: flags.suite, flags, clock, signal, write });
   if (flags.scenario === 'drain-strategies')
     return runSuite({ suite: 'seeds', only: 'E5', flags, clock, signal, write });

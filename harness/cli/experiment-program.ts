@@ -36,6 +36,8 @@ export interface ExperimentFlags {
   drainStrategy: DrainStrategy;
   tcpMigrateReq: '0' | '1';
   exitOnZeroActiveConnections: boolean;
+  kindIngressPort: number;
+  keepCluster: boolean;
 }
 
 function retryOnParser(raw: string): string {
@@ -140,6 +142,17 @@ export function buildExperimentProgram(): Command {
     )
     .option('--results-dir <dir>', 'where run folders and runs.csv go', DEFAULT_RESULTS_DIR)
     .option(
+      '--kind-ingress-port <port>',
+      "kind: the host port (on 127.0.0.1) kind maps the gateway's nodePort to; k6 sends there",
+      numberParser('--kind-ingress-port', { min: 1, max: 65535, integer: true }),
+      18080,
+    )
+    .option(
+      '--keep-cluster',
+      'kind: leave the cluster running after the run (kubectl; kind delete cluster)',
+      false,
+    )
+    .option(
       '--prestop-sleep <s>',
       'arm: httpbin preStop sleep seconds (the 1.28 workaround)',
       seconds('--prestop-sleep'),
@@ -198,6 +211,39 @@ function parseRestartAt(
   return value;
 }
 
+/** What --backend kind cannot do, refused before anything starts (exit 2). */
+function checkKindFlags(flags: ExperimentFlags, scenario: ClusterScenario): void {
+  if (scenario.notOnKind)
+    throw badInput(
+      '--scenario',
+      'workload-rollout with --backend kind',
+      scenario.name,
+      `${scenario.name} cannot run on kind: ${scenario.notOnKind}; run it with --backend local`,
+    );
+  if (flags.drainStrategy !== 'none')
+    throw badInput(
+      '--drain-strategy',
+      'none with --backend kind',
+      flags.drainStrategy,
+      "the strategies act on one pod's listeners, and ztunnel on kind serves every pod of its node on one listener; run them with --backend local",
+    );
+  const timing = Object.keys(flags.timing ?? {});
+  if (timing.length > 0)
+    throw badInput(
+      '--timing',
+      'unset with --backend kind',
+      timing.join(','),
+      "kind measures the real latencies from watch timestamps; the timing model is the local backend's",
+    );
+  if (flags.tcpMigrateReq === '1')
+    throw badInput(
+      '--tcp-migrate-req',
+      '0 with --backend kind',
+      1,
+      'the sysctl is per network namespace and would have to be set on the kind nodes; run it with --backend local',
+    );
+}
+
 /** The run's parameters: the user's flags, else the scenario's defaults, else the CLI's. */
 export function paramsFromFlags(
   program: Command,
@@ -211,6 +257,7 @@ export function paramsFromFlags(
   const restartAtS = parseRestartAt(flags.restartAt, durationS, d.restartAtS);
   if (restartAtS !== undefined && restartAtS >= durationS)
     throw badInput('--duration', `longer than the restart time ${String(restartAtS)} s`, durationS);
+  if (flags.backend === 'kind') checkKindFlags(flags, scenario);
   return {
     scenario: scenario.name,
     backend: flags.backend,

@@ -1,15 +1,26 @@
 import { badInput } from '../../lib/index.ts';
 
 /** Commander argument parsers that throw the project's bad-input error (exit 2) with the flag named. */
-export function numberParser(flag: string, options: { min: number; integer?: boolean; unit?: string }) {
+export function numberParser(
+  flag: string,
+  options: { min: number; max?: number; integer?: boolean; unit?: string },
+) {
   const noun = `${options.integer ? 'integer' : 'number'}${options.unit ? ` of ${options.unit}` : ''}`;
+  const max = options.max ?? Infinity;
   const expected =
-    options.min === 0
-      ? `a non-negative ${noun}`
-      : `${options.integer ? 'an' : 'a'} ${noun} >= ${String(options.min)}`;
+    options.max !== undefined
+      ? `${options.integer ? 'an' : 'a'} ${noun} from ${String(options.min)} to ${String(options.max)}`
+      : options.min === 0
+        ? `a non-negative ${noun}`
+        : `${options.integer ? 'an' : 'a'} ${noun} >= ${String(options.min)}`;
   return (raw: string): number => {
     const value = raw.trim() === '' ? NaN : Number(raw);
-    if (!Number.isFinite(value) || value < options.min || (options.integer && !Number.isInteger(value))) {
+    if (
+      !Number.isFinite(value) ||
+      value < options.min ||
+      value > max ||
+      (options.integer && !Number.isInteger(value))
+    ) {
       throw badInput(flag, expected, raw);
     }
     return value;

@@ -53,4 +53,6 @@ export interface ClusterScenario {
   /** A new TCP connection per request (k6 noConnectionReuse), for connection-level scenarios. */
   newConnectionPerRequest?: boolean;
   companion?(context: CompanionContext): Companion;
+  /** Why the scenario cannot run on --backend kind (undefined: it can). */
+  notOnKind?: string;
 }

@@ -2,8 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ClusterAddresses, RolloutResult } from '../../clusters/backend.ts';
-import { createLocalBackend } from '../../clusters/local/index.ts';
-import { refuseKindExperiment } from './kind-experiment.ts';
+import { createBackend } from './create-backend.ts';
+import type { BackendSettings } from './create-backend.ts';
+import { checkKindTools } from './kind-experiment.ts';
 import { createProgress, ErrorCode, formatDuration, HarnessError, startTicker } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { createRecordsTail, runLoad } from '../load/index.ts';
@@ -86,12 +87,15 @@ export async function runClusterExperiment(options: {
   clock: Clock;
   signal: AbortSignal;
   write: (text: string) => void;
+  backendSettings?: BackendSettings;
 }): Promise<ClusterRun> {
   const { clock, params, scenario, write } = options;
-  if (params.backend === 'kind') await refuseKindExperiment();
+  // Docker and kind must answer before anything is written (exit 2 naming what to install).
+  if (params.backend === 'kind') await checkKindTools();
+  const settings = options.backendSettings ?? {};
   // Before anything starts: runs.csv must take this run's row (same columns). Creating a backend
   // starts nothing; this one only describes itself.
-  const described = createLocalBackend({ clock, timing: params.timing }).describe();
+  const described = createBackend(params, { clock, settings }).describe();
   const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
   await checkCsvHeader(join(options.resultsDir, 'runs.csv'), columns);
   const k6 = await ensureK6({ signal: options.signal, clock, write });
@@ -99,7 +103,7 @@ export async function runClusterExperiment(options: {
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(options.resultsDir, runId);
   await mkdir(join(runDir, 'pods'), { recursive: true });
-  const backend = createLocalBackend({ clock, timing: params.timing, logDir: join(runDir, 'pods') });
+  const backend = createBackend(params, { clock, settings, logDir: join(runDir, 'pods') });
   const failed = new AbortController();
   backend.onFailure((err) => {
     failed.abort(err);
@@ -115,10 +119,16 @@ export async function runClusterExperiment(options: {
   let companion: Companion | undefined;
   let companionResult: CompanionResult | undefined;
   try {
-    progress.update('starting control plane, nodes, ztunnels, gateway, httpbin');
+    progress.update(
+      params.backend === 'kind'
+        ? 'building images, creating the kind cluster, loading images, starting istiod (minutes)'
+        : 'starting control plane, nodes, ztunnels, gateway, httpbin',
+    );
     await backend.up(signal);
+    progress.update('deploying ztunnel, httpbin and the gateway; waiting until requests get through');
     await backend.apply(scenario.manifests(params));
-    await backend.waitForReady({ timeoutMs: 60_000, signal });
+    // kind pulls nothing (images are loaded) but schedules real pods and probes them: give it longer.
+    await backend.waitForReady({ timeoutMs: params.backend === 'kind' ? 300_000 : 60_000, signal });
     const targets = loadTargetsOf(scenario, backend.addresses(), params);
     progress.finish(
       `ready: load to ${targets[0] ?? '?'}${targets.length > 1 ? ` and ${String(targets.length - 1)} more` : ''}`,

@@ -1,4 +1,4 @@
-import { buildMeshManifests } from '../../clusters/manifests/index.ts';
+import { buildMeshManifests, GATEWAY_NODE_PORT } from '../../clusters/manifests/index.ts';
 import type { ClusterObject, HttpbinManifestOptions } from '../../clusters/manifests/index.ts';
 import { DEFAULT_ARMS } from './mitigation-arms.ts';
 import type { ExperimentParams } from './experiment-params.ts';
@@ -6,6 +6,10 @@ import type { ExperimentParams } from './experiment-params.ts';
 /** What the scenarios' faults hit. */
 export const ZTUNNEL_DAEMONSET = { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' } as const;
 export const HTTPBIN_DEPLOYMENT = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
+
+/** Why scenarios with an out-of-mesh (plain) gateway in front of ambient pods cannot run on kind. */
+export const NEEDS_IN_POD_CAPTURE =
+  'its plaintext from an out-of-mesh gateway reaches ztunnel only through in-pod capture, and on kind ztunnel runs in node-address mode with no traffic redirection, so the traffic would bypass ztunnel and measure nothing';
 
 /**
  * The standard topology (ztunnel DaemonSet, httpbin, gateway) with the run's parameters and
@@ -18,7 +22,8 @@ export function scenarioManifests(
 ): ClusterObject[] {
   const { arms } = p;
   return buildMeshManifests({
-    ztunnel: { graceS: p.graceS, drainStrategy: arms.drainStrategy },
+    // kind: ztunnel on the node's address (no CNI to put it in the pods), the gateway on a NodePort.
+    ztunnel: { graceS: p.graceS, drainStrategy: arms.drainStrategy, inPod: p.backend === 'local' },
     httpbin: {
       replicas: p.replicas,
       mesh: p.mesh,
@@ -27,6 +32,7 @@ export function scenarioManifests(
     },
     gateway: {
       mode: options.gatewayMode,
+      ...(p.backend === 'kind' ? { nodePort: GATEWAY_NODE_PORT } : {}),
       ...(arms.retryOn !== DEFAULT_ARMS.retryOn ? { retryOn: arms.retryOn } : {}),
       ...(arms.maxConnectionDurationS > 0 ? { maxConnectionDurationS: arms.maxConnectionDurationS } : {}),
       ...(arms.hboneIdleTimeoutS > 0 ? { hboneIdleTimeoutS: arms.hboneIdleTimeoutS } : {}),

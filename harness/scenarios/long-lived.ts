@@ -2,7 +2,11 @@ import type { ClusterAddresses } from '../../clusters/backend.ts';
 import { HTTPBIN_PORT } from '../../clusters/manifests/index.ts';
 import { computeDrainDeadlineMs } from '../../ztunnel/config/drain-deadline.ts';
 import type { ClusterScenario, CompanionResult } from '../experiment/cluster-scenario.ts';
-import { ZTUNNEL_DAEMONSET, scenarioManifests } from '../experiment/scenario-manifests.ts';
+import {
+  ZTUNNEL_DAEMONSET,
+  NEEDS_IN_POD_CAPTURE,
+  scenarioManifests,
+} from '../experiment/scenario-manifests.ts';
 import type { ConnectionLife } from '../load/long-lived-connections.ts';
 import { startLongLivedConnections } from '../load/long-lived-connections.ts';
 
@@ -82,6 +86,7 @@ export const longLived: ClusterScenario = {
     'long-lived connections and a stream of new ones during a ztunnel DaemonSet restart (ztunnel upgrade blog, seed 000)',
   source: 'E3, seed 000 (Istio blog: ztunnel upgrades)',
   manifests: (p) => scenarioManifests(p, { gatewayMode: 'plain' }),
+  notOnKind: NEEDS_IN_POD_CAPTURE,
   fault: {
     kind: 'rollout-restart',
     target: ZTUNNEL_DAEMONSET,

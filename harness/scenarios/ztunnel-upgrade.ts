@@ -1,5 +1,9 @@
 import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
-import { ZTUNNEL_DAEMONSET, scenarioManifests } from '../experiment/scenario-manifests.ts';
+import {
+  ZTUNNEL_DAEMONSET,
+  NEEDS_IN_POD_CAPTURE,
+  scenarioManifests,
+} from '../experiment/scenario-manifests.ts';
 
 /**
  * E1 (seeds 001, 000): the ASM test. The gateway is outside the mesh (plain TCP to pod IP:port,
@@ -11,6 +15,7 @@ export const ztunnelUpgrade: ClusterScenario = {
   summary: 'ztunnel DaemonSet rollout restart under load through a gateway outside the mesh (ASM, seed 001)',
   source: 'E1, seed 001 (ASM fortio tests)',
   manifests: (p) => scenarioManifests(p, { gatewayMode: 'plain' }),
+  notOnKind: NEEDS_IN_POD_CAPTURE,
   fault: {
     kind: 'rollout-restart',
     target: ZTUNNEL_DAEMONSET,

@@ -70,10 +70,10 @@ export interface ApiServerDouble {
 
 export interface ApiServerDoubleOptions {
   /**
-   * Deployments (`namespace/name`) a stand-in controller rolls out at once when applied: status
-   * observes the new generation with every replica updated and Ready.
+   * Deployments and DaemonSets (`namespace/name`, or all) a stand-in controller rolls out at once
+   * when applied or patched: status observes the new generation with every replica updated and Ready.
    */
-  rollOutOnApply?: string[];
+  rollOutOnApply?: string[] | 'all';
 }
 
 export async function startApiServerDouble(options: ApiServerDoubleOptions = {}): Promise<ApiServerDouble> {
@@ -218,13 +218,25 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       generation: (current?.metadata?.generation ?? 0) + 1,
     };
     const replicas = (merged as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
-    if (resource === 'deployments' && options.rollOutOnApply?.includes(`${ns}/${name}`))
+    const rollOut = options.rollOutOnApply === 'all' || options.rollOutOnApply?.includes(`${ns}/${name}`);
+    const observedGeneration = merged.metadata.generation;
+    if (rollOut && resource === 'deployments')
       merged['status'] = {
-        observedGeneration: merged.metadata.generation,
+        observedGeneration,
         replicas,
         updatedReplicas: replicas,
         readyReplicas: replicas,
         availableReplicas: replicas,
+      };
+    if (rollOut && resource === 'daemonsets')
+      merged['status'] = {
+        observedGeneration,
+        desiredNumberScheduled: 2,
+        currentNumberScheduled: 2,
+        updatedNumberScheduled: 2,
+        numberReady: 2,
+        numberAvailable: 2,
+        numberMisscheduled: 0,
       };
     put(resource, merged);
     return merged;

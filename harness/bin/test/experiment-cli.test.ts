@@ -1,12 +1,11 @@
 // The experiment CLI as a user meets it: a real process, exit codes and messages.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { createFakeKindAndDocker } from '../../../clusters/kind/test/fake-kind-docker.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
@@ -75,31 +74,4 @@ test('calibrate: every outcome class counted exactly (418, 503, refused, reset, 
   for (const outcome of ['ok', 'http_503', 'refused', 'reset', 'eof', 'timeout'])
     assert.match(result.stdout, new RegExp(`^  ${outcome} +expected +(\\d+) +got +\\1$`, 'm'), outcome);
   assert.match(result.stdout, /verdict: pass \(exact\)/);
-});
-
-test('--backend kind: missing Docker engine or kind is named (exit 2); with both, says what is not built (exit 2)', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'cli-kind-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const fakes = await createFakeKindAndDocker('');
-  const run = (env: Record<string, string>) =>
-    execa(process.execPath, [CLI, '--backend', 'kind', '--results-dir', dir], {
-      reject: false,
-      stdin: 'ignore',
-      timeout: 20_000,
-      env: { PATH: fakes.path, FAKE_DIR: fakes.dir, ...env },
-    });
-  const down = await run({ FAKE_DOCKER_DOWN: '1' });
-  assert.equal(down.exitCode, 2, down.stderr);
-  assert.match(
-    down.stderr,
-    /Docker is installed but its engine does not answer .*Cannot connect to the Docker daemon/,
-  );
-  const ready = await run({});
-  assert.equal(ready.exitCode, 2, ready.stderr);
-  assert.match(ready.stderr, /Experiments on --backend kind are not available yet/);
-  assert.deepEqual(await readdir(dir), [], 'nothing written');
-  assert.deepEqual(
-    (await fakes.calls()).map((c) => `${c.tool} ${c.args[0] ?? ''}`),
-    ['docker version', 'docker version', 'kind version'],
-  );
 });

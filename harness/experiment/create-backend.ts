@@ -1,0 +1,36 @@
+import type { ClusterBackend } from '../../clusters/backend.ts';
+import { createKindBackend } from '../../clusters/kind/index.ts';
+import { createLocalBackend } from '../../clusters/local/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import { PROJECT_ROOT } from '../paths.ts';
+import type { ExperimentParams } from './experiment-params.ts';
+
+export interface BackendSettings {
+  /** kind: the host port the gateway's nodePort is mapped to (default 18080). */
+  kindIngressPort?: number;
+  /** kind: leave the cluster running after the run, for kubectl. */
+  keepCluster?: boolean;
+}
+
+/**
+ * The run's cluster, by --backend. Creating one starts nothing (describe() works before up()); the
+ * local backend writes container output under `logDir`.
+ */
+export function createBackend(
+  params: Pick<ExperimentParams, 'backend' | 'timing'>,
+  options: { clock: Clock; logDir?: string; settings?: BackendSettings },
+): ClusterBackend {
+  const { clock, settings = {} } = options;
+  if (params.backend === 'kind')
+    return createKindBackend({
+      clock,
+      projectRoot: PROJECT_ROOT,
+      ...(settings.kindIngressPort === undefined ? {} : { ingressHostPort: settings.kindIngressPort }),
+      ...(settings.keepCluster ? { keepCluster: true } : {}),
+    });
+  return createLocalBackend({
+    clock,
+    timing: params.timing,
+    ...(options.logDir ? { logDir: options.logDir } : {}),
+  });
+}
