@@ -1,7 +1,8 @@
 // `npm run kind-smoke`: the kind backend on a real cluster (needs Docker and kind; the nightly's kind
 // job runs it). Creates the cluster, builds and loads the images, applies httpbin outside the mesh,
 // restarts it like kubectl and waits by kubectl's predicates, prints what the watches saw, deletes
-// the cluster. The in-cluster mesh is not built yet (README, "kind backend"), so no load runs here.
+// the cluster. up() also brings istiod up. No load runs here: `npm run experiment -- --backend kind
+// --scenario workload-rollout` is the experiment.
 import { createKindBackend } from '../../clusters/kind/index.ts';
 import { buildHttpbin } from '../../clusters/manifests/index.ts';
 import { createSystemClock } from '../../lib/index.ts';
