@@ -30,7 +30,7 @@ export async function awaitServing(options: {
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       await res.arrayBuffer();
-      last = `HTTP ${String(res.status)}${res.headers.get('x-response-flags') ? ` ${res.headers.get('x-response-flags') ?? ''}` : ''}`;
+      last = `HTTP ${String(res.status)} ${res.headers.get('x-response-flags') ?? ''}`.trim();
       inARow = res.status === 200 ? inARow + 1 : 0;
     } catch (err) {
       last =

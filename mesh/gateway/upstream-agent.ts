@@ -2,6 +2,7 @@ import { Agent } from 'node:http';
 import type { AgentOptions } from 'node:http';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { hboneAddressOf } from '../discovery/index.ts';
 import type { HbonePool } from '../hbone/index.ts';
 import type { WorkloadCertificate } from '../pki/index.ts';
 
@@ -96,7 +97,7 @@ export class UpstreamAgent extends Agent {
         {
           srcIdentity: mode.srcIdentity,
           dstIdentity: mode.dstIdentity,
-          dstAddr: mode.tunnelAddress ?? `${host}:15008`,
+          dstAddr: hboneAddressOf({ ...mode, podIp: host }),
         },
         mode.cert,
         `${host}:${String(port)}`,

@@ -13,6 +13,7 @@ import type { ClusterSource, PodView } from '../../mesh/control-plane/index.ts';
 import { createHbonePool } from '../../mesh/hbone/index.ts';
 import { formatSpiffeId } from '../../mesh/pki/index.ts';
 import { startEchoApp } from '../inbound/test/fixtures.ts';
+import { waitUntil } from '../../lib/test/wait-until.ts';
 import { spawnZtunnel } from './ztunnel-process.ts';
 
 const NODE_IP = '127.57.0.1';
@@ -39,14 +40,6 @@ const staticSource = (pods: PodView[]): ClusterSource => ({
 
 const identity = (serviceAccount: string): string =>
   formatSpiffeId({ trustDomain: 'cluster.local', namespace: 'default', serviceAccount });
-
-async function waitForFile(path: string, timeoutMs: number): Promise<void> {
-  const end = performance.now() + timeoutMs;
-  while (!existsSync(path)) {
-    if (performance.now() > end) throw new Error(`${path} not written within ${String(timeoutMs)} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test(
   "node-address mode: the node's pods by SNI identity on NODE_IP:15008; no relay to other nodes or identities",
@@ -81,12 +74,10 @@ test(
       READY_FILE: readyFile,
       TERMINATION_GRACE_PERIOD_SECONDS: '2',
     });
-    let exited = false;
-    void z.child.then(() => (exited = true));
     t.after(() => {
-      if (!exited) z.child.kill('SIGKILL');
+      if (!z.exited()) z.child.kill('SIGKILL');
     });
-    await waitForFile(readyFile, 10_000);
+    await waitUntil(`${readyFile} written`, () => existsSync(readyFile), 10_000);
 
     const gateway = await cp.ca.issue({ namespace: 'istio-system', serviceAccount: 'istio-ingressgateway' });
     const pool = createHbonePool({ clock });

@@ -9,6 +9,8 @@ import { execa } from 'execa';
 import { startApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
 import { kindKubeconfig } from '../../../clusters/kind/test/fake-kind-docker.ts';
 import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { spawnNodeProcess } from '../../../lib/test/node-process.ts';
+import { waitUntil } from '../../../lib/test/wait-until.ts';
 import { connectDiscovery } from '../../discovery/index.ts';
 
 const MAIN = join(PROJECT_ROOT, 'mesh', 'control-plane', 'main.ts');
@@ -25,14 +27,6 @@ const pod = (name: string, patch: { labels?: Record<string, string>; hostNetwork
     conditions: [{ type: 'Ready', status: 'True' }],
   },
 });
-
-async function waitUntil(what: string, predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = performance.now() + timeoutMs;
-  while (!predicate()) {
-    if (performance.now() > end) throw new Error(`${what} not within ${String(timeoutMs)} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('istiod process (kind)', () => {
   it('pushes pods and services from Kubernetes watches; node tunnel addresses; deletion -> UNHEALTHY', async (t) => {
@@ -54,29 +48,21 @@ describe('istiod process (kind)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'istiod-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     await writeFile(join(dir, 'kubeconfig'), kindKubeconfig('test', api.url));
-    const child = execa(process.execPath, [MAIN], {
-      env: {
-        KUBECONFIG: join(dir, 'kubeconfig'),
-        AMBIENT_TUNNEL: 'node',
-        LOCAL_BIND_ADDRESS: '127.58.0.200',
-        XDS_PORT: '0',
-        CA_PORT: '0',
-        PILOT_DEBOUNCE_AFTER: '20',
-      },
-      reject: false,
-      forceKillAfterDelay: false,
+    const istiod = spawnNodeProcess(MAIN, {
+      KUBECONFIG: join(dir, 'kubeconfig'),
+      AMBIENT_TUNNEL: 'node',
+      LOCAL_BIND_ADDRESS: '127.58.0.200',
+      XDS_PORT: '0',
+      CA_PORT: '0',
+      PILOT_DEBOUNCE_AFTER: '20',
     });
-    const lines: string[] = [];
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => lines.push(...chunk.split('\n').filter(Boolean)));
-    let exited = false;
-    void child.then(() => (exited = true));
+    const { lines } = istiod;
     t.after(() => {
-      if (!exited) child.kill('SIGKILL');
+      if (!istiod.exited()) istiod.child.kill('SIGKILL');
     });
     const listening = (): RegExpExecArray | undefined =>
       lines.map((l) => /istiod listening xds=(\S+):(\d+) /.exec(l)).find(Boolean) ?? undefined;
-    await waitUntil('istiod listening', () => listening() !== undefined || exited);
+    await waitUntil('istiod listening', () => listening() !== undefined || istiod.exited());
     const [, host = '', port = ''] = listening() ?? [];
     const client = await connectDiscovery({ host, port: Number(port), node: 'node-1', instance: 'test' });
     t.after(() => {
@@ -112,9 +98,9 @@ describe('istiod process (kind)', () => {
     api.remove('pods', 'default', 'httpbin-a');
     await waitUntil('removal pushed', () => byName('httpbin-a') === undefined);
 
-    child.kill('SIGTERM');
-    const result = await child;
-    assert.equal(result.exitCode, 0, result.stderr);
+    istiod.child.kill('SIGTERM');
+    const result = await istiod.child;
+    assert.equal(result.exitCode, 0, String(result.stderr));
   });
 
   it('refuses a bad setting with exit 2 naming it', async () => {
