@@ -134,8 +134,9 @@ if (readyFile) void markReadyWhenReady(readyFile);
 const shutdown = (signal: string): void => {
   if (stopping) return;
   stopping = true;
-  log.info('received signal, starting drain', { signal });
+  // Readiness goes first, then the line saying so: whoever reads the line sees the file gone.
   if (readyFile) rmSync(readyFile, { force: true });
+  log.info('received signal, starting drain', { signal });
   // Readiness, metrics and every pod listener close at once; then the drain waits.
   void Promise.all([admin.close(), ztunnel.drain()]).then(() => {
     agent?.destroy();
