@@ -25,6 +25,9 @@ ENTRYPOINT ["node", "mesh/gateway/main.ts"]
 FROM base AS sidecar
 ENTRYPOINT ["node", "mesh/sidecar/main.ts"]
 
+FROM base AS client
+ENTRYPOINT ["node", "apps/client/main.ts"]
+
 # istiod: the control plane reading pods and services from the Kubernetes API (client-node informers;
 # RBAC in clusters/kind/kind-manifests.ts), discovery on :15010, the CA on :15012.
 FROM base AS istiod

@@ -22,6 +22,11 @@ export interface PodInfo {
   isDeleting: boolean;
   phase: string;
   owner: string;
+  /**
+   * The PIDs of its containers' processes on this machine (the local backend; each is the root of
+   * its process tree), for per-component CPU. Absent where containers are not local processes (kind).
+   */
+  pids?: number[];
 }
 
 export interface ClusterAddresses {

@@ -17,6 +17,8 @@ export type LifecycleEventKind =
   | 'container-exited'
   | 'pod-terminal'
   | 'del-workload'
+  /** The pod's sandbox is gone (CNI DEL): its IP answers nothing from now on. */
+  | 'sandbox-removed'
   | 'pod-removed'
   | 'add-workload'
   | 'workload-unhealthy-pushed'

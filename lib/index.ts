@@ -1,3 +1,5 @@
+export { DEFAULT_ACCEPTOR_SOCKETS, startAcceptors } from './acceptors.ts';
+export type { Acceptors } from './acceptors.ts';
 export { createManualClock, createSystemClock, fromWallMs, toWallMs, waitAtMost } from './clock.ts';
 export type { Clock, ManualClock } from './clock.ts';
 export { badInput, ErrorCode, HarnessError, isHarnessError } from './errors.ts';

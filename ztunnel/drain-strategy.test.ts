@@ -71,6 +71,6 @@ test('strategy names are validated', () => {
   assert.equal(parseDrainStrategy(undefined), 'none');
   assert.throws(
     () => parseDrainStrategy('sometimes'),
-    /one of none, goaway-on-unhealthy, evict-on-removal, got "sometimes"/,
+    /one of none, goaway-on-shutdown-start, drain-on-cni-del, evict-on-removal, goaway-on-unhealthy, got "sometimes"/,
   );
 });

@@ -14,7 +14,10 @@
 //   CONNECTION_TERMINATION_DEADLINE / TERMINATION_GRACE_PERIOD_SECONDS   the drain deadline
 //   INSTANCE                         a name for this instance (default: NODE_NAME/pid)
 //   XDS_ADDRESS                      the control plane's discovery (host:port); without it no outbound
-//   DRAIN_STRATEGY                   none (upstream) | goaway-on-unhealthy | evict-on-removal
+//   DRAIN_STRATEGY                   none (upstream) | goaway-on-shutdown-start | drain-on-cni-del |
+//                                    evict-on-removal | goaway-on-unhealthy (drain-strategy.ts)
+//   POOL_BACKOFF                     true: the HBONE client pool backs off a destination after failed
+//                                    connects (istio/ztunnel#1191's proposal; off upstream)
 // SIGTERM (or SIGINT) starts the drain; the process exits when it is done.
 import { rmSync, writeFileSync } from 'node:fs';
 import { createLogger, createSystemClock } from '../lib/index.ts';
@@ -63,7 +66,18 @@ if (!inPod && drainStrategy !== 'none')
 
 const clock = createSystemClock();
 const metrics = createZtunnelMetrics();
-const pool = createHbonePool({ clock });
+const poolBackoff = process.env['POOL_BACKOFF'] === 'true';
+// Every pool event is a log line: the harness counts stale connections, PINGs and new connections
+// per app connection from them (harness/explain/drain-option-metrics.ts).
+const poolLog = log.child({ scope: 'pool' });
+const pool = createHbonePool({
+  clock,
+  ...(poolBackoff ? { settings: { backoff: { initialMs: 100, maxMs: 5000 } } } : {}),
+  onEvent: (event) => {
+    const { type, ...fields } = event;
+    poolLog.info(`hbone pool ${type}`, fields);
+  },
+});
 // Discovery changes reach the data plane once it exists; the first (full) delta arrives before.
 let onChange: (change: DiscoveryChange) => void = () => undefined;
 const discovery = process.env['XDS_ADDRESS'] ? await subscribe(process.env['XDS_ADDRESS']) : undefined;
@@ -93,6 +107,7 @@ log.info('started', {
   node_ip: nodeIp,
   drain_deadline_ms: drainDeadlineMs,
   drain_strategy: drainStrategy,
+  pool_backoff: poolBackoff,
 });
 
 function parseInPod(value: string | undefined): boolean {

@@ -9,7 +9,7 @@ import { createZtunnel } from './ztunnel.ts';
 
 const ca = await createCertificateAuthority();
 
-test("DelWorkload closes that pod's listeners and resets its connections at once; others untouched", async (t) => {
+test("DelWorkload closes that pod's listeners and drops its connections at once (an idle one gets a FIN); others untouched", async (t) => {
   const { log, metrics } = captureLog();
   const clock = createManualClock();
   const zt = createZtunnel({ issueCert: (id) => ca.issue(id), log, metrics, clock, drainDeadlineMs: 25_000 });
@@ -26,8 +26,9 @@ test("DelWorkload closes that pod's listeners and resets its connections at once
   assert.equal(zt.isReady(), true);
   const onA = await holdConnection(a.podIp, 8080);
   const onB = await holdConnection(b.podIp, 8080);
-  assert.equal(zt.delWorkload(a.uid), 1);
-  assert.equal((await onA.closed).how, 'ECONNRESET');
+  assert.deepEqual(zt.delWorkload(a.uid), { connections: 1, inFlight: 0 });
+  // Upstream drops the connection's task: close() with nothing unread is a FIN, not a reset.
+  assert.equal((await onA.closed).how, 'FIN');
   const refused = connect({ host: a.podIp, port: 8080 });
   const [err] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
   assert.equal(err.code, 'ECONNREFUSED', "the pod's listeners are gone");
@@ -63,7 +64,10 @@ test('drain waits for the deadline on the run clock, then forces what is left', 
   ]);
   assert.equal(early, 'open', 'kept until the deadline');
   await clock.advance(1);
-  assert.equal((await held.closed).how, 'ECONNRESET');
-  assert.equal((await drained).forced, 1);
+  assert.equal((await held.closed).how, 'FIN', 'dropped as upstream does: a FIN when nothing is unread');
+  const result = await drained;
+  assert.equal(result.forced, 1);
+  assert.equal(result.inFlight, 0, 'its last request was answered');
+  assert.ok(lines.some((l) => /drain deadline reached connections=1 in_flight=0/.test(l)));
   assert.ok(lines.some((l) => /error="connection closed due to connection drain"/.test(l)));
 });

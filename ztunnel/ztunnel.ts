@@ -5,6 +5,7 @@ import type { LocalWorkload } from '../mesh/workload.ts';
 import { UNKNOWN_WORKLOAD_WAIT_MS } from './inbound/hbone-inbound.ts';
 import { startPodListeners } from './inbound/pod-listeners.ts';
 import type { InboundListeners, PodListeners } from './inbound/pod-listeners.ts';
+import type { DropCounts } from './inbound/connection-tracker.ts';
 import type { InboundDeps } from './inbound/hbone-inbound.ts';
 import { startNodeListener } from './inbound/node-listener.ts';
 import type { ZtunnelMetrics } from './telemetry/metrics.ts';
@@ -17,6 +18,8 @@ import type { DrainStrategy } from './drain-strategy.ts';
 export const ZTUNNEL_IDENTITY = { namespace: 'istio-system', serviceAccount: 'ztunnel' };
 
 export const DRAIN_CLOSE_REASON = 'connection closed due to connection drain';
+/** How long option 2's drain at CNI DEL waits for streams to end (the pod is gone: they should be). */
+export const CNI_DEL_DRAIN_BOUND_MS = 1000;
 
 export interface ZtunnelOptions {
   issueCert: (identity: { namespace: string; serviceAccount: string }) => Promise<WorkloadCertificate>;
@@ -33,8 +36,17 @@ export interface ZtunnelOptions {
 /** One ztunnel instance's data plane: the node's pods, added and removed by the node agent. */
 export interface Ztunnel {
   addWorkload(workload: LocalWorkload): Promise<void>;
-  /** The CNI's DelWorkload: that pod's listeners closed and its connections force-closed at once. */
-  delWorkload(uid: string): number;
+  /**
+   * The CNI's DelWorkload: that pod's listeners closed and its connections dropped at once (upstream's
+   * DrainMode::Immediate: src/inpod/statemanager.rs `shutdown_workload`). With `networkGone` (the
+   * sandbox went first, as upstream's DelWorkload comes today) nothing of that drop reaches a peer:
+   * the connections go silent instead (pod-listeners.ts `freeze`).
+   */
+  delWorkload(uid: string, options?: { networkGone?: boolean }): DropCounts;
+  /** istio/ztunnel#1191 option 1: a pod's termination started (GOAWAY with goaway-on-shutdown-start). */
+  onShutdownStarting(uid: string): void;
+  /** Option 2: the CNI DEL hook, before the network goes (a graceful drain with drain-on-cni-del). */
+  onCniDel(uid: string): Promise<void>;
   markSnapshotSent(): void;
   /**
    * Node-address mode (kind): one HBONE listener on the node's address for all of this node's
@@ -48,9 +60,10 @@ export interface Ztunnel {
   /**
    * SIGTERM behaviour (istio/ztunnel src/drain.rs, src/proxy/inbound.rs): every listener closed at
    * once and GOAWAY on inbound HBONE connections, outbound flows unsignalled; wait for connections to
-   * end until the drain deadline; then force-close the rest. Resolves with how many were forced.
+   * end until the drain deadline; then drop the rest (connection-tracker.ts: FIN, or RST where
+   * unread data is left). Resolves with how many were dropped and how many had data in flight.
    */
-  drain(): Promise<{ forced: number; waitedMs: number }>;
+  drain(): Promise<{ forced: number; inFlight: number; waitedMs: number }>;
 }
 
 function awaitWorkload(discovery: DiscoveryState): (ip: string) => Promise<boolean> {
@@ -106,13 +119,41 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
         ports: workload.ports.join(','),
       });
     },
-    delWorkload(uid) {
+    delWorkload(uid, { networkGone = false } = {}) {
       const pod = pods.get(uid);
-      if (!pod) return 0;
+      if (!pod) return { connections: 0, inFlight: 0 };
       pods.delete(uid);
-      const forced = pod.destroy('pod deleted');
-      log.info('pod removed', { uid, name: pod.workload.name, forced });
-      return forced;
+      const dropped = networkGone ? pod.freeze('pod deleted') : pod.destroy('pod deleted');
+      log.info('pod removed', {
+        uid,
+        name: pod.workload.name,
+        forced: dropped.connections,
+        in_flight: dropped.inFlight,
+        network_gone: networkGone,
+      });
+      return dropped;
+    },
+    onShutdownStarting(uid) {
+      const pod = pods.get(uid);
+      if (!pod || options.drainStrategy !== 'goaway-on-shutdown-start') return;
+      const goaways = pod.sendGoaway();
+      pod.hbone.goawayAfterEveryStream();
+      log.info('pod shutdown starting: GOAWAY sent', { uid, name: pod.workload.name, goaways });
+    },
+    async onCniDel(uid) {
+      const pod = pods.get(uid);
+      if (!pod || options.drainStrategy !== 'drain-on-cni-del') return;
+      // The app has exited; the network is still there: tell the clients properly, then go.
+      pods.delete(uid);
+      const drained = await pod.drainGracefully(CNI_DEL_DRAIN_BOUND_MS);
+      const dropped = pod.destroy('pod deleted');
+      log.info('pod drained at CNI DEL', {
+        uid,
+        name: pod.workload.name,
+        goaways: drained.goaways,
+        close_notify: drained.closeNotify,
+        forced: dropped.connections,
+      });
     },
     markSnapshotSent() {
       snapshotSent = true;
@@ -134,16 +175,25 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
       const allClosed = (): Promise<unknown> => Promise.all(allListeners().map((p) => p.tracker.whenEmpty()));
       log.info('drain started', { deadline_ms: options.drainDeadlineMs, connections: live() });
       await waitAtMost(clock, allClosed(), options.drainDeadlineMs);
-      // The harness turns this line into a drain-deadline lifecycle event (failure attribution).
-      if (live() > 0) log.info('drain deadline reached', { connections: live() });
       let forced = 0;
-      for (const listeners of allListeners()) forced += listeners.destroy(DRAIN_CLOSE_REASON);
-      // The resets are sent as the sockets close (libuv closes with SO_LINGER 0); a process that exits
-      // first would let the kernel close them with a FIN instead. Wait for them, briefly.
+      let inFlight = 0;
+      if (live() > 0) {
+        // Upstream: "drain duration expired with pending connections, forcefully shutting down". The
+        // harness turns this line into a drain-deadline event and reads its figures (every 503 of
+        // the burst that follows is explained by them).
+        const dropping = allListeners().reduce((n, p) => n + p.tracker.inFlight(), 0);
+        log.info('drain deadline reached', { connections: live(), in_flight: dropping });
+        for (const listeners of allListeners()) {
+          const dropped = listeners.destroy(DRAIN_CLOSE_REASON);
+          forced += dropped.connections;
+          inFlight += dropped.inFlight;
+        }
+      }
+      // Let the dropped connections' access-log lines out before the process exits.
       await waitAtMost(clock, allClosed(), 1000);
       const waitedMs = clock.now() - startMs;
-      log.info('drain complete', { forced, waited_ms: Math.round(waitedMs) });
-      return { forced, waitedMs };
+      log.info('drain complete', { forced, in_flight: inFlight, waited_ms: Math.round(waitedMs) });
+      return { forced, inFlight, waitedMs };
     },
   };
 }

@@ -5,6 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../lib/index.ts';
 import { route, writeReply } from './routes.ts';
 
+/** go-httpbin's ReadTimeout, which is also its keep-alive idle timeout. */
+export const GO_HTTPBIN_READ_TIMEOUT_MS = 5000;
+
 export interface HttpbinServer {
   address: AddressInfo;
   /** Requests being answered right now. */
@@ -25,25 +28,39 @@ export async function startHttpbin(options: {
   clock: Clock;
   /** Calibration mode: serve /fault/reset and /fault/close. */
   faults?: boolean;
+  /**
+   * How long a keep-alive connection may sit idle before the server closes it: go-httpbin's 5 s
+   * unless a test needs an upstream that never closes one while it runs.
+   */
+  idleTimeoutMs?: number;
 }): Promise<HttpbinServer> {
   let shuttingDown = false;
   let inFlight = 0;
   const server: Server = createServer((req, res) => {
     inFlight++;
-    const abort = new AbortController();
+    // Only a /delay needs to hear that the client went away: the signal is made when asked for.
+    let abort: AbortController | undefined;
     res.on('close', () => {
       inFlight--;
-      abort.abort(new Error('client went away'));
+      abort?.abort(new Error('client went away'));
     });
     const context = {
       hostname: options.hostname,
       faults: options.faults ?? false,
-      signal: abort.signal,
+      get signal() {
+        abort ??= new AbortController();
+        return abort.signal;
+      },
       sleep: (ms: number, signal: AbortSignal) => options.clock.sleep(ms, signal),
     };
-    route(req, context).then(
-      (reply) => {
-        writeReply(res, reply, shuttingDown);
+    const reply = route(req, context);
+    if (!(reply instanceof Promise)) {
+      writeReply(res, reply, shuttingDown);
+      return;
+    }
+    reply.then(
+      (r) => {
+        writeReply(res, r, shuttingDown);
       },
       () => {
         // Only an aborted /delay rejects: the client is gone, nothing to answer.
@@ -51,7 +68,14 @@ export async function startHttpbin(options: {
       },
     );
   });
-  server.keepAliveTimeout = 60_000;
+  // go-httpbin's server (mccutchen/go-httpbin httpbin/cmd/cmd.go): ReadTimeout 5 s, ReadHeaderTimeout
+  // 1 s, no IdleTimeout, so Go closes a keep-alive connection idle for 5 s (IdleTimeout falls back to
+  // ReadTimeout). A pooled client connection left idle that long is closed by the app: cold
+  // connections drift away from a draining ztunnel, hot ones stay.
+  server.keepAliveTimeout = options.idleTimeoutMs ?? GO_HTTPBIN_READ_TIMEOUT_MS;
+  server.keepAliveTimeoutBuffer = 0;
+  server.requestTimeout = GO_HTTPBIN_READ_TIMEOUT_MS;
+  server.headersTimeout = 1000;
   server.listen({ host: options.host, port: options.port });
   await once(server, 'listening');
   const closed = once(server, 'close').then(() => undefined);

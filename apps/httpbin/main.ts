@@ -4,6 +4,8 @@
 //   PORT                default 8080, go-httpbin's
 //   POD_NAME            what /hostname answers (default: the OS hostname)
 //   IGNORE_SIGTERM=1    a test mode: an app that ignores SIGTERM, for the kubelet's SIGKILL path
+//   IDLE_TIMEOUT_MS     a test mode: close idle keep-alive connections after this long instead of
+//                       go-httpbin's 5 s (a test about something else keeps the keep-alive race out)
 import { hostname } from 'node:os';
 import { createLogger, createSystemClock } from '../../lib/index.ts';
 import { startHttpbin } from './httpbin-server.ts';
@@ -16,11 +18,19 @@ if (!Number.isInteger(port) || port <= 0 || port > 65535) {
   );
   process.exit(2);
 }
+const idleTimeoutMs = process.env['IDLE_TIMEOUT_MS'];
+if (idleTimeoutMs !== undefined && !(Number.isInteger(Number(idleTimeoutMs)) && Number(idleTimeoutMs) > 0)) {
+  process.stderr.write(
+    `httpbin: Expected IDLE_TIMEOUT_MS to be a positive whole number of milliseconds, got ${JSON.stringify(idleTimeoutMs)}\n`,
+  );
+  process.exit(2);
+}
 const server = await startHttpbin({
   host: process.env['LOCAL_BIND_ADDRESS'] ?? '0.0.0.0',
   port,
   hostname: process.env['POD_NAME'] ?? hostname(),
   clock: createSystemClock(),
+  ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs: Number(idleTimeoutMs) }),
 });
 log.info('listening', { address: `${server.address.address}:${String(server.address.port)}` });
 

@@ -9,7 +9,7 @@ export interface RouteContext {
   /** Calibration mode: /fault/reset and /fault/close are served. */
   faults: boolean;
   /** Aborted when the client goes away (a /delay request then answers nothing). */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
@@ -40,7 +40,7 @@ function requestInfo(req: IncomingMessage): Record<string, unknown> {
  * The go-httpbin routes the experiments use: `/status/:code` (418 is the ASM test's target, with
  * go-httpbin's teapot body), `/delay/:seconds` (0-10, fractional allowed), `/get`, `/hostname`.
  */
-export async function route(req: IncomingMessage, context: RouteContext): Promise<Reply> {
+export function route(req: IncomingMessage, context: RouteContext): Reply | Promise<Reply> {
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   const status = /^\/status\/(\d{3})$/.exec(path);
   if (status) {
@@ -53,8 +53,7 @@ export async function route(req: IncomingMessage, context: RouteContext): Promis
     const seconds = Number(delay[1]);
     if (!Number.isFinite(seconds) || seconds > MAX_DELAY_S)
       return text(400, `invalid delay ${String(delay[1])}\n`);
-    await context.sleep(seconds * 1000, context.signal);
-    return json(200, requestInfo(req));
+    return context.sleep(seconds * 1000, context.signal).then(() => json(200, requestInfo(req)));
   }
   if (path === '/get') return json(200, requestInfo(req));
   // Calibration faults: a TCP RST instead of a response, or a clean close without one (EOF).

@@ -6,5 +6,6 @@ export const KIND_IMAGES = [
   { image: IMAGES.httpbin, target: 'httpbin' },
   { image: IMAGES.gateway, target: 'gateway' },
   { image: IMAGES.sidecar, target: 'sidecar' },
+  { image: IMAGES.client, target: 'client' },
   { image: IMAGES.istiod, target: 'istiod' },
 ] as const;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { V1Container } from '@kubernetes/client-node';
 import type { PodRecord } from './cluster-state.ts';
 
@@ -24,6 +25,22 @@ function fieldRef(pod: PodRecord, fieldPath: string): string {
 }
 
 /**
+ * The Downward API's `resourceFieldRef: limits.cpu` with divisor 1: the limit in whole cores, rounded
+ * up ("2000m" -> "2", "1500m" -> "2"); without a limit Kubernetes gives the node's allocatable CPU,
+ * which on the local backend is this machine's core count.
+ */
+function cpuLimitCores(container: V1Container): string {
+  const raw = container.resources?.limits?.['cpu'];
+  const cores =
+    raw === undefined
+      ? availableParallelism()
+      : raw.endsWith('m')
+        ? Number(raw.slice(0, -1)) / 1000
+        : Number(raw);
+  return String(Math.ceil(cores));
+}
+
+/**
  * A container's environment as the kubelet would give it, mapped onto loopback: fieldRefs resolved,
  * `*.svc` names resolved (there is no cluster DNS), the ztunnel socket directory mapped to the node's
  * directory, and LOCAL_BIND_ADDRESS telling the app where its "0.0.0.0" is.
@@ -42,7 +59,9 @@ export function buildContainerEnv(
   for (const entry of container.env ?? []) {
     const raw = entry.valueFrom?.fieldRef
       ? fieldRef(pod, entry.valueFrom.fieldRef.fieldPath)
-      : (entry.value ?? '');
+      : entry.valueFrom?.resourceFieldRef
+        ? cpuLimitCores(container)
+        : (entry.value ?? '');
     env[entry.name] = raw
       .replace(/^\/var\/run\/ztunnel\//, `${context.nodeRunDir}/`)
       .replace(

@@ -1,6 +1,7 @@
-import { execa } from 'execa';
-import { createWriteStream } from 'node:fs';
-import type { WriteStream } from 'node:fs';
+import { closeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { followLog, openContainerLog, readLogTail } from './container-log.ts';
+import type { LogFollower } from './container-log.ts';
 
 /** Every container process this Node process started and has not seen exit, by PID. */
 const live = new Set<number>();
@@ -25,6 +26,16 @@ function installExitHook(): void {
   });
 }
 
+/** Another process of ours that must not outlive the harness (SIGKILLed at exit if still known). */
+export function trackChildPid(pid: number): void {
+  installExitHook();
+  live.add(pid);
+}
+
+export function untrackChildPid(pid: number): void {
+  live.delete(pid);
+}
+
 export interface ContainerExit {
   exitCode: number | undefined;
   signal: string | undefined;
@@ -32,68 +43,72 @@ export interface ContainerExit {
 
 export interface ContainerProcess {
   pid: number;
-  /** Resolves when a stdout line matches `startedPattern` (default: the first line): the entrypoint is up. */
+  /** Resolves when a log line matches `startedPattern` (default: the first line): the entrypoint is up. */
   started: Promise<void>;
   exited: Promise<ContainerExit>;
   kill(signal: NodeJS.Signals): void;
-  /** The last lines of stdout and stderr, oldest first. */
-  lines(): readonly string[];
+  /** The last `maxLines` lines of its log (stdout and stderr), oldest first. */
+  lines(maxLines?: number): string[];
 }
 
-const MAX_LINES = 20_000;
-
+/**
+ * Starts a container's process with its stdout and stderr written straight into `logPath` (see
+ * container-log.ts). The log is followed until the started line; with `onLine`, for the process's
+ * whole life (lifecycle lines such as ztunnel's drain deadline), which suits low-volume logs only.
+ */
 export function spawnContainer(options: {
   command: string;
   args: string[];
   env: Record<string, string>;
-  logPath?: string;
+  logPath: string;
   startedPattern?: RegExp;
   onLine?: (line: string) => void;
 }): ContainerProcess {
   installExitHook();
-  const child = execa(options.command, options.args, {
-    env: options.env,
-    extendEnv: false,
-    stdin: 'ignore',
-    reject: false,
-    detached: true,
-    cleanup: false,
-    // The kubelet model owns SIGKILL timing (the grace period), not execa.
-    forceKillAfterDelay: false,
-    buffer: false,
-  });
+  const fd = openContainerLog(options.logPath);
+  // node:child_process rather than execa: execa's types take only descriptors 0-9 for stdio, and a
+  // file given as `{ file }` is written by a stream in this process, which is what we avoid here.
+  const child = (() => {
+    try {
+      return spawn(options.command, options.args, {
+        env: options.env,
+        stdio: ['ignore', fd, fd],
+        // Its own process group: a terminal's Ctrl-C reaches the harness, which stops it in order.
+        detached: true,
+      });
+    } finally {
+      closeSync(fd); // the child holds its own copy
+    }
+  })();
   const pid = child.pid ?? -1;
   if (pid > 0) live.add(pid);
-  const log: WriteStream | undefined = options.logPath
-    ? createWriteStream(options.logPath, { flags: 'a' })
-    : undefined;
-  const lines: string[] = [];
+  const result = new Promise<ContainerExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve({ exitCode: code ?? undefined, signal: signal ?? undefined });
+    });
+    child.once('error', () => {
+      resolve({ exitCode: undefined, signal: undefined }); // could not be started at all
+    });
+  });
   const started = Promise.withResolvers<undefined>();
-  const onChunk = (isStdout: boolean) => {
-    let partial = '';
-    return (chunk: Buffer): void => {
-      log?.write(chunk);
-      const parts = (partial + chunk.toString('utf8')).split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        lines.push(line);
-        if (lines.length > MAX_LINES) lines.shift();
-        if (isStdout && (options.startedPattern?.test(line) ?? true)) started.resolve(undefined);
-        options.onLine?.(line);
-      }
-    };
-  };
-  child.stdout.on('data', onChunk(true));
-  child.stderr.on('data', onChunk(false));
-  const exited = child.then((result) => {
+  let isStarted = false;
+  const follower: LogFollower = followLog(options.logPath, (line) => {
+    if (!isStarted && (options.startedPattern?.test(line) ?? true)) {
+      isStarted = true;
+      started.resolve(undefined);
+    }
+    options.onLine?.(line);
+    return !isStarted || options.onLine !== undefined;
+  });
+  const exited = result.then(async (exit) => {
     live.delete(pid);
-    log?.end();
+    await follower.stop();
     started.reject(
       new Error(
-        `exited before it was up (exit code ${String(result.exitCode)}, signal ${String(result.signal)})`,
+        `exited before it was up (exit code ${String(exit.exitCode)}, signal ${String(exit.signal)})`,
       ),
     );
-    return { exitCode: result.exitCode, signal: result.signal };
+    return exit;
   });
   started.promise.catch(() => undefined); // observed by whoever awaits it; an early exit is reported via exited
   return {
@@ -103,6 +118,6 @@ export function spawnContainer(options: {
     kill: (signal) => {
       child.kill(signal);
     },
-    lines: () => lines,
+    lines: (maxLines = 20_000) => readLogTail(options.logPath, maxLines),
   };
 }

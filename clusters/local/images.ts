@@ -35,6 +35,10 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
     { entrypoint: 'mesh/sidecar/main.ts', startedPattern: /\bsidecar listening\b/ },
   ],
   [
+    IMAGES.client.replace(/:[^/:]+$/, ''),
+    { entrypoint: 'apps/client/main.ts', startedPattern: /\bclient started\b/ },
+  ],
+  [
     IMAGES.httpbin.replace(/:[^/:]+$/, ''),
     { entrypoint: 'apps/httpbin/main.ts', startedPattern: /\bhttpbin listening\b/ },
   ],

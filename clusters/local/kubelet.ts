@@ -10,10 +10,22 @@ import { podKey } from './cluster-state.ts';
 import { buildContainerEnv } from './container-env.ts';
 import type { EnvContext } from './container-env.ts';
 import { spawnContainer } from './container-process.ts';
+import { prepareVanish } from './vanished-address.ts';
+import type { PendingVanish } from './vanished-address.ts';
+import { HBONE_PORT } from '../../mesh/workload.ts';
 import type { ContainerProcess } from './container-process.ts';
 import { localImageOf } from './images.ts';
 import { runReadinessProbe } from './readiness-prober.ts';
 import type { TimingModel } from './timing-model.ts';
+
+/**
+ * When a log line was written, on the run's clock: its leading ISO timestamp (our components' lines
+ * start with one, as ztunnel's do), else now.
+ */
+function logLineTimeMs(line: string, clock: Clock): number {
+  const wallMs = Date.parse(line.slice(0, line.search(/\s/)));
+  return Number.isFinite(wallMs) ? wallMs - clock.wallOffsetMs : clock.now();
+}
 
 /** kubelet's minimumGracePeriodInSeconds: SIGKILL never comes sooner than 2 s after the preStop hook. */
 export const MINIMUM_GRACE_AFTER_PRESTOP_MS = 2000;
@@ -43,7 +55,8 @@ export interface KubeletOptions {
   events: EventLog;
   nodeAgent: NodeAgentServer;
   env: EnvContext;
-  logDir?: string;
+  /** Where each container's log file goes (`<namespace>_<pod>_<container>.log`). */
+  logDir: string;
   /** A container exited while its pod was not being deleted: the component crashed. */
   onCrash(pod: PodRecord, container: string, detail: string): void;
 }
@@ -53,6 +66,8 @@ export interface Kubelet {
   processCount(): number;
   /** The last output lines of a pod's containers (`namespace/name`), if it runs here. */
   logs(pod: string): string[];
+  /** The PIDs of a pod's running container processes (by pod uid), if it runs here. */
+  containerPids(podUid: string): number[];
   /** Kills every container with SIGKILL and waits for the exits (cluster teardown). */
   destroy(): Promise<void>;
 }
@@ -68,9 +83,15 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const { clock, state, timing, events, node } = options;
   const runtimes = new Map<string, PodRuntime>();
   const retiredLogs = new Map<string, string[]>();
-  const emit = (kind: LifecycleEventKind, pod: PodRecord, detail?: string, source?: EventSource): void => {
+  const emit = (
+    kind: LifecycleEventKind,
+    pod: PodRecord,
+    detail?: string,
+    source?: EventSource,
+    atMs = clock.now(),
+  ): void => {
     events.emit({
-      atMs: clock.now(),
+      atMs,
       kind,
       source: source ?? (kind === 'add-workload' || kind === 'del-workload' ? 'node-agent' : 'kubelet'),
       object: podKey(pod),
@@ -92,18 +113,25 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     const image = localImageOf(spec.image ?? '', () => {
       throw new Error(`no local entrypoint for image ${String(spec.image)}`);
     });
+    const logEvents = image.logEvents ?? [];
     const process_ = spawnContainer({
       command: process.execPath,
       args: [image.entrypoint],
       startedPattern: image.startedPattern,
-      onLine: (line) => {
-        for (const e of image.logEvents ?? [])
-          if (e.pattern.test(line)) emit(e.kind, pod, line.trim().slice(0, 200), 'container-log');
-      },
-      env: buildContainerEnv(pod, spec, options.env),
-      ...(options.logDir
-        ? { logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`) }
+      // Followed for the container's life only where a line is a lifecycle event (ztunnel's drain
+      // deadline): the event's time is the line's own timestamp, as `kubectl logs --timestamps` shows.
+      ...(logEvents.length > 0
+        ? {
+            onLine: (line: string) => {
+              for (const e of logEvents)
+                if (e.pattern.test(line)) {
+                  emit(e.kind, pod, line.trim().slice(0, 200), 'container-log', logLineTimeMs(line, clock));
+                }
+            },
+          }
         : {}),
+      env: buildContainerEnv(pod, spec, options.env),
+      logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`),
     });
     const container: RunningContainer = { spec, process: process_, isReady: false };
     void process_.exited.then((exit) => {
@@ -112,7 +140,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       const detail = `exit code ${String(exit.exitCode)}, signal ${String(exit.signal)}`;
       emit('container-exited', pod, `${spec.name} crashed: ${detail}`);
       setReady(pod, runtime);
-      options.onCrash(pod, spec.name, `${detail}; last output: ${process_.lines().slice(-5).join(' | ')}`);
+      options.onCrash(pod, spec.name, `${detail}; last output: ${process_.lines(5).join(' | ')}`);
     });
     return container;
   };
@@ -143,6 +171,46 @@ export function createKubelet(options: KubeletOptions): Kubelet {
         setReady(pod, runtime);
       },
     });
+  };
+
+  /** Address holders, prepared or holding: all released at teardown. */
+  const holders = new Set<{ release(): void }>();
+  /** The pod's address-holder helper (vanished-address.ts), for the ports the mesh dials. */
+  const prepareAddressVanish = (pod: PodRecord): Promise<PendingVanish | Error> => {
+    if (pod.owner.kind !== 'Deployment') return Promise.resolve(new Error('not a workload pod'));
+    const ports = [
+      ...pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort)),
+      ...(pod.isMeshed ? [HBONE_PORT] : []),
+    ];
+    return prepareVanish(pod.podIp, ports).then(
+      (pending) => {
+        holders.add(pending);
+        return pending;
+      },
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    );
+  };
+  const vanishAddress = async (pod: PodRecord, pending: Promise<PendingVanish | Error>): Promise<void> => {
+    const ready = await pending;
+    if (ready instanceof Error) {
+      if (pod.owner.kind === 'Deployment')
+        emit('sandbox-removed', pod, `${pod.podIp} refuses instead (no address holder: ${ready.message})`);
+      return;
+    }
+    if (lifecycle.destroyed) {
+      ready.release();
+      return;
+    }
+    try {
+      await ready.vanish();
+      emit('sandbox-removed', pod, `${pod.podIp} answers nothing from now on`);
+    } catch (err) {
+      emit(
+        'sandbox-removed',
+        pod,
+        `${pod.podIp} refuses instead (${err instanceof Error ? err.message : String(err)})`,
+      );
+    }
   };
 
   const lifecycle = { destroyed: false };
@@ -220,20 +288,30 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     await clock.sleep(timing.kubeletReactionMs);
     await runtime.started.catch(() => undefined); // a pod deleted while starting is killed once started
     const graceMs = (pod.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_S) * 1000;
+    // Started now, while the containers stop, so that the address can vanish the moment CNI DEL runs.
+    const vanishing = prepareAddressVanish(pod);
+    // istio/ztunnel#1191 option 1's hook: the node agent tells ztunnel the termination has started.
+    if (pod.isMeshed) await options.nodeAgent.shutdownStarting(pod.uid);
     const clean = await Promise.all(runtime.containers.map((c) => killContainer(pod, c, graceMs)));
     runtime.probes.abort();
     pod.phase = clean.every(Boolean) ? 'Succeeded' : 'Failed';
     pod.isReady = false;
     emit('pod-terminal', pod, pod.phase);
     state.changed();
+    // CNI DEL: the plugins' DEL runs in reverse order, ztunnel's hook last-added so first (option 2
+    // of istio/ztunnel#1191 drains there, while the network still exists); then the veth goes and
+    // the pod's IP answers nothing; then, as istio-cni does today, DelWorkload reaches ztunnel once
+    // the pod is gone, when nothing ztunnel sends on the pod's connections reaches anyone.
+    if (pod.isMeshed) await options.nodeAgent.cniDel(pod.uid);
+    await vanishAddress(pod, vanishing);
     if (pod.isMeshed) {
-      await options.nodeAgent.delWorkload(pod.uid);
+      await options.nodeAgent.delWorkload(pod.uid, { networkGone: true });
       emit('del-workload', pod);
     }
     state.pods.delete(podKey(pod));
     retiredLogs.set(
       podKey(pod),
-      runtime.containers.flatMap((c) => c.process.lines().slice(-RETIRED_LOG_LINES)),
+      runtime.containers.flatMap((c) => c.process.lines(RETIRED_LOG_LINES)),
     );
     runtimes.delete(pod.uid);
     emit('pod-removed', pod);
@@ -271,8 +349,9 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     logs: (key) => {
       const pod = state.pods.get(key);
       const runtime = pod ? runtimes.get(pod.uid) : undefined;
-      return runtime?.containers.flatMap((c) => [...c.process.lines()]) ?? retiredLogs.get(key) ?? [];
+      return runtime?.containers.flatMap((c) => c.process.lines()) ?? retiredLogs.get(key) ?? [];
     },
+    containerPids: (podUid) => runtimes.get(podUid)?.containers.map((c) => c.process.pid) ?? [],
     processCount: () => [...runtimes.values()].reduce((n, r) => n + r.containers.length, 0),
     destroy: async () => {
       lifecycle.destroyed = true;
@@ -283,6 +362,8 @@ export function createKubelet(options: KubeletOptions): Kubelet {
         r.probes.abort();
       }
       for (const r of all) for (const c of r.containers) c.process.kill('SIGKILL');
+      for (const h of holders) h.release();
+      holders.clear();
       await Promise.all(all.flatMap((r) => r.containers.map((c) => c.process.exited)));
     },
   };

@@ -39,7 +39,7 @@ export interface LocalBackendOptions {
   timing?: Partial<TimingModel>;
   clock?: Clock;
   log?: Logger;
-  /** Container logs are written here when set. */
+  /** Container logs are written here when set (else into the cluster's temporary folder). */
   logDir?: string;
 }
 
@@ -98,7 +98,9 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
 
   const up = async (): Promise<void> => {
     runDir = await mkdtemp(join(tmpdir(), 'ztunnel-harness-cluster-'));
-    if (options.logDir) await mkdir(options.logDir, { recursive: true });
+    // Container logs: the run's folder when given, else beside the cluster's other runtime files.
+    const logDir = options.logDir ?? join(runDir, 'logs');
+    await mkdir(logDir, { recursive: true });
     controlPlane = await startControlPlane({
       source: createStateSource(state),
       clock,
@@ -137,7 +139,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
           events,
           nodeAgent: agent,
           env: { nodeRunDir, resolveService },
-          ...(options.logDir ? { logDir: options.logDir } : {}),
+          logDir,
           onCrash: (pod, container, detail) => {
             fail(
               new HarnessError(
@@ -224,6 +226,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
       isDeleting: p.deletionAtMs !== undefined,
       phase: p.phase,
       owner: `${p.owner.kind.toLowerCase()}/${p.owner.name}`,
+      pids: kubelets.flatMap((k) => k.containerPids(p.uid)),
     }));
 
   const ingressAddress = (): { ingress?: string } => {

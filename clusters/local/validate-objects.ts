@@ -27,6 +27,9 @@ const CONTAINER: Shape = {
   readinessProbe: PROBE,
   lifecycle: { preStop: { exec: { command: true }, sleep: { seconds: true } } },
   volumeMounts: true,
+  // Read by the Downward API only (the gateway's ISTIO_CPU_LIMIT -> Envoy's concurrency); processes
+  // here run without cgroup limits, which the README says.
+  resources: { limits: { cpu: true } },
 };
 const TEMPLATE: Shape = {
   metadata: { labels: true, annotations: true },
@@ -106,13 +109,20 @@ function checkContainer(object: ClusterObject, container: V1Container, path: str
   );
   container.env?.forEach((env, i) => {
     const fieldPath = env.valueFrom?.fieldRef?.fieldPath;
-    if (env.valueFrom && (!fieldPath || !FIELD_REFS.has(fieldPath)))
+    const resource = env.valueFrom?.resourceFieldRef;
+    const isCpuLimit =
+      resource?.resource === 'limits.cpu' &&
+      (resource.divisor === undefined || resource.divisor === '1' || resource.divisor === '0');
+    if (env.valueFrom && !isCpuLimit && (!fieldPath || !FIELD_REFS.has(fieldPath)))
       refuse(
         object,
         `${path}.env[${String(i)}].valueFrom`,
-        `is not implemented (only fieldRef to ${[...FIELD_REFS].join(', ')})`,
+        `is not implemented (only fieldRef to ${[...FIELD_REFS].join(', ')}, and resourceFieldRef to limits.cpu in whole cores)`,
       );
   });
+  const cpu = container.resources?.limits?.['cpu'];
+  if (cpu !== undefined && !/^\d+(\.\d+)?m?$/.test(cpu))
+    refuse(object, `${path}.resources.limits.cpu`, `is not a CPU quantity (${JSON.stringify(cpu)})`);
   const port = container.readinessProbe?.httpGet?.port;
   if (port !== undefined && typeof port !== 'number')
     refuse(

@@ -15,7 +15,15 @@ export interface GatewayManifestOptions {
   node?: string;
   /** A NodePort Service on this port (kind: mapped to the host for k6); default ClusterIP. */
   nodePort?: number;
+  /**
+   * The proxy container's CPU limit in cores, which pilot-agent turns into Envoy's concurrency
+   * (worker threads); the gateway chart's default limit is 2000m: 2 workers.
+   */
+  concurrency?: number;
 }
+
+/** The Istio gateway chart's proxy CPU limit (2000m), hence Envoy's concurrency. */
+export const GATEWAY_DEFAULT_CONCURRENCY = 2;
 
 export const GATEWAY_PORT = 8080;
 export const GATEWAY_SERVICE_PORT = 80;
@@ -42,6 +50,8 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
     { name: 'PORT', value: String(GATEWAY_PORT) },
     { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
     { name: 'INSTANCE', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    // As Istio's injection template sets it; pilot-agent takes Envoy's concurrency from it.
+    { name: 'ISTIO_CPU_LIMIT', valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } },
     ...optional.flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: String(value) }])),
   ];
   const deployment: V1Deployment = {
@@ -62,6 +72,9 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
               image: IMAGES.gateway,
               env,
               ports: [{ containerPort: GATEWAY_PORT, name: 'http2' }],
+              resources: {
+                limits: { cpu: `${String((options.concurrency ?? GATEWAY_DEFAULT_CONCURRENCY) * 1000)}m` },
+              },
               readinessProbe: { httpGet: { path: '/healthz/ready', port: 15021 }, periodSeconds: 2 },
             },
           ],

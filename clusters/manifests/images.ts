@@ -7,6 +7,8 @@ export const IMAGES = {
   httpbin: 'ztunnel-harness/httpbin:dev',
   gateway: 'ztunnel-harness/gateway:dev',
   sidecar: 'ztunnel-harness/sidecar:dev',
+  /** A meshed client pod calling httpbin (E5's ztunnel-to-ztunnel traffic). */
+  client: 'ztunnel-harness/client:dev',
   /** The control plane (kind only: the local backend runs it in the harness process). */
   istiod: 'ztunnel-harness/istiod:dev',
 } as const;

@@ -1,5 +1,13 @@
-export { buildGateway, GATEWAY_NODE_PORT, GATEWAY_PORT, GATEWAY_SERVICE_PORT } from './gateway.ts';
+export {
+  buildGateway,
+  GATEWAY_DEFAULT_CONCURRENCY,
+  GATEWAY_NODE_PORT,
+  GATEWAY_PORT,
+  GATEWAY_SERVICE_PORT,
+} from './gateway.ts';
 export type { GatewayManifestOptions } from './gateway.ts';
+export { buildClient } from './client.ts';
+export type { ClientManifestOptions } from './client.ts';
 export { buildHttpbin, HTTPBIN_PORT, HTTPBIN_SERVICE_PORT } from './httpbin.ts';
 export type { HttpbinManifestOptions, SidecarOptions } from './httpbin.ts';
 export {

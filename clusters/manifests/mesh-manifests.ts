@@ -1,6 +1,8 @@
 import type { KubernetesObject, V1DaemonSet, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { buildGateway } from './gateway.ts';
 import type { GatewayManifestOptions } from './gateway.ts';
+import { buildClient } from './client.ts';
+import type { ClientManifestOptions } from './client.ts';
 import { buildHttpbin } from './httpbin.ts';
 import type { HttpbinManifestOptions } from './httpbin.ts';
 import { buildZtunnelDaemonSet } from './ztunnel-daemonset.ts';
@@ -13,6 +15,8 @@ export interface MeshManifestOptions {
   httpbin: HttpbinManifestOptions;
   /** Omitted: no gateway (tests that reach pods directly). */
   gateway?: GatewayManifestOptions;
+  /** A meshed client pod calling httpbin (E5); omitted: none. */
+  client?: ClientManifestOptions;
 }
 
 /** Everything an experiment deploys, in apply order: the node proxies first, then the workload. */
@@ -21,6 +25,7 @@ export function buildMeshManifests(options: MeshManifestOptions): ClusterObject[
     buildZtunnelDaemonSet(options.ztunnel),
     ...buildHttpbin(options.httpbin),
     ...(options.gateway ? buildGateway(options.gateway) : []),
+    ...(options.client ? [buildClient(options.client)] : []),
   ];
 }
 

@@ -4,8 +4,10 @@ import { IMAGES } from './images.ts';
 export interface ZtunnelManifestOptions {
   /** terminationGracePeriodSeconds and TERMINATION_GRACE_PERIOD_SECONDS together, as the chart sets them. */
   graceS: number;
-  /** none (upstream) | goaway-on-unhealthy | evict-on-removal (seed 003's options). */
+  /** Seed 003's per-pod drain option (ztunnel/drain-strategy.ts); default none (upstream). */
   drainStrategy?: string;
+  /** The HBONE client pool's back-off after failed connects (POOL_BACKOFF; off upstream). */
+  poolBackoff?: boolean;
   /**
    * true (default, upstream's in-pod mode): listeners inside each pod, pods from the CNI node agent
    * over the ZDS socket. false: node-address mode for kind (hostNetwork, one HBONE listener on the
@@ -41,6 +43,7 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
       ...modeEnv,
       { name: 'TERMINATION_GRACE_PERIOD_SECONDS', value: String(options.graceS) },
       { name: 'DRAIN_STRATEGY', value: options.drainStrategy ?? 'none' },
+      ...(options.poolBackoff ? [{ name: 'POOL_BACKOFF', value: 'true' }] : []),
       { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
       { name: 'NODE_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
       { name: 'INSTANCE_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },

@@ -2,7 +2,8 @@
 //  1. k6 -> a local HTTP target through the harness's load path (bundled script, per-request
 //     records, reconciliation): requests/s, latency, and what the record collection costs.
 //  2. One HBONE hop (client -> ztunnel process -> echo app) next to the same load sent directly.
-//  3. k6 through the gateway: gateway -> HBONE -> ztunnel -> httpbin next to gateway -> httpbin.
+//  3. k6 through the gateway on the experiment's own path (runClusterExperiment, restart none):
+//     gateway -> HBONE -> ztunnel -> httpbin next to gateway -> httpbin, with every component's CPU.
 //  4. Local cluster bring-up: up() to every pod Ready (budget < 3 s, design.md section 10).
 import { availableParallelism } from 'node:os';
 import { createSystemClock } from '../../lib/index.ts';
@@ -44,20 +45,20 @@ runMain(async (signal) => {
     );
   }
 
+  const durationS = 20;
   out(
-    '\n3. k6 qps 0 -> gateway, 3 httpbin pods, 5 s each (design budget: >= 4,950 req/s at c=100, >= 4,700 at c=1000)',
+    `\n3. npm run experiment -- --scenario workload-rollout --qps 0 -c N --restart-at none --duration ${String(durationS)} (the experiment's own path; budget: >= 4,950 req/s at c=100, >= 4,700 at c=1000)`,
   );
-  out('   path                                     connections    req/s   p50 ms   p99 ms  failed  dropped');
-  for (const { path, rows } of await benchGatewayPaths({
-    k6,
-    connections: [100, 1000],
-    durationS: 5,
-    signal,
-  })) {
-    for (const r of rows)
-      out(
-        `   ${path.padEnd(40)} ${cell(r.connections, 0, 11)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.failed, 0, 7)} ${cell(r.dropped, 0, 8)}  ${r.failures}`,
-      );
+  out(
+    '   path                                     connections    req/s   p50 ms   p99 ms  failed  dropped   CPU % of one core, mean/max: harness  k6  gateway  ztunnel  httpbin',
+  );
+  const clock = createSystemClock();
+  for (const r of await benchGatewayPaths({ connections: [100, 1000], durationS, clock, signal })) {
+    const c = (x: { avg: number; max: number }): string =>
+      Number.isNaN(x.avg) ? '-' : `${x.avg.toFixed(0)}/${x.max.toFixed(0)}`;
+    out(
+      `   ${r.path.padEnd(40)} ${cell(r.connections, 0, 11)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.failed, 0, 7)} ${cell(r.dropped, 0, 8)}   ${[c(r.cpu.harness), c(r.cpu.k6), c(r.cpu.gateway), c(r.cpu.ztunnel), c(r.cpu.httpbin)].join('  ')}`,
+    );
   }
 
   out('\n4. local cluster up (2 nodes, control plane, 2 ztunnels, gateway, 3 httpbin pods), 5 runs');

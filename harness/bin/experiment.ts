@@ -7,6 +7,7 @@ import { badInput, createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
+import { checkOpenFilesLimit } from '../cli/open-files-limit.ts';
 import { isInsideOwnNetns, readTcpMigrateReq, rerunInOwnNetns } from '../cli/own-netns.ts';
 import { runMain } from '../cli/run-main.ts';
 import { formatRepeats } from '../experiment/format-repeats.ts';
@@ -26,6 +27,7 @@ async function runClusterScenario(
   const scenario = CLUSTER_SCENARIOS[flags.scenario];
   if (!scenario) throw new Error(`no cluster scenario ${flags.scenario}`);
   const params = paramsFromFlags(program, flags, scenario);
+  checkOpenFilesLimit(params.connections);
   if (params.arms.tcpMigrateReq === 1 && !isInsideOwnNetns()) return rerunInOwnNetns(signal);
   if (params.arms.tcpMigrateReq === 1)
     write(`network namespace of its own: net.ipv4.tcp_migrate_req = ${String(readTcpMigrateReq())}\n`);

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import { badInput } from '../../lib/index.ts';
+import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
 import { parseRetryPolicy } from '../../mesh/gateway/retry-policy.ts';
 import { DRAIN_STRATEGIES } from '../../ztunnel/drain-strategy.ts';
 import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
@@ -24,6 +25,10 @@ export interface ExperimentFlags {
   path: string;
   restartAt?: string;
   replicas: number;
+  gatewayConcurrency: number;
+  gatewayMode: 'hbone' | 'plain';
+  meshClient: number;
+  poolBackoff: boolean;
   mesh: 'ambient' | 'off';
   maxFailed?: number;
   repeat?: number;
@@ -120,6 +125,20 @@ export function buildExperimentProgram(): Command {
       numberParser('--replicas', { min: 1, integer: true }),
       3,
     )
+    .option(
+      '--gateway-concurrency <n>',
+      "the gateway's worker processes, like Envoy's --concurrency (the Istio gateway chart's 2000m CPU limit gives 2)",
+      numberParser('--gateway-concurrency', { min: 1, max: 16, integer: true }),
+      GATEWAY_DEFAULT_CONCURRENCY,
+    )
+    .addOption(
+      new Option(
+        '--gateway-mode <mode>',
+        "how the gateway reaches ambient pods: hbone (Istio >= 1.25's default) or plain (outside the mesh, captured by the pod's ztunnel); default: the scenario's",
+      )
+        .default('hbone')
+        .argParser(choiceParser('--gateway-mode', ['hbone', 'plain'] as const)),
+    )
     .addOption(
       new Option('--mesh <mode>', 'ambient | off')
         .default('ambient')
@@ -190,6 +209,17 @@ export function buildExperimentProgram(): Command {
         .argParser(choiceParser('--tcp-migrate-req', ['0', '1'] as const)),
     )
     .option(
+      '--mesh-client <rps>',
+      'a meshed client pod calling httpbin at this rate, a new app connection per request, through its ztunnel (E5); 0 = none',
+      numberParser('--mesh-client', { min: 0, max: 1000 }),
+      0,
+    )
+    .option(
+      '--pool-backoff',
+      "arm: ztunnel's HBONE client pool backs off a destination after failed connects (istio/ztunnel#1191)",
+      false,
+    )
+    .option(
       '--exit-on-zero-active-connections',
       "arm (sidecar-drain): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
       false,
@@ -226,6 +256,13 @@ function checkKindFlags(flags: ExperimentFlags, scenario: ClusterScenario): void
       'none with --backend kind',
       flags.drainStrategy,
       "the strategies act on one pod's listeners, and ztunnel on kind serves every pod of its node on one listener; run them with --backend local",
+    );
+  if (flags.meshClient > 0)
+    throw badInput(
+      '--mesh-client',
+      '0 with --backend kind',
+      flags.meshClient,
+      'the meshed client reaches ztunnel through in-pod outbound capture, which node-address mode on kind does not have; run it with --backend local',
     );
   const timing = Object.keys(flags.timing ?? {});
   if (timing.length > 0)
@@ -270,6 +307,9 @@ export function paramsFromFlags(
     path: pick('path', flags.path, d.path),
     restartAtS,
     replicas: pick('replicas', flags.replicas, d.replicas),
+    gatewayConcurrency: flags.gatewayConcurrency,
+    gatewayMode: pick('gatewayMode', flags.gatewayMode, d.gatewayMode),
+    meshClientRps: flags.meshClient,
     maxFailed: flags.maxFailed ?? scenario.defaultMaxFailed,
     timing: flags.timing ?? {},
     arms: {
@@ -278,6 +318,7 @@ export function paramsFromFlags(
       maxConnectionDurationS: flags.maxConnectionDuration,
       hboneIdleTimeoutS: flags.hboneIdleTimeout,
       drainStrategy: flags.drainStrategy,
+      poolBackoff: flags.poolBackoff,
       tcpMigrateReq: flags.tcpMigrateReq === '1' ? 1 : 0,
       exitOnZeroActiveConnections: flags.exitOnZeroActiveConnections,
     },

@@ -42,8 +42,37 @@ export interface Configuration {
   parameters: [string, string][];
 }
 
+/** E5's measurements (summary-row.ts drainOptionColumns). */
+const E5_MEASURES = new Set([
+  'client_requests',
+  'client_failed',
+  'stale_hbone_connections',
+  'stale_linger_max_ms',
+  'stale_open_at_end',
+  'pings_after_gone',
+  'ping_timeouts',
+  'hbone_opened_while_terminating',
+  'app_connections_while_terminating',
+  'close_notify_sent',
+  'client_ztunnel_cpu_avg_pct',
+]);
+
+/**
+ * Measured, not set: per-component CPU (`gateway_cpu_avg_pct`, ...), the gateway access log's
+ * totals, where the drain deadlines fell and what their bursts were made of.
+ */
+const isMeasured = (name: string): boolean =>
+  /_cpu_(avg|max)_pct$/.test(name) ||
+  name.startsWith('gateway_log_') ||
+  name.startsWith('deadline_') ||
+  name === 'bursts_after_sigterm' ||
+  E5_MEASURES.has(name) ||
+  name === 'drain_deadlines_s';
+
 export function configurationOf(row: RunRow): Configuration {
-  const parameters = Object.entries(row.values).filter(([name]) => !NOT_PARAMETERS.has(name));
+  const parameters = Object.entries(row.values).filter(
+    ([name]) => !NOT_PARAMETERS.has(name) && !isMeasured(name),
+  );
   return { key: parameters.map(([k, v]) => `${k}=${v}`).join('\u0000'), parameters };
 }
 

@@ -33,7 +33,15 @@ export interface CompanionContext {
 export type ScenarioDefaults = Partial<
   Pick<
     ExperimentParams,
-    'qps' | 'connections' | 'durationS' | 'timeoutS' | 'path' | 'graceS' | 'replicas' | 'restartAtS'
+    | 'qps'
+    | 'connections'
+    | 'durationS'
+    | 'timeoutS'
+    | 'path'
+    | 'graceS'
+    | 'replicas'
+    | 'restartAtS'
+    | 'gatewayMode'
   >
 >;
 

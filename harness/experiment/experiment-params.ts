@@ -15,6 +15,22 @@ export interface ExperimentParams {
   /** Seconds after load start; undefined = load only (baselines, benchmarks). */
   restartAtS: number | undefined;
   replicas: number;
+  /**
+   * The gateway's worker processes (Envoy's concurrency, which pilot-agent takes from the proxy's CPU
+   * limit; the gateway chart's 2000m gives 2).
+   */
+  gatewayConcurrency: number;
+  /**
+   * How the gateway reaches ambient pods: hbone (mesh-aware, Istio >= 1.25's default: istiod sends
+   * ambient endpoints to gateways as HBONE, PILOT_ENABLE_SENDING_HBONE) or plain (outside the mesh,
+   * plaintext to pod IP:port, captured by the destination's ztunnel).
+   */
+  gatewayMode: 'hbone' | 'plain';
+  /**
+   * A meshed client pod calling httpbin at this many requests a second, each on a new app connection
+   * through its node's ztunnel (E5's ztunnel-to-ztunnel traffic); 0: none.
+   */
+  meshClientRps: number;
   /** A run fails its verdict above this many failed requests. */
   maxFailed: number;
   timing: Partial<TimingModel>;

@@ -1,3 +1,5 @@
+import { CPU_COLUMN_GROUPS } from './summary-row.ts';
+import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { Burst, RecordTally } from '../tally/index.ts';
 import { OUTCOME_CLASSES } from '../tally/index.ts';
 
@@ -5,6 +7,7 @@ import { OUTCOME_CLASSES } from '../tally/index.ts';
 export function formatClusterRun(options: {
   tally?: RecordTally | undefined;
   bursts: Burst[];
+  explanations?: BurstExplanation[];
   loadStartMs: number;
   row: Record<string, string | number>;
   runDir: string;
@@ -29,20 +32,33 @@ export function formatClusterRun(options: {
       `503s: ${String(row['http_503'])}; failures by class: ${failed.length ? failed.join(', ') : 'none'}`,
     );
   }
-  for (const b of options.bursts) {
+  options.bursts.forEach((b, i) => {
     const cause = b.cause
       ? ` after ${b.cause.kind} ${b.cause.object} at ${((b.cause.atMs - options.loadStartMs) / 1000).toFixed(3)} s`
       : '';
     lines.push(
       `burst at ${((b.startMs - options.loadStartMs) / 1000).toFixed(1)} s: ${String(b.failures)} failed over ${String(b.durationMs)} ms${cause}`,
     );
-  }
+    const why = options.explanations?.[i];
+    if (why) lines.push(`  mechanism ${why.mechanism}: ${why.text}`);
+  });
   lines.push(
     `k6 http_reqs ${String(row['k6_http_reqs'])} = tallied ${String(row['requests'])}; dropped iterations ${String(row['dropped_iterations'])}`,
   );
+  if (row['gateway_log_requests'] !== '' && row['gateway_log_requests'] !== undefined)
+    lines.push(
+      `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (k6 counted ${String(Number(row['requests']) - Number(row['ok']))} failed)`,
+    );
   if (row['k6_cpu_avg_pct'] !== '')
     lines.push(
       `generator: k6 CPU ${String(row['k6_cpu_avg_pct'])} % avg, ${String(row['k6_cpu_max_pct'])} % max (of one core); machine ${String(row['machine_cpu_busy_pct'])} % busy${Number(row['machine_cpu_busy_pct']) >= 95 ? ' - saturated: k6 shares the cores with the system under test' : ''}`,
+    );
+  const cpu = CPU_COLUMN_GROUPS.filter(
+    (g) => row[`${g}_cpu_avg_pct`] !== '' && row[`${g}_cpu_avg_pct`] !== undefined,
+  ).map((g) => `${g} ${String(row[`${g}_cpu_avg_pct`])}/${String(row[`${g}_cpu_max_pct`])}`);
+  if (cpu.length > 0)
+    lines.push(
+      `cpu, % of one core (mean/max over the load): ${cpu.join(', ')}; per pod and second in cpu.csv`,
     );
   lines.push(...(options.notes ?? []));
   lines.push(`run folder: ${options.runDir}`);

@@ -17,6 +17,8 @@ export interface MitigationArms {
   hboneIdleTimeoutS: number;
   /** ztunnel's per-pod drain option (istio/ztunnel#1191); `none` is upstream. */
   drainStrategy: DrainStrategy;
+  /** ztunnel's HBONE client pool backs off a destination after failed connects (#1191's proposal). */
+  poolBackoff: boolean;
   /** net.ipv4.tcp_migrate_req in the run's network namespace (1 needs root: a fresh netns). */
   tcpMigrateReq: 0 | 1;
   /** Sidecar scenarios: pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS. */
@@ -29,6 +31,7 @@ export const DEFAULT_ARMS: MitigationArms = {
   maxConnectionDurationS: 0,
   hboneIdleTimeoutS: 0,
   drainStrategy: 'none',
+  poolBackoff: false,
   tcpMigrateReq: 0,
   exitOnZeroActiveConnections: false,
 };
@@ -41,6 +44,7 @@ export function armColumns(arms: MitigationArms): Record<string, string | number
     max_connection_duration_s: arms.maxConnectionDurationS,
     hbone_idle_timeout_s: arms.hboneIdleTimeoutS,
     drain_strategy: arms.drainStrategy,
+    pool_backoff: arms.poolBackoff ? 1 : 0,
     tcp_migrate_req: arms.tcpMigrateReq,
     exit_on_zero_active_connections: arms.exitOnZeroActiveConnections ? 1 : 0,
   };
@@ -59,6 +63,7 @@ export function describeArms(arms: MitigationArms): string {
     parts.push(`max connection duration ${String(arms.maxConnectionDurationS)} s`);
   if (arms.hboneIdleTimeoutS > 0) parts.push(`HBONE idle timeout ${String(arms.hboneIdleTimeoutS)} s`);
   if (arms.drainStrategy !== 'none') parts.push(`drain ${arms.drainStrategy}`);
+  if (arms.poolBackoff) parts.push('pool back-off');
   if (arms.tcpMigrateReq === 1) parts.push('tcp_migrate_req=1');
   if (arms.exitOnZeroActiveConnections) parts.push('EXIT_ON_ZERO_ACTIVE_CONNECTIONS');
   return parts.join(', ');

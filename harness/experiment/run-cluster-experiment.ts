@@ -5,23 +5,36 @@ import type { ClusterAddresses, RolloutResult } from '../../clusters/backend.ts'
 import { createBackend } from './create-backend.ts';
 import type { BackendSettings } from './create-backend.ts';
 import { checkKindTools } from './kind-experiment.ts';
-import { createProgress, ErrorCode, formatDuration, HarnessError, startTicker } from '../../lib/index.ts';
+import { createProgress, ErrorCode, formatDuration, HarnessError } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
-import { createRecordsTail, runLoad } from '../load/index.ts';
 import type { LoadResult } from '../load/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { appendCsvRow, checkCsvHeader, writeCsv } from '../results/write-csv.ts';
 import { createRunId } from '../scenarios/load-smoke.ts';
-import { createRecordTally, findBursts, isFortioOk } from '../tally/index.ts';
+import { findBursts } from '../tally/index.ts';
+import { explainRun } from '../explain/explain-run.ts';
+import { measureDrainOptions } from '../explain/drain-option-metrics.ts';
+import type { BurstExplanation } from '../explain/explain-bursts.ts';
+import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../mesh/gateway/access-log-writer.ts';
 import type { Burst, RecordTally } from '../tally/index.ts';
 import { ensureK6 } from '../tools/index.ts';
 import type { ClusterScenario, Companion, CompanionResult } from './cluster-scenario.ts';
 import type { ExperimentParams } from './experiment-params.ts';
-import { burstRows, buildSummaryRow, eventRows, timelineRows } from './summary-row.ts';
+import {
+  burstRows,
+  buildSummaryRow,
+  cpuRows,
+  eventRows,
+  latencyRows,
+  timelineRows,
+  zoomRows,
+} from './summary-row.ts';
+import { BUCKET_MS, driveLoad } from './drive-load.ts';
+import type { CpuReport } from '../observe/cpu-monitor.ts';
 import { writeRunReport } from '../report/write-run-report.ts';
 import type { RunFacts } from './summary-row.ts';
 
-export const BUCKET_MS = 100;
+export { BUCKET_MS } from './drive-load.ts';
 const TERMINATION_KINDS = new Set<string>([
   'pod-deleting',
   'prestop-started',
@@ -33,7 +46,6 @@ const TERMINATION_KINDS = new Set<string>([
   'pod-removed',
   'drain-deadline',
 ]);
-const FLAG_HEADER = 'X-Response-Flags';
 const EMPTY_FACTS: RunFacts = {
   runId: '',
   startedAtWallMs: 0,
@@ -53,6 +65,8 @@ export interface ClusterRun {
   row: Record<string, string | number>;
   tally?: RecordTally;
   bursts: Burst[];
+  /** Each burst's mechanism and figures (local backend), in the bursts' order. */
+  explanations: BurstExplanation[];
   /** The companion's lines (e.g. E3's long-lived connections), for stdout. */
   notes: string[];
   load?: LoadResult;
@@ -113,6 +127,7 @@ export async function runClusterExperiment(options: {
   let loadStartMs = clock.now();
   let load: LoadResult | undefined;
   let tally: RecordTally | undefined;
+  let cpu: CpuReport | undefined;
   let rollout: RolloutResult | undefined;
   let rolloutStartedMs: number | undefined;
   let reason = '';
@@ -133,29 +148,7 @@ export async function runClusterExperiment(options: {
     progress.finish(
       `ready: load to ${targets[0] ?? '?'}${targets.length > 1 ? ` and ${String(targets.length - 1)} more` : ''}`,
     );
-    const loadProgress = createProgress({ phase: 'load', clock, write });
     loadStartMs = clock.now();
-    const tail = createRecordsTail(join(runDir, 'k6', 'requests.csv'), isFortioOk);
-    const stopTicker = startTicker({
-      clock,
-      intervalMs: 1000,
-      signal,
-      tick: () => {
-        const left = Math.max(0, params.durationS * 1000 - (clock.now() - loadStartMs));
-        const restart =
-          rolloutStartedMs === undefined
-            ? ''
-            : `, ${scenario.fault.target.kind} ${scenario.fault.kind === 'scale' ? 'scaled' : 'restarted'} ${formatDuration(clock.now() - rolloutStartedMs)} ago`;
-        void tail.poll().then(
-          (live) => {
-            loadProgress.update(
-              `${formatDuration(left)} of load left${restart}; ok ${String(live.ok)}, failed ${String(live.failed)}`,
-            );
-          },
-          () => undefined, // progress only: a read error here shows up in the full read after the run
-        );
-      },
-    });
     const restartAtS = params.restartAtS;
     const restartDone =
       restartAtS === undefined
@@ -178,33 +171,28 @@ export async function runClusterExperiment(options: {
     restartDone.catch(() => undefined); // awaited below; this only keeps an early rejection observed
     companion = scenario.companion?.({ backend, clock, params, signal });
     try {
-      const sink = createRecordTally({ clock, originMs: loadStartMs, bucketMs: BUCKET_MS, isOk: isFortioOk });
-      load = await runLoad({
+      const driven = await driveLoad({
+        runDir,
         k6,
-        workDir: join(runDir, 'k6'),
+        clock,
         signal,
-        onRecord: (record) => {
-          sink.add(record);
-        },
-        spec: {
-          targets,
-          ...(scenario.newConnectionPerRequest ? { newConnectionPerRequest: true } : {}),
-          qps: params.qps,
-          connections: params.connections,
-          durationS: params.durationS,
-          timeoutS: params.timeoutS,
-          flagHeader: FLAG_HEADER,
-        },
+        params,
+        targets,
+        newConnectionPerRequest: scenario.newConnectionPerRequest ?? false,
+        backend,
+        loadStartMs,
+        write,
+        faultStatus: () =>
+          rolloutStartedMs === undefined
+            ? ''
+            : `${scenario.fault.target.kind} ${scenario.fault.kind === 'scale' ? 'scaled' : 'restarted'} ${formatDuration(clock.now() - rolloutStartedMs)} ago`,
       });
-      tally = sink.result();
+      ({ load, tally, cpu } = driven);
     } finally {
-      stopTicker();
-      await tail.close();
       const c = companion;
       companion = undefined;
       if (c) companionResult = await c.stop();
     }
-    loadProgress.finish(`${String(load.counts.total)} requests`);
     if (params.restartAtS !== undefined) {
       write(
         `waiting for the ${scenario.fault.kind} to finish${scenario.fault.kind === 'scale' ? '' : ' (old pods gone)'}\n`,
@@ -219,13 +207,39 @@ export async function runClusterExperiment(options: {
         : String(err);
   } finally {
     if (companion) companionResult = await companion.stop().catch(() => undefined);
+    // The gateway flushes its access log every second (as pilot-agent runs Envoy): let the last
+    // flush happen before the cluster goes, so the log holds every request of the run.
+    if (load && !signal.aborted) await clock.sleep(ISTIO_FILE_FLUSH_INTERVAL_MS + 200).catch(() => undefined);
     await backend.close();
   }
   const events = backend.events();
   // Causes of loss: something being terminated. Creations and the control plane's pushes (what ends
   // a burst) are not.
   const causes = events.filter((e) => TERMINATION_KINDS.has(e.kind));
-  const bursts = tally ? findBursts(tally.timeline.buckets(), BUCKET_MS, causes) : [];
+  // The local backend keeps every container's log in the run folder: the gateway's failures are
+  // grouped by cause and explained there. When its access log does not hold every failure k6 saw
+  // (load that bypasses the gateway, E3), bursts are contiguous failed buckets instead.
+  const explained =
+    params.backend === 'local' && tally
+      ? await explainRun({ logDir: join(runDir, 'pods'), events, wallOffsetMs: clock.wallOffsetMs })
+      : undefined;
+  const drainOptions =
+    params.backend === 'local' && params.meshClientRps > 0
+      ? await measureDrainOptions({
+          logDir: join(runDir, 'pods'),
+          events,
+          wallOffsetMs: clock.wallOffsetMs,
+          endMs: loadStartMs + params.durationS * 1000,
+          ...(cpu ? { cpuSamples: cpu.samples } : {}),
+        })
+      : undefined;
+  const k6Failed = tally ? tally.total - tally.timeline.totals().ok : 0;
+  const byCause = explained !== undefined && explained.gateway.failures === k6Failed;
+  const bursts: Burst[] = byCause
+    ? explained.bursts
+    : tally
+      ? findBursts(tally.timeline.buckets(), BUCKET_MS, causes)
+      : [];
   const failedCount = (tally ? tally.total - tally.timeline.totals().ok : 0) + (companionResult?.failed ?? 0);
   const verdict: RunFacts['verdict'] = reason ? 'aborted' : failedCount > params.maxFailed ? 'fail' : 'pass';
   if (!reason)
@@ -241,6 +255,17 @@ export async function runClusterExperiment(options: {
     droppedIterations: load?.summary.droppedIterations ?? 0,
     k6HttpReqs: load?.summary.httpReqs ?? 0,
     ...(load ? { generatorCpu: load.cpu } : {}),
+    ...(cpu ? { componentCpu: cpu.groups } : {}),
+    ...(drainOptions ? { drainOptions } : {}),
+    ...(explained
+      ? {
+          gatewayLog: explained.gateway,
+          deadlines: {
+            atMs: events.filter((e) => e.kind === 'drain-deadline').map((e) => e.atMs),
+            explanations: byCause ? explained.explanations : [],
+          },
+        }
+      : {}),
     backend: backend.describe(),
     ...(rolloutStartedMs === undefined
       ? {}
@@ -267,11 +292,20 @@ export async function runClusterExperiment(options: {
   const row = { ...common, ...companionResult?.columns };
   await writeCsv(join(runDir, 'summary.csv'), [row]);
   const eventCsv = eventRows(events, clock.wallOffsetMs, loadStartMs);
-  const timelineCsv = tally ? timelineRows(tally, loadStartMs) : [];
-  const burstCsv = burstRows(bursts, loadStartMs);
+  const timelineCsv = tally ? timelineRows(tally.timeline, loadStartMs) : [];
+  const byEndCsv = tally ? timelineRows(tally.byEnd, loadStartMs) : [];
+  const latencyCsv = tally ? latencyRows(tally, loadStartMs) : [];
+  const zoomCsv = tally ? zoomRows(tally, bursts, loadStartMs) : [];
+  const explanations = byCause ? explained.explanations : [];
+  const burstCsv = burstRows(bursts, loadStartMs, explanations);
   if (eventCsv.length > 0) await writeCsv(join(runDir, 'events.csv'), eventCsv);
   if (timelineCsv.length > 0) await writeCsv(join(runDir, 'timeline.csv'), timelineCsv);
   if (burstCsv.length > 0) await writeCsv(join(runDir, 'bursts.csv'), burstCsv);
+  if (byEndCsv.length > 0) await writeCsv(join(runDir, 'timeline-by-end.csv'), byEndCsv);
+  if (latencyCsv.length > 0) await writeCsv(join(runDir, 'latency.csv'), latencyCsv);
+  if (zoomCsv.length > 0) await writeCsv(join(runDir, 'zoom.csv'), zoomCsv);
+  const cpuCsv = cpu ? cpuRows(cpu, loadStartMs) : [];
+  if (cpuCsv.length > 0) await writeCsv(join(runDir, 'cpu.csv'), cpuCsv);
   try {
     await writeRunReport({
       runDir,
@@ -279,6 +313,10 @@ export async function runClusterExperiment(options: {
       timeline: timelineCsv,
       events: eventCsv,
       bursts: burstCsv,
+      cpu: cpuCsv,
+      byEnd: byEndCsv,
+      latency: latencyCsv,
+      zoom: zoomCsv,
       bucketMs: BUCKET_MS,
     });
   } catch (err) {
@@ -291,6 +329,7 @@ export async function runClusterExperiment(options: {
     loadStartMs,
     row,
     bursts,
+    explanations,
     notes: companionResult?.lines ?? [],
     ...(tally ? { tally } : {}),
     ...(load ? { load } : {}),

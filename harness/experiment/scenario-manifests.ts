@@ -18,12 +18,18 @@ export const NEEDS_IN_POD_CAPTURE =
  */
 export function scenarioManifests(
   p: ExperimentParams,
-  options: { gatewayMode: 'hbone' | 'plain'; httpbin?: Partial<HttpbinManifestOptions> },
+  options: { httpbin?: Partial<HttpbinManifestOptions> } = {},
 ): ClusterObject[] {
   const { arms } = p;
   return buildMeshManifests({
     // kind: ztunnel on the node's address (no CNI to put it in the pods), the gateway on a NodePort.
-    ztunnel: { graceS: p.graceS, drainStrategy: arms.drainStrategy, inPod: p.backend === 'local' },
+    ztunnel: {
+      graceS: p.graceS,
+      drainStrategy: arms.drainStrategy,
+      poolBackoff: arms.poolBackoff,
+      inPod: p.backend === 'local',
+    },
+    ...(p.meshClientRps > 0 ? { client: { rps: p.meshClientRps } } : {}),
     httpbin: {
       replicas: p.replicas,
       mesh: p.mesh,
@@ -31,7 +37,8 @@ export function scenarioManifests(
       ...options.httpbin,
     },
     gateway: {
-      mode: options.gatewayMode,
+      mode: p.gatewayMode,
+      concurrency: p.gatewayConcurrency,
       ...(p.backend === 'kind' ? { nodePort: GATEWAY_NODE_PORT } : {}),
       ...(arms.retryOn !== DEFAULT_ARMS.retryOn ? { retryOn: arms.retryOn } : {}),
       ...(arms.maxConnectionDurationS > 0 ? { maxConnectionDurationS: arms.maxConnectionDurationS } : {}),

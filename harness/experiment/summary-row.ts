@@ -1,13 +1,22 @@
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import type { Burst, OutcomeClass, RecordTally } from '../tally/index.ts';
+import type { Burst, OutcomeClass, RecordTally, Timeline } from '../tally/index.ts';
 import { OUTCOME_CLASSES, summaryColumnOf } from '../tally/index.ts';
 import type { CpuUsage } from '../load/index.ts';
+import type { CpuGroupFigures, CpuReport } from '../observe/cpu-monitor.ts';
 import type { CsvRow } from '../results/write-csv.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 import { armColumns } from './mitigation-arms.ts';
+import type { BurstExplanation } from '../explain/explain-bursts.ts';
+import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 2;
+export const SUMMARY_SCHEMA_VERSION = 3;
+
+/**
+ * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a
+ * column of every row; k6's is in the generator columns. Per pod and per second: cpu.csv.
+ */
+export const CPU_COLUMN_GROUPS = ['harness', 'gateway', 'ztunnel', 'httpbin'] as const;
 
 export interface RunFacts {
   runId: string;
@@ -17,6 +26,14 @@ export interface RunFacts {
   droppedIterations: number;
   k6HttpReqs: number;
   generatorCpu?: CpuUsage;
+  /** The gateway's access log over the run (local backend): requests, and failures it answered or cut. */
+  gatewayLog?: { requests: number; failures: number };
+  /** E5's figures, when a meshed client ran (drain-option-metrics.ts). */
+  drainOptions?: DrainOptionMetrics;
+  /** Every drain deadline (run clock) and the bursts' explanations (local backend). */
+  deadlines?: { atMs: readonly number[]; explanations: readonly BurstExplanation[] };
+  /** Per component group (harness, gateway, ...), from the CPU monitor; absent on an early abort. */
+  componentCpu?: ReadonlyMap<string, CpuGroupFigures>;
   backend: Record<string, string | number>;
   rollout?: { startedAtMs: number; statusCompleteAtMs?: number; oldPodsGoneAtMs?: number };
   loadStartMs: number;
@@ -73,15 +90,23 @@ export function buildSummaryRow(
     path: params.path,
     restart_at_s: params.restartAtS ?? 'none',
     replicas: params.replicas,
+    gateway_concurrency: params.gatewayConcurrency,
+    gateway_mode: params.gatewayMode,
+    mesh_client_rps: params.meshClientRps,
     max_failed: params.maxFailed,
     k6_http_reqs: facts.k6HttpReqs,
+    gateway_log_requests: facts.gatewayLog?.requests ?? '',
+    gateway_log_failures: facts.gatewayLog?.failures ?? '',
     dropped_iterations: facts.droppedIterations,
     k6_cpu_avg_pct: facts.generatorCpu ? facts.generatorCpu.processAvgPct.toFixed(1) : '',
     k6_cpu_max_pct: facts.generatorCpu ? facts.generatorCpu.processMaxPct.toFixed(1) : '',
     machine_cpu_busy_pct: facts.generatorCpu ? facts.generatorCpu.machineBusyPct.toFixed(1) : '',
+    ...cpuColumns(facts.componentCpu),
     rollout_started_s: rel(facts.rollout?.startedAtMs),
     rollout_status_complete_s: rel(facts.rollout?.statusCompleteAtMs),
     rollout_old_pods_gone_s: rel(facts.rollout?.oldPodsGoneAtMs),
+    ...deadlineColumns(facts, rel),
+    ...drainOptionColumns(facts.drainOptions),
     started_at: new Date(facts.startedAtWallMs).toISOString(),
     git_sha: facts.gitSha,
     k6_version: facts.k6Version,
@@ -106,20 +131,124 @@ export function eventRows(
   }));
 }
 
-export function timelineRows(tally: RecordTally, loadStartMs: number): CsvRow[] {
-  return tally.timeline
-    .buckets()
-    .map((b) => ({ t_s: ((b.startMs - loadStartMs) / 1000).toFixed(3), ...b.counts }));
+/** timeline.csv (by request start) or timeline-by-end.csv (by completion): counts per class. */
+export function timelineRows(timeline: Timeline, loadStartMs: number): CsvRow[] {
+  return timeline.buckets().map((b) => ({ t_s: ((b.startMs - loadStartMs) / 1000).toFixed(3), ...b.counts }));
 }
 
-export function burstRows(bursts: readonly Burst[], loadStartMs: number): CsvRow[] {
-  const rel = (ms: number): string => ((ms - loadStartMs) / 1000).toFixed(3);
-  return bursts.map((b) => ({
-    start_s: rel(b.startMs),
-    duration_ms: b.durationMs,
-    failures: b.failures,
-    cause_kind: b.cause?.kind ?? '',
-    cause_object: b.cause?.object ?? '',
-    cause_t_s: b.cause ? rel(b.cause.atMs) : '',
+/** latency.csv: per bucket by request start, how many requests and their p50 / p99 duration. */
+export function latencyRows(tally: RecordTally, loadStartMs: number): CsvRow[] {
+  return tally.latencyByBucket.map((b) => ({
+    t_s: ((b.startMs - loadStartMs) / 1000).toFixed(3),
+    requests: b.requests,
+    p50_ms: b.p50Ms.toFixed(2),
+    p99_ms: b.p99Ms.toFixed(2),
   }));
+}
+
+/** Seconds of context on each side of a burst in its zoom. */
+export const ZOOM_MARGIN_MS = 1000;
+
+/**
+ * zoom.csv: for each burst (numbered from 1), the fine (10 ms) buckets from a second before its first
+ * failure to a second after its last, every class counted, empty buckets included.
+ */
+export function zoomRows(tally: RecordTally, bursts: readonly Burst[], loadStartMs: number): CsvRow[] {
+  const fine = tally.fine.buckets();
+  return bursts.flatMap((b, i) => {
+    const from = b.startMs - ZOOM_MARGIN_MS;
+    const to = b.startMs + b.durationMs + ZOOM_MARGIN_MS;
+    return fine
+      .filter((f) => f.startMs >= from && f.startMs <= to)
+      .map((f) => ({ burst: i + 1, t_s: ((f.startMs - loadStartMs) / 1000).toFixed(3), ...f.counts }));
+  });
+}
+
+export function burstRows(
+  bursts: readonly Burst[],
+  loadStartMs: number,
+  explanations: readonly BurstExplanation[] = [],
+): CsvRow[] {
+  const rel = (ms: number): string => ((ms - loadStartMs) / 1000).toFixed(3);
+  return bursts.map((b, i) => {
+    const e = explanations[i];
+    const n = (v: number | undefined): number | string => v ?? '';
+    return {
+      start_s: rel(b.startMs),
+      duration_ms: b.durationMs,
+      failures: b.failures,
+      cause_kind: b.cause?.kind ?? '',
+      cause_object: b.cause?.object ?? '',
+      cause_t_s: b.cause ? rel(b.cause.atMs) : '',
+      mechanism: e?.mechanism ?? '',
+      gateway_failures: n(e?.gatewayFailures),
+      dropped_connections: n(e?.droppedConnections),
+      dropped_in_flight: n(e?.droppedInFlight),
+      failed_before_drop: n(e?.failedBeforeDrop),
+      failed_after_drop: n(e?.failedAfterDrop),
+      gateway_reaction_ms: n(e?.gatewayReactionMs),
+      cause_timeline: e?.causeTimeline ?? '',
+      explanation: e?.text ?? '',
+    };
+  });
+}
+
+function cpuColumns(groups: ReadonlyMap<string, CpuGroupFigures> | undefined): CsvRow {
+  const row: CsvRow = {};
+  for (const group of CPU_COLUMN_GROUPS) {
+    const figures = groups?.get(group);
+    row[`${group}_cpu_avg_pct`] = figures ? figures.avgPct.toFixed(1) : '';
+    row[`${group}_cpu_max_pct`] = figures ? figures.maxPct.toFixed(1) : '';
+  }
+  return row;
+}
+
+/** cpu.csv: one row per component per sample (t_s on the load's clock). */
+export function cpuRows(report: CpuReport, loadStartMs: number): CsvRow[] {
+  return report.samples.map((s) => ({
+    t_s: ((s.atMs - loadStartMs) / 1000).toFixed(3),
+    component: s.component,
+    group: s.group,
+    cpu_pct: s.pct.toFixed(1),
+  }));
+}
+
+/**
+ * Where the old ztunnels' drain deadlines fell (seconds from load start, space-separated; those past
+ * the end of the load cost nothing), and what the deadline bursts were made of: failures sent
+ * before each drop (in flight toward or inside the old ztunnel), after it (onto a connection the
+ * gateway had not yet seen close), and the gateway's longest reaction time.
+ */
+function deadlineColumns(facts: RunFacts, rel: (ms: number | undefined) => string): CsvRow {
+  const d = facts.deadlines;
+  const drops = d?.explanations.filter((e) => e.mechanism === 'drain-deadline') ?? [];
+  const sum = (f: (e: BurstExplanation) => number | undefined): number | string =>
+    d ? drops.reduce((n, e) => n + (f(e) ?? 0), 0) : '';
+  return {
+    drain_deadlines_s: d ? d.atMs.map((ms) => rel(ms)).join(' ') : '',
+    deadline_failed_before_drop: sum((e) => e.failedBeforeDrop),
+    deadline_failed_after_drop: sum((e) => e.failedAfterDrop),
+    deadline_dropped_in_flight: sum((e) => e.droppedInFlight),
+    deadline_gateway_reaction_ms: d ? Math.max(0, ...drops.map((e) => e.gatewayReactionMs ?? 0)) : '',
+    bursts_after_sigterm: d ? d.explanations.filter((e) => e.startsAfterSigterm === true).length : '',
+  };
+}
+
+/** E5's columns (empty without a meshed client): seed 003's metrics, see drain-option-metrics.ts. */
+function drainOptionColumns(m: DrainOptionMetrics | undefined): CsvRow {
+  const v = (x: number | undefined, digits = 0): number | string =>
+    m === undefined || x === undefined ? '' : Number(x.toFixed(digits));
+  return {
+    client_requests: v(m?.clientRequests),
+    client_failed: v(m?.clientFailed),
+    stale_hbone_connections: v(m?.staleConnections),
+    stale_linger_max_ms: v(m?.staleLingerMaxMs),
+    stale_open_at_end: v(m?.staleOpenAtEnd),
+    pings_after_gone: v(m?.pingsAfterGone),
+    ping_timeouts: v(m?.pingTimeouts),
+    hbone_opened_while_terminating: v(m?.hboneOpenedWhileTerminating),
+    app_connections_while_terminating: v(m?.appConnectionsWhileTerminating),
+    close_notify_sent: v(m?.closeNotifySent),
+    client_ztunnel_cpu_avg_pct: v(m?.clientZtunnelCpuPct, 1),
+  };
 }

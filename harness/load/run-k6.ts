@@ -14,6 +14,8 @@ export interface RunK6Options {
   /** Where k6's files go: requests.csv, k6-summary.json, k6.log, k6-stdout.txt. */
   workDir: string;
   signal?: AbortSignal;
+  /** Told k6's PID once it runs (per-component CPU). */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface K6RunFiles {
@@ -64,6 +66,7 @@ export async function runK6(options: RunK6Options): Promise<K6Run> {
     forceKillAfterDelay: K6_KILL_AFTER_MS,
   });
   const sampler = subprocess.pid === undefined ? undefined : startCpuSampler(subprocess.pid);
+  if (subprocess.pid !== undefined) options.onSpawn?.(subprocess.pid);
   const result = await subprocess;
   const cpu = sampler?.stop() ?? { processAvgPct: 0, processMaxPct: 0, machineBusyPct: 0, samples: 0 };
   if (result.isCanceled)

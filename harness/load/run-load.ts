@@ -30,6 +30,10 @@ export interface RunLoadOptions {
   signal?: AbortSignal;
   /** Sees every record during the one read of the records file (e.g. the tally). */
   onRecord?: (record: RequestRecord) => void;
+  /** Told k6's PID once it runs (per-component CPU). */
+  onSpawn?: (pid: number) => void;
+  /** Called when k6 has exited, before its records are read: the end of the load. */
+  onK6Exited?: () => void;
 }
 
 /**
@@ -48,7 +52,9 @@ export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
     spec: options.spec,
     workDir: options.workDir,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
   });
+  options.onK6Exited?.();
   const summary = await readK6Summary(files.summaryPath);
   const counts = createLoadCounts();
   if (options.spec.records === false)

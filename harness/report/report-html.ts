@@ -64,7 +64,14 @@ const HEADLINE = [
  * One run's report: self-contained (the plot is inline SVG, no script, no network), readable from
  * the run folder on any machine.
  */
-export function buildRunReport(options: { row: Row; svg: string; bursts: Row[]; events: Row[] }): string {
+export function buildRunReport(options: {
+  row: Row;
+  svg: string;
+  /** One SVG per burst: its zoom at 10 ms. */
+  zooms?: string[];
+  bursts: Row[];
+  events: Row[];
+}): string {
   const { row } = options;
   const verdict = String(row['verdict']);
   const rest = Object.keys(row).filter((k) => !(HEADLINE as readonly string[]).includes(k));
@@ -72,11 +79,17 @@ export function buildRunReport(options: { row: Row; svg: string; bursts: Row[]; 
     `<h1>${escape(String(row['scenario']))} - <span class="verdict-${escape(verdict)}">${escape(verdict)}</span></h1>`,
     `<p>run ${escape(String(row['run_id']))}, started ${escape(String(row['started_at']))}; ${escape(String(row['reason']))}</p>`,
     `<div class="plot">${options.svg}</div>`,
-    "<p>Shaded: a pod draining (deletion or SIGTERM to its containers' exit). Dashed rules: lifecycle events (hover for the event).</p>",
+    "<p>Shaded: a pod draining (deletion or SIGTERM to its containers' exit). Dashed rules: lifecycle events, named beside them (all of them are listed below). Panels: OK requests/s; failures/s by request start; failures/s by completion (when the client saw them); latency p50 and p99 per bucket; CPU per component (each pod's processes summed by kind, k6, the harness), sampled every second from /proc.</p>",
     '<h2>Totals</h2>',
     keyValueTable(row, HEADLINE),
     '<h2>Bursts</h2>',
     options.bursts.length ? htmlTable(options.bursts) : '<p>none</p>',
+    ...(options.zooms?.length
+      ? [
+          '<h2>Bursts, zoomed (10 ms buckets by request start)</h2>',
+          ...options.zooms.map((z) => `<div class="plot">${z}</div>`),
+        ]
+      : []),
     '<h2>Lifecycle events</h2>',
     htmlTable(options.events),
     '<h2>Parameters, timing model, versions</h2>',

@@ -21,6 +21,26 @@ export const FAILURE_COLOURS: Record<string, string> = {
 export const OK_COLOUR = '#4c78a8';
 export const DRAIN_COLOUR = '#fdd0a2';
 export const EVENT_COLOUR = '#555555';
+/** Component groups of the CPU panel and their colours. */
+export const CPU_COLOURS: Record<string, string> = {
+  k6: '#7f7f7f',
+  harness: '#000000',
+  gateway: '#1f77b4',
+  ztunnel: '#d62728',
+  httpbin: '#2ca02c',
+};
+
+/** Per sample time and component group: the summed CPU of the group's components. */
+export function cpuByGroup(cpu: Row[]): { t_s: number; group: string; cpu_pct: number }[] {
+  const sums = new Map<string, { t_s: number; group: string; cpu_pct: number }>();
+  for (const r of cpu) {
+    const key = `${String(r['t_s'])}|${String(r['group'])}`;
+    const entry = sums.get(key) ?? { t_s: Number(r['t_s']), group: String(r['group']), cpu_pct: 0 };
+    entry.cpu_pct += Number(r['cpu_pct']);
+    sums.set(key, entry);
+  }
+  return [...sums.values()];
+}
 
 /** Event kinds worth a marker (the rest are in events.csv). */
 const MARKED = new Set([
@@ -33,7 +53,55 @@ const MARKED = new Set([
   'drain-deadline',
 ]);
 const DRAIN_START = new Set(['pod-deleting', 'sigterm']);
+const OVERVIEW_LABELS = new Set(['drain-deadline']);
 const DRAIN_END = new Set(['container-exited', 'pod-terminal', 'pod-removed']);
+
+/** `sigterm httpbin-a` for an event: the kind and the object's name without its namespace. */
+function labelOf(e: { kind: string; object: string }): string {
+  return `${e.kind} ${e.object.split('/').pop() ?? e.object}`;
+}
+
+/**
+ * The events written beside their rules (a static SVG has no hover): rotated labels at the top of the
+ * panel, staggered in three rows so neighbours do not overprint.
+ */
+export function eventLabels(
+  marks: { t_s: number; kind: string; object: string; label?: string }[],
+  x: TimeAxis,
+  heightPx: number,
+) {
+  // Pixel positions (scale null: the value is the position): from the bottom of the panel upwards,
+  // alternately lifted so neighbours do not overprint.
+  const values = [...marks]
+    .sort((a, b) => a.t_s - b.t_s)
+    .map((m, i) => ({ ...m, label: m.label ?? labelOf(m), ypx: heightPx - 4 - (i % 2) * 12 }));
+  return {
+    data: { values },
+    mark: {
+      type: 'text' as const,
+      angle: 270,
+      align: 'left' as const,
+      baseline: 'bottom' as const,
+      dx: 0,
+      dy: -2,
+      fontSize: 9,
+      color: EVENT_COLOUR,
+    },
+    encoding: {
+      x,
+      y: { field: 'ypx', type: 'quantitative' as const, scale: null },
+      text: { field: 'label' },
+    },
+  };
+}
+
+/** The shared x encoding: seconds from load start. */
+export interface TimeAxis {
+  field: string;
+  type: 'quantitative';
+  title: string;
+  scale: { domain: number[] };
+}
 
 export interface DrainWindow {
   object: string;
@@ -67,27 +135,40 @@ export function drainWindows(events: Row[], endS: number): DrainWindow[] {
 export function buildTimelineSpec(options: {
   timeline: Row[];
   events: Row[];
+  /** cpu.csv rows: a panel with CPU per component group when there are any. */
+  cpu?: Row[];
+  /** timeline-by-end.csv rows: failures by when the client saw them. */
+  byEnd?: Row[];
+  /** latency.csv rows: p50 / p99 per bucket. */
+  latency?: Row[];
   bucketMs: number;
   title: string;
 }): TopLevelSpec {
   const perS = 1000 / options.bucketMs;
   const endS = Math.max(1, ...options.timeline.map((r) => Number(r['t_s']) + options.bucketMs / 1000));
   const ok = options.timeline.map((r) => ({ t_s: Number(r['t_s']), rate: Number(r['ok']) * perS }));
-  const failures = options.timeline.flatMap((r) =>
-    OUTCOME_CLASSES.filter((c) => c !== 'ok' && Number(r[c]) > 0).map((c) => ({
-      t_s: Number(r['t_s']),
-      t_end_s: Number(r['t_s']) + options.bucketMs / 1000,
-      class: c,
-      rate: Number(r[c]) * perS,
-    })),
-  );
+  const failuresOf = (rows: Row[]) =>
+    rows.flatMap((r) =>
+      OUTCOME_CLASSES.filter((c) => c !== 'ok' && Number(r[c]) > 0).map((c) => ({
+        t_s: Number(r['t_s']),
+        t_end_s: Number(r['t_s']) + options.bucketMs / 1000,
+        class: c,
+        rate: Number(r[c]) * perS,
+      })),
+    );
+  const failures = failuresOf(options.timeline);
+  const failuresByEnd = failuresOf(options.byEnd ?? []);
+  const latency = (options.latency ?? []).flatMap((r) => [
+    { t_s: Number(r['t_s']), quantile: 'p50', ms: Number(r['p50_ms']) },
+    { t_s: Number(r['t_s']), quantile: 'p99', ms: Number(r['p99_ms']) },
+  ]);
   const windows = drainWindows(options.events, endS);
   const marks = options.events
     .filter((e) => MARKED.has(String(e['kind'])) && Number(e['t_s']) >= 0 && Number(e['t_s']) <= endS)
     .map((e) => ({ t_s: Number(e['t_s']), kind: String(e['kind']), object: String(e['object']) }));
-  const x = {
+  const x: TimeAxis = {
     field: 't_s',
-    type: 'quantitative' as const,
+    type: 'quantitative',
     title: 'seconds from load start',
     scale: { domain: [0, endS] },
   };
@@ -101,7 +182,91 @@ export function buildTimelineSpec(options: {
     mark: { type: 'rule' as const, color: EVENT_COLOUR, strokeDash: [3, 3], strokeWidth: 1 },
     encoding: { x, tooltip: [{ field: 'kind' }, { field: 'object' }, { field: 't_s' }] },
   };
+  // The overview names only the run's landmarks; every event is named in the burst zooms.
+  const labels = eventLabels(
+    marks.filter((m) => OVERVIEW_LABELS.has(m.kind)),
+    x,
+    220,
+  );
   const classes = Object.keys(FAILURE_COLOURS);
+  const failurePanel = (values: Record<string, unknown>[], title: string) => ({
+    width: 760,
+    height: 140,
+    layer: [
+      shade,
+      {
+        data: { values },
+        mark: { type: 'rect' as const },
+        encoding: {
+          x,
+          x2: { field: 't_end_s' },
+          y: {
+            aggregate: 'sum' as const,
+            field: 'rate',
+            type: 'quantitative' as const,
+            title,
+            stack: 'zero' as const,
+          },
+          color: {
+            field: 'class',
+            type: 'nominal' as const,
+            title: 'failure class',
+            scale: { domain: classes, range: classes.map((c) => FAILURE_COLOURS[c] ?? '#000') },
+          },
+          tooltip: [{ field: 'class' }, { field: 't_s' }, { field: 'rate', aggregate: 'sum' as const }],
+        },
+      },
+      rules,
+    ],
+  });
+  const latencyPanel = {
+    width: 760,
+    height: 120,
+    layer: [
+      shade,
+      {
+        data: { values: latency },
+        mark: { type: 'line' as const, interpolate: 'step-after' as const },
+        encoding: {
+          x,
+          y: {
+            field: 'ms',
+            type: 'quantitative' as const,
+            title: 'latency, ms',
+            scale: { type: 'symlog' as const },
+          },
+          strokeDash: { field: 'quantile', type: 'nominal' as const, title: 'latency' },
+          color: { value: '#444444' },
+        },
+      },
+      rules,
+    ],
+  };
+  const cpu = cpuByGroup(options.cpu ?? []);
+  const groups = [...new Set([...Object.keys(CPU_COLOURS), ...cpu.map((c) => c.group)])];
+  const cpuPanel = {
+    width: 760,
+    height: 140,
+    layer: [
+      shade,
+      {
+        data: { values: cpu },
+        mark: { type: 'line' as const, interpolate: 'step-before' as const },
+        encoding: {
+          x,
+          y: { field: 'cpu_pct', type: 'quantitative' as const, title: 'CPU, % of one core' },
+          color: {
+            field: 'group',
+            type: 'nominal' as const,
+            title: 'component',
+            scale: { domain: groups, range: groups.map((g) => CPU_COLOURS[g] ?? '#bcbd22') },
+          },
+          tooltip: [{ field: 'group' }, { field: 't_s' }, { field: 'cpu_pct' }],
+        },
+      },
+      rules,
+    ],
+  };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: options.title,
@@ -109,7 +274,7 @@ export function buildTimelineSpec(options: {
     vconcat: [
       {
         width: 760,
-        height: 180,
+        height: 220,
         layer: [
           shade,
           {
@@ -118,38 +283,14 @@ export function buildTimelineSpec(options: {
             encoding: { x, y: { field: 'rate', type: 'quantitative', title: 'OK requests/s' } },
           },
           rules,
+          labels,
         ],
       },
-      {
-        width: 760,
-        height: 180,
-        layer: [
-          shade,
-          {
-            data: { values: failures },
-            mark: { type: 'rect' },
-            encoding: {
-              x,
-              x2: { field: 't_end_s' },
-              y: {
-                aggregate: 'sum',
-                field: 'rate',
-                type: 'quantitative',
-                title: 'failures/s',
-                stack: 'zero',
-              },
-              color: {
-                field: 'class',
-                type: 'nominal',
-                title: 'failure class',
-                scale: { domain: classes, range: classes.map((c) => FAILURE_COLOURS[c] ?? '#000') },
-              },
-              tooltip: [{ field: 'class' }, { field: 't_s' }, { field: 'rate', aggregate: 'sum' }],
-            },
-          },
-          rules,
-        ],
-      },
+      failurePanel(failures, 'failures/s, by request start'),
+      ...(failuresByEnd.length > 0 ? [failurePanel(failuresByEnd, 'failures/s, by completion')] : []),
+      ...(latency.length > 0 ? [latencyPanel] : []),
+      ...(cpu.length > 0 ? [cpuPanel] : []),
     ],
+    resolve: { scale: { color: 'independent' } },
   };
 }

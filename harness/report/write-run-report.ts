@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { buildRunReport } from './report-html.ts';
 import { renderSvg } from './render-svg.ts';
 import { buildTimelineSpec } from './timeline-spec.ts';
+import { buildZoomSpec } from './zoom-spec.ts';
 
 type Row = Record<string, string | number>;
 
@@ -13,20 +14,35 @@ export async function writeRunReport(options: {
   timeline: Row[];
   events: Row[];
   bursts: Row[];
+  /** cpu.csv's rows; [] for runs from before it existed (no CPU panel then). */
+  cpu?: Row[];
+  /** timeline-by-end.csv, latency.csv and zoom.csv: absent in runs from before they existed. */
+  byEnd?: Row[];
+  latency?: Row[];
+  zoom?: Row[];
   bucketMs: number;
 }): Promise<string> {
   const spec = buildTimelineSpec({
     timeline: options.timeline,
     events: options.events,
+    cpu: options.cpu ?? [],
+    byEnd: options.byEnd ?? [],
+    latency: options.latency ?? [],
     bucketMs: options.bucketMs,
     title: `${String(options.row['scenario'])}: requests and failures per ${String(options.bucketMs)} ms, by request start`,
   });
   const svg = await renderSvg(spec);
   await writeFile(join(options.runDir, 'timeline.svg'), svg);
+  const zooms: string[] = [];
+  for (const [i, burst] of options.bursts.entries()) {
+    const rows = (options.zoom ?? []).filter((r) => Number(r['burst']) === i + 1);
+    if (rows.length === 0) continue;
+    zooms.push(await renderSvg(buildZoomSpec({ burst, number: i + 1, rows, events: options.events })));
+  }
   const path = join(options.runDir, 'report.html');
   await writeFile(
     path,
-    buildRunReport({ row: options.row, svg, bursts: options.bursts, events: options.events }),
+    buildRunReport({ row: options.row, svg, zooms, bursts: options.bursts, events: options.events }),
   );
   return path;
 }

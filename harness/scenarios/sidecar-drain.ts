@@ -16,9 +16,8 @@ export const sidecarDrain: ClusterScenario = {
   source: 'E4, seed 004 (EXIT_ON_ZERO_ACTIVE_CONNECTIONS)',
   manifests: (p) =>
     scenarioManifests(
-      { ...p, mesh: 'off' },
+      { ...p, mesh: 'off', gatewayMode: 'plain' },
       {
-        gatewayMode: 'plain',
         httpbin: {
           graceS: p.graceS,
           sidecar: { exitOnZeroActiveConnections: p.arms.exitOnZeroActiveConnections },

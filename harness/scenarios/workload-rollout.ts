@@ -12,8 +12,8 @@ export const workloadRollout: ClusterScenario = {
   summary:
     'httpbin Deployment rollout restart under load through a mesh-aware gateway (Istio 1.28, seed 002)',
   source: 'E2, seed 002 (istio/istio#58514)',
-  manifests: (p) => scenarioManifests(p, { gatewayMode: 'hbone' }),
+  manifests: (p) => scenarioManifests(p),
   fault: { kind: 'rollout-restart', target: HTTPBIN_DEPLOYMENT },
   defaultMaxFailed: 0,
-  defaults: { qps: 50, durationS: 30 },
+  defaults: { qps: 50, durationS: 30, gatewayMode: 'hbone' },
 };

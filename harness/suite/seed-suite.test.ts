@@ -21,6 +21,10 @@ test('every suite entry is a valid experiment command line that sets what the en
     if (entry.flags.drainStrategy) assert.equal(params.arms.drainStrategy, entry.flags.drainStrategy);
     if (entry.flags.exitOnZeroActiveConnections) assert.equal(params.arms.exitOnZeroActiveConnections, true);
     if (entry.flags.timing) assert.deepEqual(params.timing, entry.flags.timing);
+    if (entry.flags.path !== undefined) assert.equal(params.path, entry.flags.path);
+    if (entry.flags.qps !== undefined) assert.equal(params.qps, entry.flags.qps);
+    if (entry.flags.duration !== undefined) assert.equal(params.durationS, entry.flags.duration);
+    if (entry.flags.gatewayMode !== undefined) assert.equal(params.gatewayMode, entry.flags.gatewayMode);
     assert.equal(flags.repeat, 2);
   }
 });
@@ -30,7 +34,16 @@ function shapeOf(entry: SuiteEntry): NonNullable<SuiteEntry['shape']> {
   return entry.shape;
 }
 
-const e1Row = (failed: number): Row => ({ requests: 1000, ok: 1000 - failed, http_503: failed });
+const e1Row = (failed: number): Row => ({
+  requests: 1000,
+  ok: 1000 - failed,
+  http_503: failed,
+  duration_s: 60,
+  drain_deadlines_s: '46.514 48.209',
+  deadline_failed_before_drop: 1,
+  deadline_failed_after_drop: failed - 1,
+  deadline_gateway_reaction_ms: 12,
+});
 
 test('E1 shape: single digits, and not more with grace 120 than without', () => {
   const [c1000, c100, g120c1000] = SEED_SUITE;
@@ -48,7 +61,11 @@ test('E1 shape: single digits, and not more with grace 120 than without', () => 
     'more than the grace-30 median',
   );
   assert.equal(SEED_SUITE.find((e) => e.configuration.includes('restart at 40'))?.shape, undefined);
-  assert.equal(c1000.ours([e1Row(5), e1Row(4), e1Row(6)]), '503: 4 / 5 / 6; failed 4 / 5 / 6');
+  assert.equal(
+    c1000.ours([e1Row(5), e1Row(4), e1Row(6)]),
+    '503: 4 / 5 / 6; failed 4 / 5 / 6; at the deadlines: sent before / after the drop 1 / 1 / 1 ; 3 / 4 / 5, ' +
+      'gateway reaction 12 / 12 / 12 ms; deadlines at 46.514 48.209 | 46.514 48.209 | 46.514 48.209 s of 60 s',
+  );
 });
 
 test('the suite table is Markdown with one line per configuration and escaped cells', () => {

@@ -7,10 +7,19 @@ import type { Timeline } from './timeline.ts';
 
 export interface RecordTally {
   timeline: Timeline;
+  /** The same requests by completion time (start + duration): when a client saw each failure. */
+  byEnd: Timeline;
+  /** By start time at FINE_BUCKET_MS, for zooming into a burst. */
+  fine: Timeline;
+  /** Per `bucketMs` bucket by start time: p50 and p99 of the requests' durations. */
+  latencyByBucket: { startMs: number; requests: number; p50Ms: number; p99Ms: number }[];
   total: number;
   byStatus: Map<number, number>;
   latency: { avgMs: number; p50Ms: number; p99Ms: number };
 }
+
+/** The zoom panels' resolution. */
+export const FINE_BUCKET_MS = 10;
 
 export interface RecordTallySink {
   /** One k6 record (pass as runLoad's `onRecord`, so the records file is read once). */
@@ -32,20 +41,45 @@ export function createRecordTally(options: {
   isOk: (status: number) => boolean;
 }): RecordTallySink {
   const timeline = createTimeline({ bucketMs: options.bucketMs, originMs: options.originMs });
+  const byEnd = createTimeline({ bucketMs: options.bucketMs, originMs: options.originMs });
+  const fine = createTimeline({ bucketMs: FINE_BUCKET_MS, originMs: options.originMs });
   const durations: number[] = [];
+  const durationsByBucket = new Map<number, number[]>();
   const byStatus = new Map<number, number>();
   return {
     add(record) {
-      timeline.add(fromWallMs(options.clock, record.startWallMs), classifyRecord(record, options.isOk));
+      const startMs = fromWallMs(options.clock, record.startWallMs);
+      const outcome = classifyRecord(record, options.isOk);
+      timeline.add(startMs, outcome);
+      byEnd.add(startMs + record.durationMs, outcome);
+      fine.add(startMs, outcome);
       durations.push(record.durationMs);
+      const bucket = Math.floor((startMs - options.originMs) / options.bucketMs);
+      const list = durationsByBucket.get(bucket);
+      if (list) list.push(record.durationMs);
+      else durationsByBucket.set(bucket, [record.durationMs]);
       byStatus.set(record.status, (byStatus.get(record.status) ?? 0) + 1);
     },
     result() {
       const total = durations.length;
       const sorted = Float64Array.from(durations).sort();
       const sum = durations.reduce((a, b) => a + b, 0);
+      const latencyByBucket = [...durationsByBucket]
+        .sort((a, b) => a[0] - b[0])
+        .map(([bucket, list]) => {
+          const inBucket = Float64Array.from(list).sort();
+          return {
+            startMs: options.originMs + bucket * options.bucketMs,
+            requests: list.length,
+            p50Ms: percentile(inBucket, 0.5),
+            p99Ms: percentile(inBucket, 0.99),
+          };
+        });
       return {
         timeline,
+        byEnd,
+        fine,
+        latencyByBucket,
         total,
         byStatus,
         latency: {

@@ -21,6 +21,8 @@ export async function connectDiscovery(options: {
   node: string;
   instance: string;
   onChange?: (change: DiscoveryChange) => void;
+  /** Every delta applied (after onChange): a gateway's main process relays them to its workers. */
+  onApplied?: (message: ServerMessage) => void;
   onNack?: (error: string) => void;
 }): Promise<DiscoveryClient> {
   const socket: Socket = connect({ host: options.host, port: options.port });
@@ -39,6 +41,7 @@ export async function connectDiscovery(options: {
         send({ type: 'ack', nonce: message.nonce, version: message.version });
         synced.resolve(undefined);
         options.onChange?.(change);
+        options.onApplied?.(message);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         send({ type: 'nack', nonce: message.nonce, error });

@@ -13,11 +13,15 @@ export interface DiscoveryChange {
 /** The client's view: workloads by uid and IP, services by key and VIP. */
 export interface DiscoveryState {
   version: string;
+  /** Counts applied deltas: a cache of derived views is good while this is unchanged. */
+  readonly revision: number;
   workloadByIp(ip: string): WorkloadEntry | undefined;
   /** Every known workload, in any status. */
   workloads(): WorkloadEntry[];
   serviceByVip(vip: string): ServiceEntry | undefined;
   serviceByName(namespace: string, name: string): ServiceEntry | undefined;
+  /** Every known service. */
+  services(): ServiceEntry[];
   /** Workloads backing a service, in any status. */
   endpointsOf(service: ServiceEntry): WorkloadEntry[];
   /** Validates, then applies the whole delta or nothing (throws with the reason to NACK). */
@@ -30,6 +34,7 @@ export function createDiscoveryState(): DiscoveryState {
   const workloads = new Map<string, WorkloadEntry>();
   const services = new Map<string, ServiceEntry>();
   let version = '';
+  let revision = 0;
   const waiters = new Set<() => void>();
 
   const validate = (message: ServerMessage): void => {
@@ -67,10 +72,14 @@ export function createDiscoveryState(): DiscoveryState {
     get version() {
       return version;
     },
+    get revision() {
+      return revision;
+    },
     workloadByIp: (ip) => [...workloads.values()].find((w) => w.podIp === ip),
     workloads: () => [...workloads.values()],
     serviceByVip: (vip) => [...services.values()].find((s) => s.vip === vip),
     serviceByName: (namespace, name) => services.get(serviceKey({ namespace, name })),
+    services: () => [...services.values()],
     endpointsOf: (service) => [...workloads.values()].filter((w) => w.services.includes(serviceKey(service))),
     waitForWorkload(ip, timeoutMs) {
       const known = (): boolean => [...workloads.values()].some((w) => w.podIp === ip);
@@ -98,6 +107,7 @@ export function createDiscoveryState(): DiscoveryState {
       const removed = applyDelta(workloads, message.workloads, (w) => w.uid);
       applyDelta(services, message.services, serviceKey);
       version = message.version;
+      revision++;
       for (const wake of [...waiters]) wake();
       return { becameUnhealthy, removed };
     },

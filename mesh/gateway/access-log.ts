@@ -14,6 +14,8 @@ export interface AccessLogEntry {
   attempts: number;
   connectionId?: number;
   connectionAgeMs?: number;
+  /** Envoy's %UPSTREAM_TRANSPORT_FAILURE_REASON%: why the last attempt failed (errno or message). */
+  upstreamFailure?: string;
 }
 
 export function formatAccessLog(e: AccessLogEntry): string {
@@ -21,24 +23,45 @@ export function formatAccessLog(e: AccessLogEntry): string {
     e.connectionId === undefined
       ? '-'
       : `${String(e.connectionId)}/${String(Math.round(e.connectionAgeMs ?? 0))}ms`;
-  return `[${new Date(e.startWallMs).toISOString()}] "${e.method} ${e.path} HTTP/1.1" ${String(e.status)} ${e.flags.join(',') || '-'} ${String(Math.round(e.durationMs))} "${e.upstream || '-'}" attempts=${String(e.attempts)} upstream_conn=${conn}`;
+  return `[${new Date(e.startWallMs).toISOString()}] "${e.method} ${e.path} HTTP/1.1" ${String(e.status)} ${e.flags.join(',') || '-'} ${String(Math.round(e.durationMs))} "${e.upstream || '-'}" attempts=${String(e.attempts)} upstream_conn=${conn}${e.upstreamFailure ? ` upstream_failure=${JSON.stringify(e.upstreamFailure)}` : ''}`;
 }
 
-export function parseAccessLogLine(
-  line: string,
-):
-  { status: number; flags: string[]; upstream: string; attempts: number; connectionId?: number } | undefined {
-  const m =
-    /^\[[^\]]+\] "[A-Z]+ \S+ HTTP\/1\.1" (\d{3}) (\S+) \d+ "([^"]*)" attempts=(\d+) upstream_conn=(\S+)$/.exec(
-      line,
-    );
+export interface ParsedAccessLog {
+  startWallMs: number;
+  status: number;
+  flags: string[];
+  durationMs: number;
+  upstream: string;
+  attempts: number;
+  connectionId?: number;
+  connectionAgeMs?: number;
+  upstreamFailure?: string;
+}
+
+const ACCESS_LOG_LINE =
+  /^\[([^\]]+)\] "[A-Z]+ \S+ HTTP\/1\.1" (\d{3}) (\S+) (\d+) "([^"]*)" attempts=(\d+) upstream_conn=(\S+)(?: upstream_failure=(".*"))?$/;
+
+/** The fields of one access-log line (undefined for any other line: the gateway's own log lines). */
+export function parseAccessLogLine(line: string): ParsedAccessLog | undefined {
+  const m = ACCESS_LOG_LINE.exec(line);
   if (!m) return undefined;
-  const conn = m[5] === '-' ? undefined : Number(m[5]?.split('/')[0]);
+  const [id, age] = m[7] === '-' ? [] : (m[7] ?? '').split('/');
+  let upstreamFailure: string | undefined;
+  try {
+    upstreamFailure = m[8] === undefined ? undefined : (JSON.parse(m[8]) as string);
+  } catch {
+    upstreamFailure = m[8]; // not JSON after all: kept as written
+  }
   return {
-    status: Number(m[1]),
-    flags: m[2] === '-' ? [] : (m[2] ?? '').split(','),
-    upstream: m[3] === '-' ? '' : (m[3] ?? ''),
-    attempts: Number(m[4]),
-    ...(conn === undefined ? {} : { connectionId: conn }),
+    startWallMs: Date.parse(m[1] ?? ''),
+    status: Number(m[2]),
+    flags: m[3] === '-' ? [] : (m[3] ?? '').split(','),
+    durationMs: Number(m[4]),
+    upstream: m[5] === '-' ? '' : (m[5] ?? ''),
+    attempts: Number(m[6]),
+    ...(id === undefined
+      ? {}
+      : { connectionId: Number(id), connectionAgeMs: Number(age?.replace(/ms$/, '')) }),
+    ...(upstreamFailure === undefined ? {} : { upstreamFailure }),
   };
 }

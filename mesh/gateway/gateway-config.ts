@@ -15,6 +15,26 @@ export interface GatewayConfig {
   limits: UpstreamConnectionLimits;
   /** Idle timeout of the pooled HBONE HTTP/2 connections (Istio 1.29 hboneIdleTimeout). */
   hboneIdleTimeoutMs: number;
+  /** Envoy worker threads (here worker processes), see parseConcurrency. */
+  concurrency: number;
+}
+
+/** ProxyConfig's default concurrency when nothing sets it (istio.io ProxyConfig `concurrency`). */
+export const ISTIO_DEFAULT_CONCURRENCY = 2;
+
+/**
+ * Envoy's --concurrency as pilot-agent sets it: the container's CPU limit, which the injected
+ * ISTIO_CPU_LIMIT variable carries (a resourceFieldRef on limits.cpu, rounded up to whole cores), else
+ * ProxyConfig's default of 2. The gateway chart limits the proxy to 2000m: 2 workers.
+ */
+export function parseConcurrency(raw: string | undefined): number {
+  if (raw === undefined || raw === '' || raw === '0') return ISTIO_DEFAULT_CONCURRENCY;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 64)
+    throw new Error(
+      `Expected ISTIO_CPU_LIMIT to be a whole number of cores 1-64, got ${JSON.stringify(raw)}`,
+    );
+  return value;
 }
 
 function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -45,11 +65,14 @@ export function parseGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     route: { service: env['ROUTE_SERVICE'] ?? 'default/httpbin', port: Number(env['ROUTE_PORT'] ?? '8000') },
     retry: parseRetryPolicy({ numRetries, retryOn: env['RETRY_ON'] ?? ISTIO_DEFAULT_RETRY_ON }),
     limits: {
+      // Istio's cluster connect_timeout (meshConfig.connectTimeout, 10 s by default).
+      connectTimeoutMs: seconds(env, 'CONNECT_TIMEOUT_S', 10),
       // Envoy's defaults: upstream idle timeout 1 h, no max connection duration, no request cap.
       idleTimeoutMs: seconds(env, 'UPSTREAM_IDLE_TIMEOUT_S', 3600),
       maxConnectionDurationMs: seconds(env, 'MAX_CONNECTION_DURATION_S', 0),
       maxRequestsPerConnection: Number(env['MAX_REQUESTS_PER_CONNECTION'] ?? '0'),
     },
     hboneIdleTimeoutMs: seconds(env, 'HBONE_IDLE_TIMEOUT_S', 3600),
+    concurrency: parseConcurrency(env['ISTIO_CPU_LIMIT']),
   };
 }

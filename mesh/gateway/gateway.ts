@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { startAcceptors } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { DiscoveryState, WorkloadEntry } from '../discovery/index.ts';
 import { formatAccessLog } from './access-log.ts';
@@ -38,6 +39,13 @@ export interface GatewayOptions {
   retry: RetryPolicy;
   limits: UpstreamConnectionLimits;
   log: (line: string) => void;
+  /**
+   * Listen sockets of this gateway (process), all SO_REUSEPORT and exclusive: every Envoy worker has
+   * its own listen socket on the same address and the kernel spreads connections over them (Envoy's
+   * `enable_reuse_port`, the default on Linux); more than one per worker lets a Node process accept a
+   * connection storm as Envoy does (lib/acceptors.ts). Default DEFAULT_ACCEPTOR_SOCKETS.
+   */
+  acceptorSockets?: number;
 }
 
 export interface Gateway {
@@ -53,7 +61,14 @@ interface Endpoint {
   targetPort: number;
 }
 
-type Attempt = { outcome: AttemptOutcome; tunnelRejected?: boolean; res?: IncomingMessage; socket?: Duplex };
+type Attempt = {
+  outcome: AttemptOutcome;
+  tunnelRejected?: boolean;
+  res?: IncomingMessage;
+  socket?: Duplex;
+  /** Why it failed, as Envoy's %UPSTREAM_TRANSPORT_FAILURE_REASON% would say (errno or message). */
+  failure?: string;
+};
 
 function forwardHeaders(
   headers: IncomingHttpHeaders,
@@ -92,15 +107,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return agent;
   };
 
+  const [routeNamespace = '', routeName = ''] = options.route.service.split('/');
+  // The cluster's healthy hosts change only with a discovery push (EDS): computed once per version.
+  let healthy: { revision: number; endpoints: Endpoint[] } | undefined;
   const healthyEndpoints = (): Endpoint[] => {
-    const [namespace = '', name = ''] = options.route.service.split('/');
-    const svc = options.discovery.serviceByName(namespace, name);
-    if (!svc) return [];
-    const targetPort = svc.ports.find((p) => p.port === options.route.port)?.targetPort ?? options.route.port;
-    return options.discovery
-      .endpointsOf(svc)
-      .filter((w) => w.status === 'HEALTHY')
-      .map((w) => ({ key: `${w.protocol}:${w.podIp}`, entry: w, targetPort }));
+    const revision = options.discovery.revision;
+    if (healthy?.revision === revision) return healthy.endpoints;
+    const svc = options.discovery.serviceByName(routeNamespace, routeName);
+    const targetPort =
+      svc?.ports.find((p) => p.port === options.route.port)?.targetPort ?? options.route.port;
+    const endpoints = svc
+      ? options.discovery
+          .endpointsOf(svc)
+          .filter((w) => w.status === 'HEALTHY')
+          .map((w) => ({ key: `${w.protocol}:${w.podIp}`, entry: w, targetPort }))
+      : [];
+    healthy = { revision, endpoints };
+    return endpoints;
   };
 
   const attemptOnce = (req: IncomingMessage, ep: Endpoint, attempt: number): Promise<Attempt> =>
@@ -126,13 +149,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         });
       });
       upstream.on('error', (err) => {
+        const failure = (err as NodeJS.ErrnoException).code ?? err.message;
+        const onSocket = socket ? { socket } : {};
         if (err instanceof UpstreamConnectError)
           resolve(
             err.kind === 'connect-failure'
-              ? { outcome: { kind: 'connect-failure' } }
-              : { outcome: { kind: 'reset' }, tunnelRejected: true },
+              ? { outcome: { kind: 'connect-failure' }, failure, ...onSocket }
+              : { outcome: { kind: 'reset' }, tunnelRejected: true, failure, ...onSocket },
           );
-        else resolve({ outcome: { kind: 'reset' } });
+        else resolve({ outcome: { kind: 'reset' }, failure, ...onSocket });
       });
       req.once('close', () => {
         if (!req.complete || !upstream.writableEnded) upstream.destroy();
@@ -195,6 +220,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           status: reply.status,
           flags: reply.flags,
           durationMs: clock.now() - startMs,
+          ...(last?.attempt.failure ? { upstreamFailure: last.attempt.failure } : {}),
         }),
       );
       return;
@@ -228,18 +254,31 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.maxRequestsPerSocket = 0;
-  server.listen({ host: options.host, port: options.port, backlog: 4096 });
-  await once(server, 'listening');
+  // The HTTP server gets its connections from the acceptors and never listens itself, so Node's own
+  // connection tracking (started on 'listening') is off: the gateway keeps the set.
+  const downstream = new Set<Socket>();
+  const acceptors = await startAcceptors({
+    host: options.host,
+    port: options.port,
+    backlog: 4096,
+    exclusive: true,
+    ...(options.acceptorSockets === undefined ? {} : { count: options.acceptorSockets }),
+    onConnection: (socket) => {
+      downstream.add(socket);
+      socket.once('close', () => downstream.delete(socket));
+      server.emit('connection', socket);
+    },
+  });
 
   return {
-    address: server.address() as AddressInfo,
+    address: acceptors.address,
     stats: () => ({ ...counters }),
     close: async () => {
-      server.close();
-      server.closeAllConnections();
+      await Promise.resolve();
+      acceptors.close();
+      for (const socket of downstream) socket.destroy();
       for (const agent of agents.values()) agent.destroy();
       options.hbone?.pool.destroy();
-      if (server.listening) await once(server, 'close');
     },
   };
 }

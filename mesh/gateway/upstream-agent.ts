@@ -29,6 +29,8 @@ export type UpstreamMode =
     };
 
 export interface UpstreamConnectionLimits {
+  /** A connection not up by then is a connect failure (Istio's cluster connect_timeout: 10 s). */
+  connectTimeoutMs: number;
   /** Close an upstream connection idle this long (Envoy common_http_protocol_options.idle_timeout). */
   idleTimeoutMs: number;
   /** Close a connection this old once it is idle (max_connection_duration); 0 = no limit. */
@@ -36,6 +38,13 @@ export interface UpstreamConnectionLimits {
   /** Requests on one connection before it is closed (max_requests_per_connection); 0 = no limit. */
   maxRequestsPerConnection: number;
 }
+
+/** What the pool calls on an idle connection: a net.Socket's, or the CONNECT stream's stand-ins. */
+type PooledConnection = Duplex & {
+  setKeepAlive(enable: boolean, initialDelayMs: number): unknown;
+  unref(): unknown;
+  setTimeout(ms: number): unknown;
+};
 
 interface ConnectionState {
   openedAtMs: number;
@@ -63,7 +72,15 @@ export class UpstreamAgent extends Agent {
   readonly #now: () => number;
 
   constructor(options: { mode: UpstreamMode; limits: UpstreamConnectionLimits; now: () => number }) {
-    const agentOptions: AgentOptions = { keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' };
+    // Envoy's HTTP/1.1 pool: no cap on connections (Istio sets the circuit breakers to 2^32-1),
+    // the most recently used idle connection first, and no cap on idle ones (Node's Agent would
+    // close free sockets beyond maxFreeSockets, 256 per host by default; Envoy never does).
+    const agentOptions: AgentOptions = {
+      keepAlive: true,
+      maxSockets: Infinity,
+      maxFreeSockets: Infinity,
+      scheduling: 'lifo',
+    };
     if (options.limits.idleTimeoutMs > 0) agentOptions.timeout = options.limits.idleTimeoutMs;
     super(agentOptions);
     this.#mode = options.mode;
@@ -83,10 +100,21 @@ export class UpstreamAgent extends Agent {
     };
     if (this.#mode.kind === 'plain') {
       const socket = connect({ host, port });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        callback(
+          new UpstreamConnectError(
+            'connect-failure',
+            `connect timeout after ${String(this.#limits.connectTimeoutMs)} ms`,
+          ),
+        );
+      }, this.#limits.connectTimeoutMs);
       socket.once('connect', () => {
+        clearTimeout(timer);
         opened(socket);
       });
       socket.once('error', (err) => {
+        clearTimeout(timer);
         if (!state.has(socket)) callback(new UpstreamConnectError('connect-failure', err.message));
       });
       return undefined;
@@ -148,10 +176,18 @@ export class UpstreamAgent extends Agent {
       )
         return false;
     }
-    // Node's implementation returns whether to keep it (its keep-alive hint check); the types say void.
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- invoked below with `this` bound
-    const keepSocketAlive = Agent.prototype.keepSocketAlive as (this: Agent, s: Duplex) => boolean;
-    return keepSocketAlive.call(this, socket);
+    // Not Node's Agent.keepSocketAlive: it reads the response's `Keep-Alive: timeout=N` hint and
+    // closes the idle connection a second before N. Envoy ignores that header (envoyproxy/envoy#28105,
+    // and RFC 7230 dropped its parameters); its only idle limit is the cluster's idle_timeout. So a
+    // server that closes idle connections sooner (go-httpbin after 5 s) races a request Envoy puts on
+    // one at that moment: 503 UC, the keep-alive race Istio's DestinationRule idleTimeout exists for.
+    // What else Node's does: TCP keep-alive probes, and an idle pooled connection keeps no process up.
+    // A TCP socket, or a CONNECT stream with these as no-ops (createConnection) but its own setTimeout.
+    const pooled = socket as PooledConnection;
+    pooled.setKeepAlive(true, 1000); // Node's keepAliveMsecs default
+    pooled.unref();
+    pooled.setTimeout(limits.idleTimeoutMs);
+    return true;
   }
 }
 

@@ -14,6 +14,8 @@ export async function openHboneSession(options: {
   localAddress?: string;
   /** SNI naming the identity wanted from a shared (node-address) ztunnel; see identityServerName. */
   servername?: string;
+  /** Give up (and destroy the attempt) when TCP + TLS are not done by then; default: no limit. */
+  connectTimeoutMs?: number;
 }): Promise<ClientHttp2Session> {
   const port = options.port ?? HBONE_PORT;
   const session = connect(`https://${options.host}:${String(port)}`, {
@@ -25,12 +27,27 @@ export async function openHboneSession(options: {
   session.on('error', () => {
     // Reported to the caller through `connect`/`request`; a late error only ends the session.
   });
-  await Promise.race([
-    once(session, 'connect'),
-    once(session, 'error').then(([err]) => {
-      throw err as Error;
-    }),
-  ]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout =
+    options.connectTimeoutMs === undefined
+      ? new Promise<never>(() => undefined)
+      : new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            session.destroy();
+            reject(new Error(`connect timeout after ${String(options.connectTimeoutMs)} ms`));
+          }, options.connectTimeoutMs);
+        });
+  try {
+    await Promise.race([
+      once(session, 'connect'),
+      once(session, 'error').then(([err]) => {
+        throw err as Error;
+      }),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
   return session;
 }
 

@@ -16,6 +16,14 @@ import type { Tunnel } from './hbone-client.ts';
  */
 export interface PoolSettings {
   maxStreamsPerConnection: number;
+  /**
+   * Client-side back-off after consecutive failed connects to one destination (istio/ztunnel#1191's
+   * proposal; not in upstream 1.28): after n failures, new connects to it fail at once for
+   * min(initialMs * 2^(n-1), maxMs). Undefined: off (upstream).
+   */
+  backoff?: { initialMs: number; maxMs: number } | undefined;
+  /** A new connection not up (TCP + TLS) by then fails (Istio's cluster connect_timeout, 10 s). */
+  connectTimeoutMs: number;
   idleReleaseMs: number;
   pingIntervalMs: number;
   pingTimeoutMs: number;
@@ -23,6 +31,7 @@ export interface PoolSettings {
 
 export const DEFAULT_POOL_SETTINGS: PoolSettings = {
   maxStreamsPerConnection: 100,
+  connectTimeoutMs: 10_000,
   idleReleaseMs: 5 * 60_000,
   pingIntervalMs: 10_000,
   pingTimeoutMs: 20_000,
@@ -36,7 +45,11 @@ export interface PoolKey {
 }
 
 interface PooledConnection {
+  id: number;
   key: string;
+  dstAddr: string;
+  /** Why the pool closed it, when it did (otherwise the peer or the network ended it). */
+  closeReason?: PoolCloseReason;
   /** Set once the connection is up (`ready` settles then); callers reserve streams before that. */
   session: ClientHttp2Session | undefined;
   ready: Promise<ClientHttp2Session>;
@@ -44,6 +57,22 @@ interface PooledConnection {
   usable: boolean;
   idle?: AbortController;
 }
+
+export type PoolCloseReason = 'goaway-drained' | 'evicted' | 'ping-timeout' | 'idle' | 'pool-destroyed';
+
+/** What the pool did, for its owner's log (the harness counts stale connections and PINGs from it). */
+export type PoolEvent =
+  | { type: 'opened' | 'ping' | 'ping-timeout' | 'goaway'; conn: number; dstAddr: string }
+  | { type: 'closed'; conn: number; dstAddr: string; reason: PoolCloseReason | 'peer-closed' }
+  /** Out of the pool: no new stream will use it (its open streams may go on). */
+  | {
+      type: 'removed';
+      conn: number;
+      dstAddr: string;
+      reason: PoolCloseReason | 'peer-closed' | 'connect-failed';
+    }
+  | { type: 'connect-failed'; dstAddr: string; error: string }
+  | { type: 'backoff'; dstAddr: string; ms: number };
 
 export interface PoolStats {
   connectionsOpened: number;
@@ -66,18 +95,59 @@ export interface HbonePool {
   destroy(): void;
 }
 
-export function createHbonePool(options: { clock: Clock; settings?: Partial<PoolSettings> }): HbonePool {
+/**
+ * After a GOAWAY, Envoy (and ztunnel's own pool) open no new stream on the connection but keep the
+ * streams it has until they end (envoyproxy/envoy#34897: the inner HTTP/1.1 connections keep their
+ * tunnels until the old ztunnel's deadline), and only then close it. Node's client instead answers a
+ * NO_ERROR GOAWAY by calling session.close() (lib/internal/http2/core.js `onGoawayData`), which sends
+ * a GOAWAY of its own: measured against the real ztunnel, that ended the connection at SIGTERM and
+ * the request in flight with it. The one internal close() call that follows the 'goaway' event is
+ * swallowed here; the pool closes the session itself once its last stream is done.
+ */
+function keepStreamsAfterGoaway(session: ClientHttp2Session, liveStreams: () => number): void {
+  const close = session.close.bind(session);
+  session.close = (callback?: () => void) => {
+    session.close = close;
+    if (callback) session.once('close', callback);
+  };
+  const closeWhenIdle = (): void => {
+    if (session.closed || session.destroyed) return;
+    if (liveStreams() > 0) {
+      session.once('stream-released', closeWhenIdle);
+      return;
+    }
+    close();
+  };
+  closeWhenIdle();
+}
+
+export function createHbonePool(options: {
+  clock: Clock;
+  settings?: Partial<PoolSettings>;
+  onEvent?: (event: PoolEvent) => void;
+}): HbonePool {
   const settings = { ...DEFAULT_POOL_SETTINGS, ...options.settings };
   const { clock } = options;
+  const emit = options.onEvent ?? (() => undefined);
+  let nextId = 0;
+  /** Consecutive connect failures per destination, and until when new connects fail fast. */
+  const failures = new Map<string, { count: number; until: number }>();
   const byKey = new Map<string, Set<PooledConnection>>();
   const stats: PoolStats = { connectionsOpened: 0, connections: 0, goawaysSeen: 0, pingTimeouts: 0 };
   const stop = new AbortController();
 
-  const remove = (conn: PooledConnection): void => {
+  /** Takes a connection out of the pool (no new streams on it); says so once, with why. */
+  const remove = (
+    conn: PooledConnection,
+    reason: PoolCloseReason | 'peer-closed' | 'connect-failed',
+  ): void => {
     conn.usable = false;
     conn.idle?.abort();
     const set = byKey.get(conn.key);
-    if (set?.delete(conn)) stats.connections--;
+    if (set?.delete(conn)) {
+      stats.connections--;
+      if (conn.session) emit({ type: 'removed', conn: conn.id, dstAddr: conn.dstAddr, reason });
+    }
     if (set?.size === 0) byKey.delete(conn.key);
   };
 
@@ -85,7 +155,8 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
     conn.idle = new AbortController();
     clock.sleep(settings.idleReleaseMs, AbortSignal.any([conn.idle.signal, stop.signal])).then(
       () => {
-        remove(conn);
+        remove(conn, 'idle');
+        conn.closeReason ??= 'idle';
         conn.session?.close();
       },
       () => undefined, // a new stream (or the pool's end) cancelled the release
@@ -98,6 +169,7 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
     while (!isOver()) {
       await clock.sleep(settings.pingIntervalMs, stop.signal).catch(() => undefined);
       if (isOver()) return;
+      emit({ type: 'ping', conn: conn.id, dstAddr: conn.dstAddr });
       const answered = new Promise<boolean>((resolve) => {
         const sent = session.ping((err) => {
           resolve(!err);
@@ -108,7 +180,9 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
       const ok = reply.done && reply.value;
       if (!ok && !isOver()) {
         stats.pingTimeouts++;
-        remove(conn);
+        emit({ type: 'ping-timeout', conn: conn.id, dstAddr: conn.dstAddr });
+        remove(conn, 'ping-timeout');
+        conn.closeReason ??= 'ping-timeout';
         session.destroy();
         return;
       }
@@ -124,9 +198,18 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
       port: Number(port),
       cert,
       expectedIdentity: key.dstIdentity,
+      connectTimeoutMs: settings.connectTimeoutMs,
       ...(wanted ? { servername: identityServerName(wanted) } : {}),
     });
-    const conn: PooledConnection = { key: keyText, session: undefined, ready, streams: 0, usable: true };
+    const conn: PooledConnection = {
+      id: ++nextId,
+      key: keyText,
+      dstAddr: key.dstAddr,
+      session: undefined,
+      ready,
+      streams: 0,
+      usable: true,
+    };
     stats.connections++;
     let set = byKey.get(keyText);
     if (!set) byKey.set(keyText, (set = new Set()));
@@ -135,17 +218,39 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
       (session) => {
         conn.session = session;
         stats.connectionsOpened++;
+        failures.delete(key.dstAddr);
+        emit({ type: 'opened', conn: conn.id, dstAddr: conn.dstAddr });
         session.once('goaway', () => {
           stats.goawaysSeen++;
-          remove(conn);
+          emit({ type: 'goaway', conn: conn.id, dstAddr: conn.dstAddr });
+          remove(conn, 'goaway-drained');
+          conn.closeReason ??= 'goaway-drained';
+          keepStreamsAfterGoaway(session, () => conn.streams);
         });
         session.once('close', () => {
-          remove(conn);
+          remove(conn, conn.closeReason ?? 'peer-closed');
+          emit({
+            type: 'closed',
+            conn: conn.id,
+            dstAddr: conn.dstAddr,
+            reason: conn.closeReason ?? 'peer-closed',
+          });
         });
         void keepAlive(conn, session);
       },
-      () => {
-        remove(conn);
+      (err: unknown) => {
+        remove(conn, 'connect-failed');
+        emit({
+          type: 'connect-failed',
+          dstAddr: key.dstAddr,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        if (settings.backoff) {
+          const count = (failures.get(key.dstAddr)?.count ?? 0) + 1;
+          const ms = Math.min(settings.backoff.initialMs * 2 ** (count - 1), settings.backoff.maxMs);
+          failures.set(key.dstAddr, { count, until: clock.now() + ms });
+          emit({ type: 'backoff', dstAddr: key.dstAddr, ms });
+        }
       },
     );
     return conn;
@@ -154,6 +259,11 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
   return {
     async connect(key, cert, authority, headers = {}) {
       const keyText = `${key.srcIdentity}|${key.dstIdentity}|${key.dstAddr}`;
+      const failing = failures.get(key.dstAddr);
+      if (failing && failing.until > clock.now())
+        throw new Error(
+          `backing off ${key.dstAddr} after ${String(failing.count)} failed connects (${String(Math.round(failing.until - clock.now()))} ms left)`,
+        );
       const existing = [...(byKey.get(keyText) ?? [])].find(
         (c) => c.usable && c.streams < settings.maxStreamsPerConnection,
       );
@@ -163,6 +273,7 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
       const release = (): void => {
         conn.streams--;
         if (conn.streams === 0 && conn.usable) startIdleTimer(conn);
+        conn.session?.emit('stream-released');
       };
       try {
         const tunnel = await openTunnel(await conn.ready, authority, headers);
@@ -178,7 +289,8 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
       for (const set of [...byKey.values()]) {
         for (const conn of [...set]) {
           if (!conn.key.endsWith(`|${dstAddr}`)) continue;
-          remove(conn);
+          remove(conn, 'evicted');
+          conn.closeReason ??= 'evicted';
           conn.session?.close();
           n++;
         }
@@ -188,7 +300,11 @@ export function createHbonePool(options: { clock: Clock; settings?: Partial<Pool
     stats: () => ({ ...stats }),
     destroy() {
       stop.abort();
-      for (const set of [...byKey.values()]) for (const conn of [...set]) conn.session?.destroy();
+      for (const set of [...byKey.values()])
+        for (const conn of [...set]) {
+          conn.closeReason ??= 'pool-destroyed';
+          conn.session?.destroy();
+        }
       byKey.clear();
       stats.connections = 0;
     },

@@ -1,4 +1,11 @@
 export { openHboneSession, openTunnel } from './hbone-client.ts';
 export type { Tunnel } from './hbone-client.ts';
 export { createHbonePool, DEFAULT_POOL_SETTINGS } from './hbone-pool.ts';
-export type { HbonePool, PoolKey, PoolSettings, PoolStats } from './hbone-pool.ts';
+export type {
+  HbonePool,
+  PoolCloseReason,
+  PoolEvent,
+  PoolKey,
+  PoolSettings,
+  PoolStats,
+} from './hbone-pool.ts';

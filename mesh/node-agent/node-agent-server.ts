@@ -18,8 +18,12 @@ export interface NodeAgentServer {
   instances(): string[];
   /** Adds a pod: sent to the newest instance; resolves when it acked (its listeners are bound). */
   addWorkload(workload: LocalWorkload): Promise<void>;
-  /** Removes a pod from every instance. */
-  delWorkload(uid: string): Promise<void>;
+  /** Removes a pod from every instance; `networkGone`: its sandbox went first (see protocol.ts). */
+  delWorkload(uid: string, options?: { networkGone?: boolean }): Promise<void>;
+  /** Tells every instance the pod's termination has started (istio/ztunnel#1191 option 1). */
+  shutdownStarting(uid: string): Promise<void>;
+  /** The CNI DEL hook: resolves once every instance has finished with the pod (option 2). */
+  cniDel(uid: string): Promise<void>;
   /** Resolves when an instance named `name` has acked its snapshot. */
   whenSnapshotAcked(name: string): Promise<void>;
   close(): Promise<void>;
@@ -102,9 +106,20 @@ export async function startNodeAgentServer(path: string): Promise<NodeAgentServe
       const newest = instances.at(-1);
       if (newest) await send(newest, { type: 'add', seq: ++seq, workload });
     },
-    async delWorkload(uid) {
+    async delWorkload(uid, options = {}) {
       workloads.delete(uid);
-      await Promise.allSettled(instances.map((i) => send(i, { type: 'del', seq: ++seq, uid })));
+      const networkGone = options.networkGone ?? false;
+      await Promise.allSettled(
+        instances.map((i) =>
+          send(i, { type: 'del', seq: ++seq, uid, ...(networkGone ? { networkGone } : {}) }),
+        ),
+      );
+    },
+    async shutdownStarting(uid) {
+      await Promise.allSettled(instances.map((i) => send(i, { type: 'shutdown-starting', seq: ++seq, uid })));
+    },
+    async cniDel(uid) {
+      await Promise.allSettled(instances.map((i) => send(i, { type: 'cni-del', seq: ++seq, uid })));
     },
     whenSnapshotAcked: (name) => snapshotOf(name).promise,
     close: async () => {

@@ -13,7 +13,19 @@ export const NODE_AGENT_PROTOCOL_VERSION = 1;
 
 export type AgentMessage =
   | { type: 'add'; seq: number; workload: LocalWorkload }
-  | { type: 'del'; seq: number; uid: string }
+  /**
+   * The pod is gone. `networkGone`: its sandbox (veth) was torn down before this reached ztunnel, as
+   * upstream's DelWorkload comes today, so nothing ztunnel sends on the pod's connections reaches a
+   * peer (the local backend has no veth to delete: ztunnel emulates it, see ztunnel.ts).
+   */
+  | { type: 'del'; seq: number; uid: string; networkGone?: boolean }
+  /**
+   * Two hooks istio/ztunnel#1191 proposes, sent to every instance (an instance without the matching
+   * drain strategy just acks): the pod's termination has started (option 1, a ZDS
+   * "ShutdownStarting"), and the CNI DEL of its sandbox, before the network goes (option 2).
+   */
+  | { type: 'shutdown-starting'; seq: number; uid: string }
+  | { type: 'cni-del'; seq: number; uid: string }
   | { type: 'snapshot-sent'; seq: number };
 
 export type ZtunnelMessage =

@@ -1,19 +1,40 @@
-/** What drain and DelWorkload can do to a live connection. */
+/** What drain and DelWorkload can do to, and know about, a live connection. */
 export interface TrackedConnection {
-  /** Abrupt close: RST for TCP, RST_STREAM for an HBONE stream. */
-  forceClose(reason: string): void;
+  /**
+   * Ends it as upstream's force_shutdown does: the connection's task is dropped, which close()s its
+   * sockets (istio/ztunnel src/drain.rs `run_with_drain`, src/proxy/inbound_passthrough.rs). There is
+   * no SO_LINGER in istio/ztunnel, so the kernel sends a FIN, or a RST where unread data is left in a
+   * socket; an HBONE stream gets no RST_STREAM, its connection is dropped whole.
+   */
+  drop(reason: string): void;
+  /** Like drop, but nothing reaches the downstream peer: its socket stops reading and stays open. */
+  freeze(reason: string): void;
+  /**
+   * Bytes from the downstream not yet answered by bytes from the other side, or a connection still
+   * being set up: the L4 view of a request in flight.
+   */
+  hasDataInFlight(): boolean;
+}
+
+export interface DropCounts {
+  connections: number;
+  /** Of those, how many had data in flight when dropped. */
+  inFlight: number;
 }
 
 /**
  * The live connections of one owner (a pod's listeners, or the whole ztunnel): drain waits for it to
- * empty, and force-closes what is left at the deadline.
+ * empty, and drops what is left at the deadline.
  */
 export interface ConnectionTracker {
   add(conn: TrackedConnection): () => void;
   readonly size: number;
+  /** How many live connections have data in flight now. */
+  inFlight(): number;
   /** Resolves when no connection is left (at once if none). */
   whenEmpty(): Promise<void>;
-  forceCloseAll(reason: string): number;
+  dropAll(reason: string): DropCounts;
+  freezeAll(reason: string): DropCounts;
 }
 
 export function createConnectionTracker(): ConnectionTracker {
@@ -25,6 +46,7 @@ export function createConnectionTracker(): ConnectionTracker {
     waiters = [];
     for (const resolve of done) resolve();
   };
+  const inFlight = (): number => [...live].filter((c) => c.hasDataInFlight()).length;
   return {
     add(conn) {
       live.add(conn);
@@ -35,14 +57,22 @@ export function createConnectionTracker(): ConnectionTracker {
     get size() {
       return live.size;
     },
+    inFlight,
     whenEmpty() {
       if (live.size === 0) return Promise.resolve();
       return new Promise((resolve) => waiters.push(resolve));
     },
-    forceCloseAll(reason) {
+    dropAll(reason) {
       const all = [...live];
-      for (const conn of all) conn.forceClose(reason);
-      return all.length;
+      const counts = { connections: all.length, inFlight: inFlight() };
+      for (const conn of all) conn.drop(reason);
+      return counts;
+    },
+    freezeAll(reason) {
+      const all = [...live];
+      const counts = { connections: all.length, inFlight: inFlight() };
+      for (const conn of all) conn.freeze(reason);
+      return counts;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { constants, createSecureServer } from 'node:http2';
+import { createSecureServer } from 'node:http2';
 import type {
   Http2SecureServer,
   Http2Session,
@@ -38,6 +38,26 @@ export interface HboneInbound {
   server: Http2SecureServer;
   /** Live HTTP/2 sessions (inbound HBONE connections). */
   sessions: Set<Http2Session>;
+  /**
+   * Drops every HBONE connection as upstream's force_shutdown does: the h2 connection future is
+   * dropped (src/proxy/h2/server.rs `serve_connection` returns on force_shutdown), so its TCP socket
+   * is closed with no GOAWAY, RST_STREAM or TLS close_notify: the client sees the connection end.
+   * Returns how many were open.
+   */
+  dropConnections(): number;
+  /** Stops reading every HBONE connection, so nothing is answered again; keeps them open. */
+  freezeConnections(): number;
+  /**
+   * From now on every connection gets a GOAWAY after its first stream (istio/ztunnel#1191 option 1
+   * while the pod terminates: each new app connection then needs a new HBONE connection).
+   */
+  goawayAfterEveryStream(): void;
+  /**
+   * GOAWAY on every session, up to `boundMs` for their streams to end, then each connection's TLS
+   * ended (close_notify, then FIN): upstream h2's graceful_shutdown followed by a TLS shutdown.
+   * Resolves with how many GOAWAYs and close_notifys were sent.
+   */
+  endConnections(boundMs: number): Promise<{ goaways: number; closeNotify: number }>;
 }
 
 /** `10.0.0.5:8080` or `[fd00::5]:8080` -> host and port. */
@@ -105,14 +125,63 @@ export function createHboneServer(
 ): HboneInbound {
   const server = createSecureServer({ ...tls, allowHTTP1: false });
   const sessions = new Set<Http2Session>();
+  // The TLS sockets under the sessions: Http2Session#destroy() would send a final GOAWAY first.
+  const sockets = new Set<TLSSocket>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.on('session', (session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
+  // Streams open per session: a graceful end waits for them.
+  const openStreams = new Map<Http2Session, number>();
+  let goawayEveryStream = false;
   server.on('stream', (stream, headers) => {
+    const session = stream.session;
+    if (session) {
+      openStreams.set(session, (openStreams.get(session) ?? 0) + 1);
+      stream.once('close', () => openStreams.set(session, (openStreams.get(session) ?? 1) - 1));
+      // GOAWAY naming this stream as the last: it is served, the next one needs a new connection.
+      if (goawayEveryStream && !session.closed) session.close();
+    }
     handleConnect(stream, headers, resolveTarget, deps);
   });
-  return { server, sessions };
+  return {
+    server,
+    sessions,
+    dropConnections() {
+      const open = [...sockets];
+      for (const socket of open) socket.destroy();
+      return open.length;
+    },
+    goawayAfterEveryStream() {
+      goawayEveryStream = true;
+    },
+    freezeConnections() {
+      const open = [...sockets];
+      // The session reads its TLS socket natively (Http2Session consumes the handle), so pause()
+      // would not stop it: stop the handle itself, and no frame is read, hence none answered, again.
+      for (const socket of open)
+        (socket as unknown as { _handle?: { readStop(): number } })._handle?.readStop();
+      return open.length;
+    },
+    async endConnections(boundMs) {
+      // session.goaway(), not close(): close() on a session with no stream destroys it at once and
+      // the GOAWAY it queued may never be written.
+      const live = [...sessions].filter((s) => !s.closed && !s.destroyed);
+      for (const session of live) session.goaway();
+      const idle = (): boolean => live.every((s) => (openStreams.get(s) ?? 0) === 0);
+      const start = performance.now();
+      do await new Promise((r) => setTimeout(r, 10));
+      while (!idle() && performance.now() - start < boundMs);
+      const open = [...sockets].filter((s) => !s.destroyed);
+      // end(): TLS close_notify, then the TCP FIN; the client's session ends cleanly.
+      for (const socket of open) socket.end();
+      return { goaways: live.length, closeNotify: open.length };
+    },
+  };
 }
 
 function handleConnect(
@@ -184,10 +253,9 @@ function serveConnect(
       reject: () => {
         reply(stream, 503);
       },
-      reset: () => {
-        // RST_STREAM on the tunnel.
-        if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
-      },
+      // The listener drops (or freezes) the whole HBONE connection; the stream itself gets nothing.
+      drop: () => undefined,
+      freeze: () => undefined,
     });
   };
   if (!deps.awaitWorkload) {

@@ -9,9 +9,11 @@ import { proxyToApp } from './proxy-to-app.ts';
 /**
  * Plaintext inbound capture for one pod port: what in-pod redirection sends to ztunnel's :15006. Here
  * ztunnel binds pod IP:port itself (the app binds its private address), accepts, then connects on to
- * the app. When that connect fails the accepted connection is reset: the client already holds an
- * established connection, which is how a peer outside the mesh sees an app that has gone (503 UC at
- * an Envoy client).
+ * the app. Like upstream (src/proxy/inbound_passthrough.rs), nothing is read from the client until
+ * the app connection is up (pauseOnConnect), and a failure drops the client socket: close() sends a
+ * RST when the client's request is still unread in it, else a FIN. The client already holds an
+ * established connection either way, which is how a peer outside the mesh sees an app that has gone
+ * (503 UC at an Envoy client).
  */
 export function createPlaintextInbound(
   workload: LocalWorkload,
@@ -20,7 +22,7 @@ export function createPlaintextInbound(
   deps: InboundDeps,
 ): Server {
   // allowHalfOpen: a client's FIN is passed on to the app, and the app's reply still flows back.
-  return createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
+  return createServer({ noDelay: true, allowHalfOpen: true, pauseOnConnect: true }, (client) => {
     handlePlaintext(client, workload, port, cert, deps);
   });
 }
@@ -48,13 +50,17 @@ function handlePlaintext(
     app: { host: workload.appIp, port },
     deps,
     complete,
-    accept: () => undefined,
-    // The client already holds an established connection: a failure can only reset it.
-    reject: () => {
-      if (!client.destroyed) client.resetAndDestroy();
+    accept: () => {
+      client.resume();
     },
-    reset: () => {
-      client.resetAndDestroy();
+    reject: () => {
+      client.destroy();
+    },
+    drop: () => {
+      client.destroy();
+    },
+    freeze: () => {
+      client.pause();
     },
   });
 }

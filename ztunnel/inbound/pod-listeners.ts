@@ -1,9 +1,10 @@
 import type { Server } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { HBONE_PORT, OUTBOUND_CAPTURE_PORT } from '../../mesh/workload.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { createConnectionTracker } from './connection-tracker.ts';
-import type { ConnectionTracker } from './connection-tracker.ts';
+import type { ConnectionTracker, DropCounts } from './connection-tracker.ts';
 import { createHboneInbound } from './hbone-inbound.ts';
 import type { HboneInbound, InboundDeps } from './hbone-inbound.ts';
 import { createPlaintextInbound } from './plaintext-inbound.ts';
@@ -17,12 +18,33 @@ import type { OutboundDeps } from '../outbound/outbound-capture.ts';
  */
 export interface InboundListeners {
   tracker: ConnectionTracker;
+  /** The HBONE server: its live sessions (for inspection and GOAWAY). */
+  readonly hbone: HboneInbound;
   /** Stops accepting on every listener and sends GOAWAY on every HBONE connection; returns at once. */
   stopAccepting(): void;
   /** GOAWAY on every open HBONE connection; listeners stay open. Returns how many got one. */
   sendGoaway(): number;
-  /** stopAccepting, then force-close every connection (RST / RST_STREAM). Returns how many. */
-  destroy(reason: string): number;
+  /**
+   * Listeners closed (no GOAWAY: upstream sends none on this path) and every connection dropped at
+   * once: the HBONE connections first, so no tunnel ends gracefully as its app socket closes, then
+   * the plaintext ones and the app sockets (connection-tracker.ts says what dropping means).
+   * Returns how many tunnels and plaintext connections there were and how many had data in flight.
+   */
+  destroy(reason: string): DropCounts;
+  /**
+   * The same drop where the pod's network is already gone (upstream's DelWorkload today): nothing
+   * reaches a peer, neither a FIN nor a RST. Emulated by stopping every downstream socket, HBONE
+   * and plaintext, from reading (so nothing is ever answered again, a PING included) and keeping it
+   * open: its peer sees a connection that has gone silent, as it would with the veth deleted.
+   */
+  freeze(reason: string): DropCounts;
+  /**
+   * istio/ztunnel#1191 option 2 at the CNI DEL hook, before the network goes: listeners closed,
+   * GOAWAY on every HBONE connection, up to `boundMs` for its streams to end, then TLS close_notify
+   * and FIN on each (a graceful end); what is left is dropped. Resolves with how many close_notify
+   * were sent.
+   */
+  drainGracefully(boundMs: number): Promise<{ goaways: number; closeNotify: number }>;
 }
 
 /**
@@ -73,6 +95,16 @@ export async function bindInbound(
     throw err;
   }
   let accepting = true;
+  const closeListeners = (): void => {
+    if (!accepting) return;
+    accepting = false;
+    for (const [server] of servers) {
+      // Http2SecureServer#close() would also close every session (a GOAWAY on each): only the listen
+      // socket closes here; sendGoaway says it when that is meant.
+      if (server === hbone.server) TlsServer.prototype.close.call(server);
+      else server.close();
+    }
+  };
   const sendGoaway = (): number => {
     // session.close(): GOAWAY now, the session ends once its streams have (RFC 9113 section 6.8).
     const open = [...hbone.sessions].filter((session) => !session.closed);
@@ -81,19 +113,27 @@ export async function bindInbound(
   };
   const stopAccepting = (): void => {
     if (!accepting) return;
-    accepting = false;
-    for (const [server] of servers) server.close();
+    closeListeners();
     sendGoaway();
   };
   return {
     tracker,
+    hbone,
     stopAccepting,
     sendGoaway,
     destroy(reason) {
-      stopAccepting();
-      const n = tracker.forceCloseAll(reason);
-      for (const session of hbone.sessions) session.destroy();
-      return n;
+      closeListeners();
+      hbone.dropConnections();
+      return tracker.dropAll(reason);
+    },
+    freeze(reason) {
+      closeListeners();
+      hbone.freezeConnections();
+      return tracker.freezeAll(reason);
+    },
+    async drainGracefully(boundMs) {
+      closeListeners();
+      return hbone.endConnections(boundMs);
     },
   };
 }

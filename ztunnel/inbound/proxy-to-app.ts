@@ -4,12 +4,14 @@ import type { ConnectionOutcome } from '../telemetry/connection-log.ts';
 import { connectUpstream, describeConnectError } from './connect-upstream.ts';
 import type { InboundDeps } from './hbone-inbound.ts';
 import { pipeConnection } from './pipe-connection.ts';
+import type { FlowState } from './pipe-connection.ts';
 
 /**
- * The part every inbound path shares: track the connection (so drain and DelWorkload can force it
- * closed), connect to the app, then either splice the two or report the failure. What differs is
- * how the downstream hears of it: `accept` (a 200 for HBONE, nothing for plaintext), `reject` (503 /
- * RST) and `reset` (RST_STREAM / RST).
+ * The part every inbound path shares: track the connection (so drain and DelWorkload can drop it),
+ * connect to the app, then either splice the two or report the failure. What differs is how the
+ * downstream hears of it: `accept` (a 200 for HBONE, nothing for plaintext), `reject` (503 / the
+ * socket closed) and `drop` (what dropping the connection does to the downstream: its socket
+ * closed for plaintext; nothing for an HBONE stream, whose whole connection the listener drops).
  */
 export function proxyToApp(options: {
   downstream: Duplex;
@@ -18,19 +20,42 @@ export function proxyToApp(options: {
   complete: (outcome: ConnectionOutcome) => void;
   accept: () => void;
   reject: () => void;
-  reset: () => void;
+  drop: () => void;
+  /** What a drop with the network already gone does to the downstream (see connection-tracker.ts). */
+  freeze: () => void;
 }): void {
-  const { downstream, deps, complete } = options;
+  const { downstream, deps } = options;
+  let completed = false;
+  const complete = (outcome: ConnectionOutcome): void => {
+    if (completed) return;
+    completed = true;
+    options.complete(outcome);
+  };
   const abort = new AbortController();
   let upstream: Socket | undefined;
   let forcedReason: string | undefined;
+  const flow: FlowState = { awaitingAnswer: false };
   const untrack = deps.tracker.add({
-    forceClose: (reason) => {
+    drop: (reason) => {
       forcedReason = reason;
       abort.abort();
-      options.reset();
-      upstream?.resetAndDestroy();
+      options.drop();
+      // close(): a FIN to the app, or a RST if the app's bytes are still unread here.
+      upstream?.destroy();
     },
+    freeze: (reason) => {
+      forcedReason = reason;
+      abort.abort();
+      // Nothing may reach the downstream now: no more bytes, no FIN when the app side goes.
+      upstream?.unpipe(downstream);
+      downstream.unpipe();
+      options.freeze();
+      upstream?.destroy();
+      untrack();
+      complete({ bytesSent: 0, bytesRecv: 0, error: reason });
+    },
+    // Still connecting: the request that opened it waits for an answer.
+    hasDataInFlight: () => upstream === undefined || flow.awaitingAnswer,
   });
   // Until the app connection is up, the downstream going away just cancels the connect.
   const cancel = (): void => {
@@ -54,11 +79,20 @@ export function proxyToApp(options: {
         return;
       }
       options.accept();
-      pipeConnection(downstream, sock, (bytes, err) => {
-        untrack();
-        const error = forcedReason ?? err?.message;
-        complete({ bytesSent: bytes.sent, bytesRecv: bytes.recv, ...(error === undefined ? {} : { error }) });
-      });
+      pipeConnection(
+        downstream,
+        sock,
+        (bytes, err) => {
+          untrack();
+          const error = forcedReason ?? err?.message;
+          complete({
+            bytesSent: bytes.sent,
+            bytesRecv: bytes.recv,
+            ...(error === undefined ? {} : { error }),
+          });
+        },
+        flow,
+      );
     },
     (err: unknown) => {
       options.reject();

@@ -23,7 +23,10 @@ export async function connectNodeAgent(options: {
   const apply = async (message: AgentMessage): Promise<void> => {
     try {
       if (message.type === 'add') await options.ztunnel.addWorkload(message.workload);
-      else if (message.type === 'del') options.ztunnel.delWorkload(message.uid);
+      else if (message.type === 'del')
+        options.ztunnel.delWorkload(message.uid, { networkGone: message.networkGone ?? false });
+      else if (message.type === 'shutdown-starting') options.ztunnel.onShutdownStarting(message.uid);
+      else if (message.type === 'cni-del') await options.ztunnel.onCniDel(message.uid);
       else {
         options.ztunnel.markSnapshotSent();
         options.log.info('ready', { instance: options.instance });

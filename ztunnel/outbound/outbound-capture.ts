@@ -12,6 +12,7 @@ import { parseProxyV2 } from '../../mesh/proxy-protocol.ts';
 import type { Endpoint } from '../../mesh/proxy-protocol.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import type { InboundDeps } from '../inbound/hbone-inbound.ts';
+import type { FlowState } from '../inbound/pipe-connection.ts';
 import { pipeConnection } from '../inbound/pipe-connection.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';
 import { pickEndpoint } from './pick-endpoint.ts';
@@ -115,12 +116,23 @@ function tunnel(
   }
   let forcedReason: string | undefined;
   let stream: ClientHttp2Stream | undefined;
+  const flow: FlowState = { awaitingAnswer: false };
   const untrack = deps.tracker.add({
-    forceClose: (reason) => {
+    // Upstream drops the flow's task: the app's socket is closed (FIN, or RST with unread data) and
+    // the h2 crate resets the dropped stream with CANCEL; the pooled connection lives on.
+    drop: (reason) => {
       forcedReason = reason;
-      client.resetAndDestroy();
+      client.destroy();
       if (stream && !stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
     },
+    // The client pod's network is gone: its socket goes silent; nothing more is sent for it.
+    freeze: (reason) => {
+      forcedReason = reason;
+      client.pause();
+      client.unpipe();
+      stream?.unpipe();
+    },
+    hasDataInFlight: () => stream === undefined || flow.awaitingAnswer,
   });
   const headers = {
     baggage: `k8s.namespace.name=${workload.namespace},k8s.pod.name=${workload.name},service.name=${workload.name}`,
@@ -143,15 +155,20 @@ function tunnel(
         return;
       }
       if (early.length > 0) t.stream.write(early);
-      pipeConnection(client, t.stream, (bytes, err) => {
-        untrack();
-        const error = forcedReason ?? err?.message;
-        complete({
-          bytesSent: bytes.recv + early.length,
-          bytesRecv: bytes.sent,
-          ...(error === undefined ? {} : { error }),
-        });
-      });
+      pipeConnection(
+        client,
+        t.stream,
+        (bytes, err) => {
+          untrack();
+          const error = forcedReason ?? err?.message;
+          complete({
+            bytesSent: bytes.recv + early.length,
+            bytesRecv: bytes.sent,
+            ...(error === undefined ? {} : { error }),
+          });
+        },
+        flow,
+      );
       client.resume();
     },
     (err: unknown) => {

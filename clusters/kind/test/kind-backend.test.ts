@@ -95,6 +95,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       `docker build --target httpbin --tag ${IMAGES.httpbin} --file Dockerfile .`,
       `docker build --target gateway --tag ${IMAGES.gateway} --file Dockerfile .`,
       `docker build --target sidecar --tag ${IMAGES.sidecar} --file Dockerfile .`,
+      `docker build --target client --tag ${IMAGES.client} --file Dockerfile .`,
       `docker build --target istiod --tag ${IMAGES.istiod} --file Dockerfile .`,
     ]);
     const create = calls.find((c) => c.args[0] === 'create');

@@ -37,10 +37,11 @@ const BAD_INPUTS: [string[], RegExp][] = [
   ],
   [
     ['--drain-strategy', 'early'],
-    /--drain-strategy to be one of none, goaway-on-unhealthy, evict-on-removal, got "early"/,
+    /--drain-strategy to be one of none, goaway-on-shutdown-start, drain-on-cni-del, evict-on-removal, goaway-on-unhealthy, got "early"/,
   ],
   [['--tcp-migrate-req', '2'], /--tcp-migrate-req to be one of 0, 1, got "2"/],
   [['--prestop-sleep', 'x'], /--prestop-sleep to be a non-negative number of seconds, got "x"/],
+  [['--mesh-client', '5000'], /--mesh-client to be a number from 0 to 1000, got "5000"/],
 ];
 
 for (const [args, message] of BAD_INPUTS) {

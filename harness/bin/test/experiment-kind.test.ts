@@ -43,6 +43,7 @@ test('--backend kind refuses what kind cannot run, and a missing Docker engine, 
       /kind measures the real latencies/,
     ],
     [['--suite', 'seeds'], /--backend to be local with --suite/],
+    [['--scenario', 'workload-rollout', '--mesh-client', '20'], /--mesh-client to be 0 with --backend kind/],
     [
       ['--scenario', 'workload-rollout', '--kind-ingress-port', '70000'],
       /an integer from 1 to 65535, got "70000"/,
@@ -108,7 +109,7 @@ test(
     assert.equal(result.exitCode, 0, result.stdout + result.stderr);
 
     const calls = (await fakes.calls()).map((c) => `${c.tool} ${c.args.slice(0, 2).join(' ')}`);
-    assert.equal(calls.filter((c) => c === 'docker build --target').length, 5, 'five images built');
+    assert.equal(calls.filter((c) => c === 'docker build --target').length, 6, 'six images built');
     for (const step of ['kind create cluster', 'kind load docker-image', 'kind delete cluster'])
       assert.ok(calls.includes(step), step);
 

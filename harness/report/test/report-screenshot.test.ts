@@ -78,12 +78,17 @@ function syntheticRun() {
       start_s: '4.000',
       duration_ms: 300,
       failures: 15,
-      cause_kind: 'sigterm',
+      cause_kind: 'pod-deleting',
       cause_object: 'default/httpbin-a',
-      cause_t_s: '3.950',
+      cause_t_s: '3.900',
     },
   ];
-  return { row, timeline, events, bursts };
+  const zoom = Array.from({ length: 170 }, (_, i) => {
+    const t = 3 + i / 100;
+    return { burst: 1, t_s: t.toFixed(3), ok: 2, http_503_uf: t >= 4 && t < 4.3 ? 1 : 0, reset: 0 };
+  });
+  const latency = timeline.map((r) => ({ t_s: r.t_s, requests: 200, p50_ms: 2, p99_ms: 9 }));
+  return { row, timeline, events, bursts, zoom, latency, byEnd: timeline };
 }
 
 function countNear(png: PNG, hex: string, tolerance = 12): number {
@@ -120,6 +125,12 @@ test('report.html renders in headless Chromium with the timeline marks', async (
   assert.ok((dom.stdout.match(/mark-rect role-mark/g) ?? []).length >= 3, 'shading + failures rect marks');
   assert.match(dom.stdout, /http_503_uf/); // the legend names the class
   assert.match(dom.stdout, /sigterm/); // the events table
+  // The burst's zoom is drawn, and names the cause's events in the picture itself (SVG text).
+  assert.match(dom.stdout, /Bursts, zoomed/);
+  assert.ok((dom.stdout.match(/<svg/g) ?? []).length >= 2, 'the overview and one zoom');
+  assert.match(dom.stdout, /<text[^>]*>sigterm<\/text>/);
+  assert.match(dom.stdout, /failures\/s, by completion/);
+  assert.match(dom.stdout, /latency, ms/);
 
   const shot = join(dir, 'shot.png');
   await execa(CHROMIUM, [...CHROME_FLAGS, `--screenshot=${shot}`, url], { timeout: 60_000 });

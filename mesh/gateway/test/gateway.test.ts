@@ -1,8 +1,10 @@
 // The gateway against real ztunnel pod listeners (in-process) and real httpbin servers, over HBONE
 // and plain TCP: Envoy's answers for live pods, for a pod whose app has exited while it is still
-// listed, with and without `reset` retries, and max connection duration.
+// listed, with and without `reset` retries, max connection duration, and the Keep-Alive hint Envoy ignores.
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { startHttpbin } from '../../../apps/httpbin/httpbin-server.ts';
 import { createSystemClock } from '../../../lib/index.ts';
@@ -14,6 +16,7 @@ import { createCertificateAuthority, formatSpiffeId } from '../../pki/index.ts';
 import { parseAccessLogLine } from '../access-log.ts';
 import { RESPONSE_FLAGS_HEADER, startGateway } from '../gateway.ts';
 import { ISTIO_DEFAULT_RETRY_ON, parseRetryPolicy } from '../retry-policy.ts';
+import { ISTIO_UPSTREAM_LIMITS, plainUpstreamDiscovery, ROUTE } from './plain-route.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };
 const ca = await createCertificateAuthority();
@@ -94,7 +97,7 @@ async function setup(
     port: 0,
     clock,
     discovery,
-    route: { service: 'default/httpbin', port: 8000 },
+    route: ROUTE,
     ...(options.mode === 'hbone'
       ? {
           hbone: {
@@ -108,9 +111,8 @@ async function setup(
       : {}),
     retry: parseRetryPolicy({ numRetries: 2, retryOn: options.retryOn }),
     limits: {
-      idleTimeoutMs: 3_600_000,
+      ...ISTIO_UPSTREAM_LIMITS,
       maxConnectionDurationMs: options.maxConnectionDurationMs ?? 0,
-      maxRequestsPerConnection: 0,
     },
     log: (line) => accessLog.push(line),
   });
@@ -183,4 +185,41 @@ describe('gateway (Envoy-like)', () => {
       `expected rotation over ~600 ms at 100 ms max age, saw ${String(connections.size)} connections`,
     );
   });
+});
+
+it("keeps an idle upstream connection past the server's Keep-Alive: timeout hint, as Envoy does", async (t) => {
+  // The upstream announces `Keep-Alive: timeout=2` but holds idle connections for a minute. Node's
+  // http.Agent would close its pooled connection 1 s before the hint (after 1 s idle here); Envoy
+  // ignores the header (envoyproxy/envoy#28105) and keeps it until its own idle_timeout.
+  const upstreamConnections: unknown[] = [];
+  const upstream = createServer((_req, res) => {
+    res.setHeader('connection', 'keep-alive');
+    res.setHeader('keep-alive', 'timeout=2');
+    res.writeHead(418).end();
+  });
+  upstream.keepAliveTimeout = 60_000;
+  upstream.on('connection', (s) => upstreamConnections.push(s));
+  upstream.listen(0, '127.171.0.1');
+  await once(upstream, 'listening');
+  t.after(() => {
+    upstream.closeAllConnections();
+    upstream.close();
+  });
+  const discovery = plainUpstreamDiscovery('127.171.0.1', (upstream.address() as AddressInfo).port);
+  const gateway = await startGateway({
+    host: '127.172.0.1',
+    port: 0,
+    clock,
+    discovery,
+    route: ROUTE,
+    retry: parseRetryPolicy({ numRetries: 2, retryOn: ISTIO_DEFAULT_RETRY_ON }),
+    limits: ISTIO_UPSTREAM_LIMITS,
+    log: () => undefined,
+  });
+  t.after(() => gateway.close());
+  const send = () => get(gateway.address.port, gateway.address.address, '/status/418');
+  assert.equal((await send()).status, 418);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.equal((await send()).status, 418);
+  assert.equal(upstreamConnections.length, 1, 'the second request reused the first connection');
 });

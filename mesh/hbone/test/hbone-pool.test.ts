@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { createManualClock, createSystemClock } from '../../../lib/index.ts';
 import { startEchoApp, startTestPod, testWorkload } from '../../../ztunnel/inbound/test/fixtures.ts';
 import { createCertificateAuthority } from '../../pki/index.ts';
-import { createHbonePool } from '../hbone-pool.ts';
+import { createHbonePool, type PoolEvent } from '../hbone-pool.ts';
 
 const ca = await createCertificateAuthority();
 const src = await ca.issue({ namespace: 'istio-system', serviceAccount: 'gateway' });
@@ -21,6 +21,30 @@ async function startPod(t: { after: (fn: () => unknown) => void }, n: number, wi
     pod,
     metrics,
     key: { srcIdentity: src.spiffeId, dstIdentity: dst.spiffeId, dstAddr: `${w.podIp}:15008` },
+  };
+}
+
+/** A TCP relay in front of a pod's HBONE port that can stop passing anything back (a silent peer). */
+async function startSilenceableRelay(t: { after: (fn: () => unknown) => void }, podIp: string, host: string) {
+  let silent = false;
+  const relay = createServer((client) => {
+    const upstream = connect({ host: podIp, port: 15008 });
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!silent) client.write(chunk);
+    });
+  });
+  relay.listen({ host, port: 15008 });
+  await once(relay, 'listening');
+  t.after(() => {
+    relay.close();
+  });
+  return {
+    silence() {
+      silent = true;
+    },
   };
 }
 
@@ -92,22 +116,7 @@ test('a connection with no streams is released after 5 minutes idle', async (t) 
 
 test('PINGs keep a healthy connection; one whose PING goes unanswered is dropped', async (t) => {
   const { w, key } = await startPod(t, 6);
-  // A TCP relay in front of the pod that can stop passing anything back (a silent peer).
-  let silent = false;
-  const relay = createServer((client) => {
-    const upstream = connect({ host: w.podIp, port: 15008 });
-    client.on('error', () => undefined);
-    upstream.on('error', () => undefined);
-    client.pipe(upstream);
-    upstream.on('data', (chunk: Buffer) => {
-      if (!silent) client.write(chunk);
-    });
-  });
-  relay.listen({ host: '127.72.0.1', port: 15008 });
-  await once(relay, 'listening');
-  t.after(() => {
-    relay.close();
-  });
+  const relay = await startSilenceableRelay(t, w.podIp, '127.72.0.1');
   const pool = createHbonePool({
     clock: createSystemClock(),
     settings: { pingIntervalMs: 30, pingTimeoutMs: 60 },
@@ -120,11 +129,138 @@ test('PINGs keep a healthy connection; one whose PING goes unanswered is dropped
   tunnel.stream.on('error', () => undefined);
   await new Promise((r) => setTimeout(r, 150));
   assert.deepEqual([pool.stats().connections, pool.stats().pingTimeouts], [1, 0], 'answered PINGs keep it');
-  silent = true;
+  relay.silence();
   await new Promise((r) => setTimeout(r, 250));
   assert.deepEqual(
     [pool.stats().connections, pool.stats().pingTimeouts],
     [0, 1],
     'an unanswered PING drops it',
   );
+});
+
+test('after GOAWAY the open tunnel keeps working, the client sends no GOAWAY of its own, and it closes once idle', async (t) => {
+  const old = await startPod(t, 7);
+  const pool = createHbonePool({ clock: createSystemClock() });
+  t.after(() => {
+    pool.destroy();
+  });
+  const tunnel = await pool.connect(old.key, src, `${old.w.podIp}:8080`);
+  const session = tunnel.stream.session;
+  assert.ok(session);
+  // The server's view: did the client answer our GOAWAY with one of its own?
+  const serverSession = [...old.pod.hbone.sessions][0];
+  assert.ok(serverSession);
+  let clientGoaways = 0;
+  serverSession.on('goaway', () => clientGoaways++);
+  const goaway = once(session, 'goaway');
+  old.pod.sendGoaway();
+  await goaway;
+  await new Promise((r) => setTimeout(r, 50));
+  tunnel.stream.write('still here');
+  const [echo] = (await once(tunnel.stream, 'data')) as [Buffer];
+  assert.equal(echo.toString(), 'still here', 'the tunnel opened before GOAWAY keeps working');
+  assert.equal(clientGoaways, 0, 'no GOAWAY back while a stream is open (Envoy sends none)');
+  assert.equal(session.closed, false);
+  const closed = once(session, 'close');
+  tunnel.stream.end();
+  tunnel.stream.resume();
+  await closed; // closed by the pool once its last stream is done
+});
+
+test('events name each connection: opened, ping, ping-timeout, then removed and closed with the reason', async (t) => {
+  const { w, key } = await startPod(t, 8);
+  const relay = await startSilenceableRelay(t, w.podIp, '127.72.0.2');
+  const events: PoolEvent[] = [];
+  const pool = createHbonePool({
+    clock: createSystemClock(),
+    settings: { pingIntervalMs: 30, pingTimeoutMs: 60 },
+    onEvent: (e) => events.push(e),
+  });
+  t.after(() => {
+    pool.destroy();
+  });
+  const tunnel = await pool.connect({ ...key, dstAddr: '127.72.0.2:15008' }, src, `${w.podIp}:8080`);
+  tunnel.stream.on('error', () => undefined);
+  relay.silence();
+  await new Promise((r) => setTimeout(r, 250));
+  const seen = events.map((e) => ('reason' in e ? `${e.type}:${e.reason}` : e.type));
+  assert.equal(seen[0], 'opened');
+  assert.equal(seen.filter((s) => s === 'ping-timeout').length, 1);
+  const tail = seen.slice(seen.indexOf('ping-timeout'));
+  assert.deepEqual(tail, ['ping-timeout', 'removed:ping-timeout', 'closed:ping-timeout']);
+  assert.ok(events.every((e) => e.dstAddr === '127.72.0.2:15008'));
+  assert.ok(seen.slice(1, seen.indexOf('ping-timeout')).every((s) => s === 'ping'));
+});
+
+test('back-off: after a failed connect, connects to that address fail at once until it ends (off by default)', async (t) => {
+  const { w, key } = await startPod(t, 9);
+  const nowhere = { ...key, dstAddr: '127.72.0.3:15008' }; // nothing listens there: refused
+  const tryConnect = (pool: ReturnType<typeof createHbonePool>, k = nowhere): Promise<string> =>
+    pool.connect(k, src, `${w.podIp}:8080`).then(
+      (x) => String(x.status),
+      (err: unknown) => (err instanceof Error ? err.message : String(err)),
+    );
+  const clock = createManualClock();
+  const events: PoolEvent[] = [];
+  const pool = createHbonePool({
+    clock,
+    settings: { backoff: { initialMs: 100, maxMs: 150 } },
+    onEvent: (e) => events.push(e),
+  });
+  t.after(() => {
+    pool.destroy();
+  });
+  assert.match(await tryConnect(pool), /ECONNREFUSED/);
+  assert.match(
+    await tryConnect(pool),
+    /backing off 127\.72\.0\.3:15008 after 1 failed connects \(100 ms left\)/,
+  );
+  assert.equal(await tryConnect(pool, key), '200', 'other destinations are not held back');
+  await clock.advance(100);
+  assert.match(await tryConnect(pool), /ECONNREFUSED/, 'tried again once the back-off ends');
+  assert.match(await tryConnect(pool), /\(150 ms left\)/, 'doubled, capped at maxMs');
+  assert.deepEqual(
+    events.filter((e) => e.type === 'backoff').map((e) => e.ms),
+    [100, 150],
+  );
+  const plain = createHbonePool({ clock });
+  t.after(() => {
+    plain.destroy();
+  });
+  assert.match(await tryConnect(plain), /ECONNREFUSED/);
+  assert.match(await tryConnect(plain), /ECONNREFUSED/, 'upstream: every connect is tried');
+});
+
+test('GOAWAY after every stream (option 1 while a pod terminates): each new tunnel needs a new connection', async (t) => {
+  const { w, key, pod } = await startPod(t, 10);
+  let goaway = Promise.withResolvers<undefined>();
+  const pool = createHbonePool({
+    clock: createSystemClock(),
+    onEvent: (e) => {
+      if (e.type === 'goaway') goaway.resolve(undefined);
+    },
+  });
+  t.after(() => {
+    pool.destroy();
+  });
+  const oneTunnel = async (): Promise<void> => {
+    const tunnel = await pool.connect(key, src, `${w.podIp}:8080`);
+    assert.equal(tunnel.status, 200);
+    tunnel.stream.end();
+    tunnel.stream.resume();
+    await once(tunnel.stream, 'close');
+  };
+  await oneTunnel();
+  await oneTunnel();
+  assert.equal(pool.stats().connectionsOpened, 1, 'before: one pooled connection carries both');
+  pod.hbone.goawayAfterEveryStream();
+  for (let i = 0; i < 3; i++) {
+    await oneTunnel();
+    // The GOAWAY follows the stream: the next app connection comes after it (as at 20 req/s).
+    await goaway.promise;
+    goaway = Promise.withResolvers<undefined>();
+  }
+  // The first of the three went on the pooled connection, each of the others on a new one.
+  assert.equal(pool.stats().connectionsOpened, 3, 'after: a new connection per tunnel');
+  assert.equal(pool.stats().goawaysSeen, 3);
 });

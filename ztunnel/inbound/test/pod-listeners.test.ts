@@ -1,11 +1,12 @@
 // Real sockets, real HTTP/2 and TLS: the pod's inbound listeners as a peer sees them.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { test } from 'node:test';
 import { openHboneSession, openTunnel } from '../../../mesh/hbone/index.ts';
 import { createDiscoveryState } from '../../../mesh/discovery/index.ts';
 import { createCertificateAuthority } from '../../../mesh/pki/index.ts';
+import { waitUntil } from '../../../lib/test/wait-until.ts';
 import { startEchoApp, startTestPod, testWorkload } from './fixtures.ts';
 
 const ca = await createCertificateAuthority();
@@ -126,20 +127,39 @@ test('drain: GOAWAY to the HBONE client, the open tunnel keeps working, new conn
   await assert.rejects(openHboneSession({ host: w.podIp, cert: gatewayCert }), /ECONNREFUSED/);
 });
 
-test('destroy force-closes a live tunnel with RST_STREAM', async (t) => {
-  const w = testWorkload(31, 8);
+test('destroy drops the HBONE connection whole (no GOAWAY, no RST_STREAM) and counts what was in flight', async (t) => {
+  const w = testWorkload(31, 8, [8080, 8081]);
   await startEchoApp(t, w.appIp, 8080);
+  // An app that reads and never answers: a request on it stays in flight.
+  const silent = createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.resume();
+  });
+  silent.listen({ host: w.appIp, port: 8081 });
+  await once(silent, 'listening');
+  t.after(() => silent.close());
   const { pod } = await startTestPod(t, w, podCert);
   const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
   t.after(() => {
     session.destroy();
   });
-  const tunnel = await openTunnel(session, `${w.podIp}:8080`);
-  tunnel.stream.on('error', () => undefined);
-  const closed = once(tunnel.stream, 'close');
-  assert.equal(pod.destroy('connection closed due to connection drain'), 1);
-  await closed;
-  assert.notEqual(tunnel.stream.rstCode, 0, 'stream reset, not ended cleanly');
+  let goaways = 0;
+  session.on('goaway', () => goaways++);
+  const answered = await openTunnel(session, `${w.podIp}:8080`);
+  answered.stream.write('ping');
+  await once(answered.stream, 'data');
+  const waiting = await openTunnel(session, `${w.podIp}:8081`);
+  waiting.stream.write('GET / HTTP/1.1\r\n\r\n');
+  await waitUntil('the unanswered request seen in flight', () => pod.tracker.inFlight() === 1);
+  for (const s of [answered.stream, waiting.stream]) s.on('error', () => undefined);
+  const sessionClosed = once(session, 'close');
+  assert.deepEqual(pod.destroy('connection closed due to connection drain'), { connections: 2, inFlight: 1 });
+  await sessionClosed;
+  assert.equal(goaways, 0, 'no GOAWAY on the forced path');
+  assert.ok(
+    answered.stream.destroyed && waiting.stream.destroyed,
+    'both tunnels ended with their connection',
+  );
 });
 
 test('with discovery, a CONNECT waits for the workload to be known: 200 once it is, 503 when it never is', async (t) => {
@@ -178,4 +198,60 @@ test('with discovery, a CONNECT waits for the workload to be known: 200 once it 
   const tunnel = await pending;
   assert.equal(tunnel.status, 200);
   tunnel.stream.destroy();
+});
+
+/** An echo app behind its pod's listeners, and a client HBONE session to it counting GOAWAYs. */
+async function podWithClientSession(t: { after: (fn: () => unknown) => void }, n: number) {
+  const w = testWorkload(31, n);
+  await startEchoApp(t, w.appIp, 8080);
+  const { pod } = await startTestPod(t, w, podCert);
+  const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
+  t.after(() => {
+    session.destroy();
+  });
+  let goaways = 0;
+  session.on('goaway', () => goaways++);
+  return { w, pod, session, goaways: () => goaways };
+}
+
+test('freeze (the pod network gone first): the HBONE connection goes silent - no GOAWAY, no close, PINGs unanswered', async (t) => {
+  const { w, pod, session, goaways } = await podWithClientSession(t, 10);
+  const tunnel = await openTunnel(session, `${w.podIp}:8080`);
+  tunnel.stream.on('error', () => undefined);
+  tunnel.stream.write('ping');
+  await once(tunnel.stream, 'data');
+  assert.deepEqual(pod.freeze('pod deleted'), { connections: 1, inFlight: 0 });
+  const answered = await new Promise<string>((resolve) => {
+    const timer = setTimeout(() => {
+      resolve('no answer');
+    }, 300);
+    session.ping(() => {
+      clearTimeout(timer);
+      resolve('answered');
+    });
+  });
+  assert.equal(answered, 'no answer', 'a PING to the gone pod is never answered');
+  assert.equal(goaways(), 0, 'nothing reaches the client: no GOAWAY');
+  assert.equal(session.closed || session.destroyed, false, 'nor a close');
+  tunnel.stream.write('anyone?');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(tunnel.stream.destroyed, false, 'the tunnel is just silent');
+});
+
+test('drain at CNI DEL (option 2): GOAWAY, then TLS close_notify and FIN; the client session ends cleanly', async (t) => {
+  const { w, pod, session, goaways } = await podWithClientSession(t, 11);
+  let sessionError: unknown;
+  session.on('error', (err: unknown) => {
+    sessionError = err;
+  });
+  // One tunnel used and finished: the app has exited by the time CNI DEL runs.
+  const tunnel = await openTunnel(session, `${w.podIp}:8080`);
+  tunnel.stream.end('bye');
+  tunnel.stream.resume();
+  await once(tunnel.stream, 'close');
+  const closed = once(session, 'close');
+  assert.deepEqual(await pod.drainGracefully(200), { goaways: 1, closeNotify: 1 });
+  await closed;
+  assert.equal(goaways(), 1);
+  assert.equal(sessionError, undefined, 'a clean end, not an error');
 });

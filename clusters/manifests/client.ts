@@ -1,0 +1,45 @@
+import type { V1Deployment } from '@kubernetes/client-node';
+import { HTTPBIN_SERVICE_PORT } from './httpbin.ts';
+import { DATAPLANE_MODE_LABEL, IMAGES, NODE_LABEL } from './images.ts';
+
+export interface ClientManifestOptions {
+  /** Requests per second, each on a new app connection. */
+  rps: number;
+  /** The node it runs on (default node-1, beside the gateway). */
+  node?: string;
+}
+
+/**
+ * A meshed client (ambient) calling httpbin's Service: ztunnel-to-ztunnel HBONE traffic, the kind
+ * seed 003's per-pod drain options are about (Istio's samples/sleep in spirit).
+ */
+export function buildClient(options: ClientManifestOptions): V1Deployment {
+  const labels = { app: 'client' };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'client', namespace: 'default', labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels: { ...labels, [DATAPLANE_MODE_LABEL]: 'ambient' } },
+        spec: {
+          serviceAccountName: 'client',
+          nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },
+          containers: [
+            {
+              name: 'client',
+              image: IMAGES.client,
+              env: [
+                { name: 'TARGET', value: `httpbin.default.svc:${String(HTTPBIN_SERVICE_PORT)}` },
+                { name: 'RPS', value: String(options.rps) },
+                { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  };
+}

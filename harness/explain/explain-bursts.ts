@@ -1,0 +1,160 @@
+import type { LifecycleEvent } from '../../clusters/events.ts';
+import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import type { Burst } from '../tally/index.ts';
+
+/**
+ * Why a burst of failures happened, from what the components themselves logged:
+ * - drain-deadline: an old ztunnel dropped its remaining connections at its drain deadline
+ *   (connection-tracker.ts). Its log line says how many and how many had a request in flight
+ *   inside it; the gateway's access log says which failed requests started before the drop (in
+ *   flight toward or inside the old ztunnel) and which after it (sent on a connection the gateway
+ *   had not yet seen close; the last one's delay is the gateway's reaction time).
+ * - listener-close: an old ztunnel closed its listeners at SIGTERM; connections still in their
+ *   accept queue are reset (net.ipv4.tcp_migrate_req=0).
+ * - pod-termination: a workload pod was going away (E2: ztunnel kept routing to it).
+ * - unattributed: nothing in the events explains it.
+ */
+export type BurstMechanism = 'drain-deadline' | 'listener-close' | 'pod-termination' | 'unattributed';
+
+export interface BurstExplanation {
+  mechanism: BurstMechanism;
+  /** One line for the run's output. */
+  text: string;
+  /** The gateway's local replies inside the burst (from its access log). */
+  gatewayFailures: number;
+  droppedConnections?: number;
+  droppedInFlight?: number;
+  failedBeforeDrop?: number;
+  failedAfterDrop?: number;
+  /** From the drop to the start of the last request that still went onto a dropped connection. */
+  gatewayReactionMs?: number;
+  /**
+   * What happened to the cause's object, relative to the cause (`sigterm +0.000 s, container-exited
+   * +0.511 s, del-workload +0.513 s, workload-unhealthy-pushed +0.746 s`).
+   */
+  causeTimeline: string;
+  /** pod-termination: whether its first failure came after the pod's SIGTERM (as in E2 it should). */
+  startsAfterSigterm?: boolean;
+}
+
+/** The events that tell a termination's story, in the order they usually come. */
+const STORY = new Set([
+  'pod-deleting',
+  'prestop-started',
+  'sigterm',
+  'sigkill',
+  'container-exited',
+  'pod-terminal',
+  'del-workload',
+  'sandbox-removed',
+  'workload-unhealthy-pushed',
+  'workload-removed-pushed',
+  'pod-removed',
+  'drain-deadline',
+]);
+
+function causeTimeline(cause: Burst['cause'], events: readonly LifecycleEvent[]): string {
+  if (!cause) return '';
+  return events
+    .filter((e) => e.object === cause.object && STORY.has(e.kind))
+    .sort((a, b) => a.atMs - b.atMs)
+    .map((e) => {
+      const s = (e.atMs - cause.atMs) / 1000;
+      return `${e.kind} ${s < 0 ? '' : '+'}${s.toFixed(3)} s`;
+    })
+    .join(', ');
+}
+
+/** A gateway failure on the run's clock. */
+export interface GatewayFailure {
+  startMs: number;
+  entry: ParsedAccessLog;
+}
+
+/** What closes an old ztunnel's listeners: its SIGTERM (after the pod's deletion and any preStop). */
+const LISTENER_CLOSE = new Set(['pod-deleting', 'prestop-started', 'sigterm']);
+/** A workload pod going away, from its deletion to its removal. */
+const POD_GONE = new Set([
+  'pod-deleting',
+  'prestop-started',
+  'sigterm',
+  'sigkill',
+  'container-exited',
+  'pod-terminal',
+  'del-workload',
+  'pod-removed',
+]);
+
+/** `connections=72 in_flight=3` from a drain-deadline event's log line. */
+export function parseDeadlineFigures(
+  detail: string | undefined,
+): { connections: number; inFlight: number } | undefined {
+  const m = /\bconnections=(\d+)\b.*\bin_flight=(\d+)\b/.exec(detail ?? '');
+  return m ? { connections: Number(m[1]), inFlight: Number(m[2]) } : undefined;
+}
+
+/** `+0.310 and +0.695 s`: when the first and last of `failures` started, from `originMs`. */
+function span(failures: readonly GatewayFailure[], originMs: number): string {
+  const starts = failures.map((f) => (f.startMs - originMs) / 1000);
+  return `+${Math.min(...starts).toFixed(3)} and +${Math.max(...starts).toFixed(3)} s`;
+}
+
+/** `inBurst`: the gateway's failures that make up the burst (group-by-cause.ts). */
+export function explainBurst(
+  burst: Burst,
+  events: readonly LifecycleEvent[],
+  inBurst: readonly GatewayFailure[],
+): BurstExplanation {
+  const cause = burst.cause;
+  const story = causeTimeline(cause, events);
+  const causeEvent = cause
+    ? events.find((e) => e.atMs === cause.atMs && e.kind === cause.kind && e.object === cause.object)
+    : undefined;
+  const isZtunnel = cause?.object.startsWith('istio-system/ztunnel') ?? false;
+  if (cause?.kind === 'drain-deadline') {
+    const figures = parseDeadlineFigures(causeEvent?.detail);
+    const before = inBurst.filter((f) => f.startMs < cause.atMs);
+    const after = inBurst.filter((f) => f.startMs >= cause.atMs);
+    const reaction = after.length ? Math.max(...after.map((f) => f.startMs)) - cause.atMs : undefined;
+    const dropped = figures
+      ? `${cause.object} dropped ${String(figures.connections)} connections at its drain deadline (${String(figures.inFlight)} with a request in flight inside it)`
+      : `${cause.object} dropped its connections at its drain deadline`;
+    return {
+      mechanism: 'drain-deadline',
+      text:
+        `${dropped}; the gateway failed ${String(inBurst.length)}: ${String(before.length)} sent before the drop, ` +
+        `${String(after.length)} sent after it onto a connection it had not yet seen close` +
+        (reaction === undefined ? '' : ` (the last ${String(Math.round(reaction))} ms after the drop)`),
+      gatewayFailures: inBurst.length,
+      causeTimeline: story,
+      ...(figures ? { droppedConnections: figures.connections, droppedInFlight: figures.inFlight } : {}),
+      failedBeforeDrop: before.length,
+      failedAfterDrop: after.length,
+      ...(reaction === undefined ? {} : { gatewayReactionMs: Math.round(reaction) }),
+    };
+  }
+  if (cause && isZtunnel && LISTENER_CLOSE.has(cause.kind))
+    return {
+      mechanism: 'listener-close',
+      text: `${cause.object} closed its listeners (${cause.kind}); the gateway failed ${String(inBurst.length)}: connections in the closing listener's accept queue are reset (tcp_migrate_req=0)`,
+      gatewayFailures: inBurst.length,
+      causeTimeline: story,
+    };
+  if (cause && !isZtunnel && POD_GONE.has(cause.kind)) {
+    const sigterm = events.find((e) => e.kind === 'sigterm' && e.object === cause.object);
+    const first = Math.min(...inBurst.map((f) => f.startMs));
+    return {
+      startsAfterSigterm: sigterm !== undefined && first >= sigterm.atMs,
+      mechanism: 'pod-termination',
+      text: `${cause.object} was terminating (${cause.kind}); the gateway failed ${String(inBurst.length)} sent to it between ${span(inBurst, cause.atMs)} after its deletion; ${story}`,
+      gatewayFailures: inBurst.length,
+      causeTimeline: story,
+    };
+  }
+  return {
+    mechanism: 'unattributed',
+    text: `no lifecycle event explains it${cause ? ` (the latest before it: ${cause.kind} ${cause.object})` : ''}; the gateway failed ${String(inBurst.length)}`,
+    gatewayFailures: inBurst.length,
+    causeTimeline: story,
+  };
+}

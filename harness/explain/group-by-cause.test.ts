@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { LifecycleEvent } from '../../clusters/events.ts';
+import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import { groupFailuresByCause } from './group-by-cause.ts';
+
+const ev = (
+  atMs: number,
+  kind: LifecycleEvent['kind'],
+  object: string,
+  node: string,
+  detail?: string,
+): LifecycleEvent => ({
+  atMs,
+  kind,
+  source: 'kubelet',
+  object,
+  node,
+  ...(detail === undefined ? {} : { detail }),
+});
+const fail = (startMs: number, upstream: string) => {
+  const entry: ParsedAccessLog = {
+    startWallMs: startMs,
+    status: 503,
+    flags: ['UF'],
+    durationMs: 1,
+    upstream,
+    attempts: 1,
+  };
+  return { startMs, entry };
+};
+
+const events: LifecycleEvent[] = [
+  ev(0, 'pod-created', 'default/httpbin-a', 'node-1', '127.9.2.1 (app 127.9.3.1)'),
+  ev(0, 'pod-created', 'default/httpbin-b', 'node-2', '127.9.2.2 (app 127.9.3.2)'),
+  ev(0, 'pod-created', 'default/httpbin-c', 'node-1', '127.9.2.3 (app 127.9.3.3)'),
+  ev(0, 'pod-created', 'istio-system/ztunnel-1', 'node-1', '127.9.1.1 (app 127.9.1.1)'),
+  ev(10_000, 'pod-deleting', 'default/httpbin-a', 'node-1'),
+  ev(10_010, 'sigterm', 'default/httpbin-a', 'node-1'),
+  ev(20_000, 'pod-deleting', 'default/httpbin-b', 'node-2'),
+  ev(
+    40_000,
+    'drain-deadline',
+    'istio-system/ztunnel-1',
+    'node-1',
+    'drain deadline reached connections=9 in_flight=1',
+  ),
+];
+
+test('one burst per terminating pod, across quiet gaps; deadline failures go to the ztunnel on their pod node', () => {
+  const bursts = groupFailuresByCause(
+    [
+      fail(10_100, '127.9.2.1:8080'),
+      fail(10_450, '127.9.2.1:8080'), // 350 ms later, nothing in between: still the same pod
+      fail(20_050, '127.9.2.2:8080'),
+      fail(39_990, '127.9.2.3:8080'),
+      fail(40_030, '127.9.2.3:8080'),
+      fail(50_000, ''), // no healthy upstream: no upstream to blame
+    ],
+    events,
+  );
+  assert.deepEqual(
+    bursts.map((b) => [b.cause?.kind ?? 'none', b.cause?.object ?? '', b.failures, b.durationMs]),
+    [
+      ['pod-deleting', 'default/httpbin-a', 2, 350],
+      ['pod-deleting', 'default/httpbin-b', 1, 0],
+      ['drain-deadline', 'istio-system/ztunnel-1', 2, 40],
+      ['none', '', 1, 0],
+    ],
+  );
+});

@@ -1,0 +1,96 @@
+import type { LifecycleEvent } from '../../clusters/events.ts';
+import type { Burst } from '../tally/index.ts';
+import type { GatewayFailure } from './explain-bursts.ts';
+
+/**
+ * Failures grouped by what caused them rather than by when they happened: every failure the
+ * gateway logged goes to the cause its upstream points at, so one terminating pod is one burst even
+ * when a quiet 100 ms lies between two of its failures (at 50 RPS a bucket holds ~5 requests).
+ *
+ * - pod-termination: the upstream pod was being deleted when the request started (E2).
+ * - drain-deadline: an old ztunnel on the upstream pod's node reached its drain deadline within
+ *   DEADLINE_WINDOW_MS of the request's start (E1).
+ * - listener-close: an old ztunnel on that node had just closed its listeners (SIGTERM).
+ * - unattributed: none of these (and failures with no upstream at all, e.g. no healthy upstream).
+ */
+export interface CauseBurst extends Burst {
+  failuresList: GatewayFailure[];
+  /** When the last failed request started (the burst's length is last - first). */
+  lastStartMs: number;
+}
+
+/** A request cut at a deadline started up to its own duration before it; a reaction takes a while after. */
+const DEADLINE_WINDOW_MS = 2000;
+const LISTENER_WINDOW_MS = { before: 500, after: 2000 };
+
+interface PodFacts {
+  key: string;
+  node: string;
+}
+
+/** Pod address -> pod, from the local backend's pod-created events (`<podIp> (app <appIp>)`). */
+function podsByIp(events: readonly LifecycleEvent[]): Map<string, PodFacts> {
+  const pods = new Map<string, PodFacts>();
+  for (const e of events) {
+    if (e.kind !== 'pod-created' || !e.node) continue;
+    const ip = /^(\d+\.\d+\.\d+\.\d+)\b/.exec(e.detail ?? '')?.[1];
+    if (ip) pods.set(ip, { key: e.object, node: e.node });
+  }
+  return pods;
+}
+
+const isZtunnel = (object: string): boolean => object.startsWith('istio-system/ztunnel');
+
+function causeOf(
+  failure: GatewayFailure,
+  pods: ReadonlyMap<string, PodFacts>,
+  events: readonly LifecycleEvent[],
+): LifecycleEvent | undefined {
+  const ip = failure.entry.upstream.replace(/:\d+$/, '');
+  const pod = pods.get(ip);
+  if (!pod) return undefined;
+  const t = failure.startMs;
+  const deleting = events.find((e) => e.kind === 'pod-deleting' && e.object === pod.key);
+  if (deleting && deleting.atMs <= t) return deleting;
+  const onNode = events.filter((e) => e.node === pod.node && isZtunnel(e.object));
+  const deadline = onNode
+    .filter((e) => e.kind === 'drain-deadline' && Math.abs(t - e.atMs) <= DEADLINE_WINDOW_MS)
+    .sort((a, b) => Math.abs(t - a.atMs) - Math.abs(t - b.atMs))[0];
+  if (deadline) return deadline;
+  return onNode.find(
+    (e) =>
+      e.kind === 'sigterm' &&
+      t >= e.atMs - LISTENER_WINDOW_MS.before &&
+      t <= e.atMs + LISTENER_WINDOW_MS.after,
+  );
+}
+
+/** One burst per cause, in order of their first failure. */
+export function groupFailuresByCause(
+  failures: readonly GatewayFailure[],
+  events: readonly LifecycleEvent[],
+): CauseBurst[] {
+  const pods = podsByIp(events);
+  const groups = new Map<string, CauseBurst>();
+  for (const f of [...failures].sort((a, b) => a.startMs - b.startMs)) {
+    const cause = causeOf(f, pods, events);
+    const key = cause ? `${cause.kind}|${cause.object}|${String(cause.atMs)}` : 'unattributed';
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        startMs: f.startMs,
+        durationMs: 0,
+        failures: 0,
+        failuresList: [],
+        lastStartMs: f.startMs,
+        ...(cause ? { cause: { atMs: cause.atMs, kind: cause.kind, object: cause.object } } : {}),
+      };
+      groups.set(key, group);
+    }
+    group.failures++;
+    group.failuresList.push(f);
+    group.lastStartMs = f.startMs;
+    group.durationMs = f.startMs - group.startMs;
+  }
+  return [...groups.values()].sort((a, b) => a.startMs - b.startMs);
+}
