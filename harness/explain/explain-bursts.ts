@@ -1,6 +1,7 @@
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
 import type { Burst } from '../tally/index.ts';
+import { isKeepAliveRace } from './group-by-cause.ts';
 
 /**
  * Why a burst of failures happened, from what the components themselves logged:
@@ -12,9 +13,13 @@ import type { Burst } from '../tally/index.ts';
  * - listener-close: an old ztunnel closed its listeners at SIGTERM; connections still in their
  *   accept queue are reset (net.ipv4.tcp_migrate_req=0).
  * - pod-termination: a workload pod was going away (E2: ztunnel kept routing to it).
+ * - keep-alive-race: no lifecycle event, and every failure a 503 UC on an upstream connection idle
+ *   about as long as httpbin keeps one: put to work as httpbin closed it (Envoy, and so the gateway,
+ *   keeps idle connections for 1 h; go-httpbin for 5 s).
  * - unattributed: nothing in the events explains it.
  */
-export type BurstMechanism = 'drain-deadline' | 'listener-close' | 'pod-termination' | 'unattributed';
+export type BurstMechanism =
+  'drain-deadline' | 'listener-close' | 'pod-termination' | 'keep-alive-race' | 'unattributed';
 
 export interface BurstExplanation {
   mechanism: BurstMechanism;
@@ -147,6 +152,15 @@ export function explainBurst(
       startsAfterSigterm: sigterm !== undefined && first >= sigterm.atMs,
       mechanism: 'pod-termination',
       text: `${cause.object} was terminating (${cause.kind}); the gateway failed ${String(inBurst.length)} sent to it between ${span(inBurst, cause.atMs)} after its deletion; ${story}`,
+      gatewayFailures: inBurst.length,
+      causeTimeline: story,
+    };
+  }
+  if (!cause && inBurst.length > 0 && inBurst.every((f) => isKeepAliveRace(f.entry))) {
+    const idle = inBurst.map((f) => (f.entry.connectionIdleMs ?? 0) / 1000);
+    return {
+      mechanism: 'keep-alive-race',
+      text: `the keep-alive race: the gateway failed ${String(inBurst.length)} 503 UC put on upstream connections idle ${Math.min(...idle).toFixed(3)}-${Math.max(...idle).toFixed(3)} s, as httpbin closed them (go-httpbin closes a connection idle 5 s; the gateway, as Envoy, keeps one 1 h)`,
       gatewayFailures: inBurst.length,
       causeTimeline: story,
     };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import { explainBurst } from './explain-bursts.ts';
 import { groupFailuresByCause } from './group-by-cause.ts';
 
 const ev = (
@@ -68,4 +69,29 @@ test('one burst per terminating pod, across quiet gaps; deadline failures go to 
       ['none', '', 1, 0],
     ],
   );
+});
+
+test('a 503 UC on a connection idle about as long as httpbin keeps one, with no event, is the keep-alive race', () => {
+  const uc = (startMs: number, idleMs: number) => {
+    const f = fail(startMs, '127.9.2.3:8080');
+    return { ...f, entry: { ...f.entry, flags: ['UC'], connectionId: 7, connectionIdleMs: idleMs } };
+  };
+  const failures = [uc(25_000, 4990), uc(26_000, 120), uc(27_000, 5003)];
+  const bursts = groupFailuresByCause(failures, events);
+  assert.deepEqual(
+    bursts.map((b) => [b.cause?.kind ?? 'none', b.failures]),
+    [
+      ['none', 2], // the two idle ~5 s: one burst, the keep-alive race
+      ['none', 1], // idle 120 ms: nothing explains it
+    ],
+  );
+  const [race, other] = bursts;
+  assert.ok(race && other);
+  const explained = explainBurst(race, events, race.failuresList);
+  assert.equal(explained.mechanism, 'keep-alive-race');
+  assert.match(explained.text, /idle 4\.990-5\.003 s/);
+  assert.equal(explainBurst(other, events, other.failuresList).mechanism, 'unattributed');
+  // The same idle connection failing at an old ztunnel's drain deadline is the deadline's.
+  const atDeadline = groupFailuresByCause([uc(40_010, 5000)], events);
+  assert.equal(atDeadline[0]?.cause?.kind, 'drain-deadline');
 });

@@ -1,4 +1,6 @@
+import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../../apps/httpbin/httpbin-server.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
+import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
 import type { Burst } from '../tally/index.ts';
 import type { GatewayFailure } from './explain-bursts.ts';
 
@@ -11,6 +13,8 @@ import type { GatewayFailure } from './explain-bursts.ts';
  * - drain-deadline: an old ztunnel on the upstream pod's node reached its drain deadline within
  *   DEADLINE_WINDOW_MS of the request's start (E1).
  * - listener-close: an old ztunnel on that node had just closed its listeners (SIGTERM).
+ * - keep-alive race: none of these, and the request was a 503 UC on an upstream connection that had
+ *   sat idle about as long as httpbin keeps one (isKeepAliveRace).
  * - unattributed: none of these (and failures with no upstream at all, e.g. no healthy upstream).
  */
 export interface CauseBurst extends Burst {
@@ -22,6 +26,22 @@ export interface CauseBurst extends Burst {
 /** A request cut at a deadline started up to its own duration before it; a reaction takes a while after. */
 const DEADLINE_WINDOW_MS = 2000;
 const LISTENER_WINDOW_MS = { before: 500, after: 2000 };
+
+/**
+ * go-httpbin closes a keep-alive connection idle for 5 s, counted from its own write of the last
+ * response; the gateway counts idleness from reading that response, so it sees a shorter idle time
+ * by its read lag (tens of ms, a few hundred on saturated cores). A second of margin covers that.
+ */
+export const KEEP_ALIVE_RACE_MIN_IDLE_MS = GO_HTTPBIN_READ_TIMEOUT_MS - 1000;
+
+/** A 503 UC on a connection put back to work after sitting idle until the server was closing it. */
+export function isKeepAliveRace(entry: ParsedAccessLog): boolean {
+  return (
+    entry.status === 503 &&
+    entry.flags.includes('UC') &&
+    (entry.connectionIdleMs ?? 0) >= KEEP_ALIVE_RACE_MIN_IDLE_MS
+  );
+}
 
 interface PodFacts {
   key: string;
@@ -74,7 +94,11 @@ export function groupFailuresByCause(
   const groups = new Map<string, CauseBurst>();
   for (const f of [...failures].sort((a, b) => a.startMs - b.startMs)) {
     const cause = causeOf(f, pods, events);
-    const key = cause ? `${cause.kind}|${cause.object}|${String(cause.atMs)}` : 'unattributed';
+    const key = cause
+      ? `${cause.kind}|${cause.object}|${String(cause.atMs)}`
+      : isKeepAliveRace(f.entry)
+        ? 'keep-alive-race'
+        : 'unattributed';
     let group = groups.get(key);
     if (!group) {
       group = {

@@ -1,7 +1,9 @@
 /**
  * One access-log line per downstream request, in the spirit of Istio's default Envoy format:
  * [start] "METHOD PATH HTTP/1.1" STATUS FLAGS ... DURATION "UPSTREAM_HOST", plus the attempt count
- * and the id and age of the upstream connection the answer came from (to see rotation).
+ * and the upstream connection the answer came from: `upstream_conn=<id>/<age>ms/<idle>ms`, its id,
+ * its age (to see rotation) and how long it had sat idle in the pool before this request (to see
+ * the keep-alive race: a request put on a connection as the server closes it for idleness).
  */
 export interface AccessLogEntry {
   startWallMs: number;
@@ -14,6 +16,7 @@ export interface AccessLogEntry {
   attempts: number;
   connectionId?: number;
   connectionAgeMs?: number;
+  connectionIdleMs?: number;
   /** Envoy's %UPSTREAM_TRANSPORT_FAILURE_REASON%: why the last attempt failed (errno or message). */
   upstreamFailure?: string;
 }
@@ -22,7 +25,7 @@ export function formatAccessLog(e: AccessLogEntry): string {
   const conn =
     e.connectionId === undefined
       ? '-'
-      : `${String(e.connectionId)}/${String(Math.round(e.connectionAgeMs ?? 0))}ms`;
+      : `${String(e.connectionId)}/${String(Math.round(e.connectionAgeMs ?? 0))}ms/${String(Math.round(e.connectionIdleMs ?? 0))}ms`;
   return `[${new Date(e.startWallMs).toISOString()}] "${e.method} ${e.path} HTTP/1.1" ${String(e.status)} ${e.flags.join(',') || '-'} ${String(Math.round(e.durationMs))} "${e.upstream || '-'}" attempts=${String(e.attempts)} upstream_conn=${conn}${e.upstreamFailure ? ` upstream_failure=${JSON.stringify(e.upstreamFailure)}` : ''}`;
 }
 
@@ -35,6 +38,7 @@ export interface ParsedAccessLog {
   attempts: number;
   connectionId?: number;
   connectionAgeMs?: number;
+  connectionIdleMs?: number;
   upstreamFailure?: string;
 }
 
@@ -45,7 +49,7 @@ const ACCESS_LOG_LINE =
 export function parseAccessLogLine(line: string): ParsedAccessLog | undefined {
   const m = ACCESS_LOG_LINE.exec(line);
   if (!m) return undefined;
-  const [id, age] = m[7] === '-' ? [] : (m[7] ?? '').split('/');
+  const [id, age, idle] = m[7] === '-' ? [] : (m[7] ?? '').split('/');
   let upstreamFailure: string | undefined;
   try {
     upstreamFailure = m[8] === undefined ? undefined : (JSON.parse(m[8]) as string);
@@ -61,7 +65,11 @@ export function parseAccessLogLine(line: string): ParsedAccessLog | undefined {
     attempts: Number(m[6]),
     ...(id === undefined
       ? {}
-      : { connectionId: Number(id), connectionAgeMs: Number(age?.replace(/ms$/, '')) }),
+      : {
+          connectionId: Number(id),
+          connectionAgeMs: Number(age?.replace(/ms$/, '')),
+          ...(idle === undefined ? {} : { connectionIdleMs: Number(idle.replace(/ms$/, '')) }),
+        }),
     ...(upstreamFailure === undefined ? {} : { upstreamFailure }),
   };
 }

@@ -66,6 +66,8 @@ type Attempt = {
   tunnelRejected?: boolean;
   res?: IncomingMessage;
   socket?: Duplex;
+  /** How long its upstream connection had been idle in the pool before this attempt. */
+  idleBeforeMs?: number;
   /** Why it failed, as Envoy's %UPSTREAM_TRANSPORT_FAILURE_REASON% would say (errno or message). */
   failure?: string;
 };
@@ -137,20 +139,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         headers: forwardHeaders(req.headers, req.socket.remoteAddress, attempt),
       });
       let socket: Duplex | undefined;
+      let idleBeforeMs: number | undefined;
       upstream.on('socket', (s: Duplex) => {
         socket = s;
-        countRequest(s);
+        idleBeforeMs = countRequest(s, clock.now());
       });
       upstream.on('response', (res) => {
         resolve({
           outcome: { kind: 'response', status: res.statusCode ?? 0 },
           res,
           ...(socket ? { socket } : {}),
+          ...(idleBeforeMs === undefined ? {} : { idleBeforeMs }),
         });
       });
       upstream.on('error', (err) => {
         const failure = (err as NodeJS.ErrnoException).code ?? err.message;
-        const onSocket = socket ? { socket } : {};
+        const onSocket = socket ? { socket, ...(idleBeforeMs === undefined ? {} : { idleBeforeMs }) } : {};
         if (err instanceof UpstreamConnectError)
           resolve(
             err.kind === 'connect-failure'
@@ -203,7 +207,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       upstream: last ? `${last.ep.entry.podIp}:${String(last.ep.targetPort)}` : '',
     };
     const info = connectionInfo(last?.attempt.socket);
-    const conn = info ? { connectionId: info.id, connectionAgeMs: clock.now() - info.openedAtMs } : {};
+    const idle = last?.attempt.idleBeforeMs;
+    const conn = info
+      ? {
+          connectionId: info.id,
+          connectionAgeMs: clock.now() - info.openedAtMs,
+          ...(idle === undefined ? {} : { connectionIdleMs: idle }),
+        }
+      : {};
     const upstreamRes = last?.attempt.res;
     if (!last || !upstreamRes) {
       const base = !last

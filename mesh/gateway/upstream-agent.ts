@@ -50,6 +50,8 @@ interface ConnectionState {
   openedAtMs: number;
   requests: number;
   id: number;
+  /** When the pool last took it back idle (its previous response read); unset while never idle. */
+  idleSinceMs?: number;
 }
 
 const state = new WeakMap<Duplex, ConnectionState>();
@@ -168,6 +170,7 @@ export class UpstreamAgent extends Agent {
     const info = state.get(socket);
     const limits = this.#limits;
     if (info) {
+      info.idleSinceMs = this.#now();
       if (limits.maxRequestsPerConnection > 0 && info.requests >= limits.maxRequestsPerConnection)
         return false;
       if (
@@ -191,8 +194,16 @@ export class UpstreamAgent extends Agent {
   }
 }
 
-/** Marks one more request on the connection `req` got (called when the request is assigned one). */
-export function countRequest(socket: Duplex): void {
+/**
+ * Marks one more request on the connection a request got (called when it is assigned one) and
+ * returns how long the connection had sat idle in the pool before it (0 for a new one): a request
+ * put on a connection idle as long as the server's keep-alive timeout races the server's close.
+ */
+export function countRequest(socket: Duplex, nowMs: number): number {
   const info = state.get(socket);
-  if (info) info.requests++;
+  if (!info) return 0;
+  info.requests++;
+  const idle = info.idleSinceMs === undefined ? 0 : nowMs - info.idleSinceMs;
+  delete info.idleSinceMs;
+  return idle;
 }
