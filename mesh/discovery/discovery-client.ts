@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
-import { createLineDecoder, encodeLine } from '../json-lines.ts';
+import { closeOnBadLine, createLineDecoder, encodeLine } from '../json-lines.ts';
 import type { DiscoveryChange, DiscoveryState } from './discovery-state.ts';
 import { createDiscoveryState } from './discovery-state.ts';
 import type { ClientMessage, ServerMessage } from './protocol.ts';
@@ -34,20 +34,23 @@ export async function connectDiscovery(options: {
   };
   socket.on(
     'data',
-    createLineDecoder((line) => {
-      const message = line as ServerMessage;
-      try {
-        const change = state.apply(message);
-        send({ type: 'ack', nonce: message.nonce, version: message.version });
-        synced.resolve(undefined);
-        options.onChange?.(change);
-        options.onApplied?.(message);
-      } catch (err) {
-        const error = err instanceof Error ? err.message : String(err);
-        send({ type: 'nack', nonce: message.nonce, error });
-        options.onNack?.(error);
-      }
-    }),
+    createLineDecoder(
+      (line) => {
+        const message = line as ServerMessage;
+        try {
+          const change = state.apply(message);
+          send({ type: 'ack', nonce: message.nonce, version: message.version });
+          synced.resolve(undefined);
+          options.onChange?.(change);
+          options.onApplied?.(message);
+        } catch (err) {
+          const error = err instanceof Error ? err.message : String(err);
+          send({ type: 'nack', nonce: message.nonce, error });
+          options.onNack?.(error);
+        }
+      },
+      closeOnBadLine(socket, 'discovery client'),
+    ),
   );
   socket.on('error', () => {
     // The owner sees the close; reconnecting is its decision.

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
-import { createLineDecoder, encodeLine } from '../json-lines.ts';
+import { closeOnBadLine, createLineDecoder, encodeLine } from '../json-lines.ts';
 import type { ClientMessage, Delta, ServerMessage, ServiceEntry, WorkloadEntry } from './protocol.ts';
 import { DISCOVERY_PROTOCOL_VERSION, serviceKey } from './protocol.ts';
 
@@ -82,25 +82,28 @@ export async function startDiscoveryServer(options: {
     let sub: Subscriber | undefined;
     socket.on(
       'data',
-      createLineDecoder((line) => {
-        const message = line as ClientMessage;
-        if (message.type === 'subscribe' && message.protocol === DISCOVERY_PROTOCOL_VERSION) {
-          sub = {
-            socket,
-            node: message.node,
-            instance: message.instance,
-            sentWorkloads: new Map(),
-            sentServices: new Map(),
-            waiting: new Map(),
-          };
-          subscribers.add(sub);
-          options.onSubscribe?.(message.node, message.instance);
-          void send(sub, current);
-        } else if ((message.type === 'ack' || message.type === 'nack') && sub) {
-          sub.waiting.get(message.nonce)?.(message.type);
-          sub.waiting.delete(message.nonce);
-        }
-      }),
+      createLineDecoder(
+        (line) => {
+          const message = line as ClientMessage;
+          if (message.type === 'subscribe' && message.protocol === DISCOVERY_PROTOCOL_VERSION) {
+            sub = {
+              socket,
+              node: message.node,
+              instance: message.instance,
+              sentWorkloads: new Map(),
+              sentServices: new Map(),
+              waiting: new Map(),
+            };
+            subscribers.add(sub);
+            options.onSubscribe?.(message.node, message.instance);
+            void send(sub, current);
+          } else if ((message.type === 'ack' || message.type === 'nack') && sub) {
+            sub.waiting.get(message.nonce)?.(message.type);
+            sub.waiting.delete(message.nonce);
+          }
+        },
+        closeOnBadLine(socket, 'discovery'),
+      ),
     );
     socket.on('error', () => undefined); // the close handler below does the bookkeeping
     socket.on('close', () => {

@@ -1,4 +1,4 @@
 export { startNodeAgentServer } from './node-agent-server.ts';
 export type { NodeAgentServer } from './node-agent-server.ts';
-export { createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
+export { closeOnBadLine, createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
 export type { AgentMessage, ZtunnelMessage } from './protocol.ts';

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import type { LocalWorkload } from '../workload.ts';
 import type { AgentMessage, ZtunnelMessage } from './protocol.ts';
-import { createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
+import { closeOnBadLine, createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
 
 /** One connected ztunnel instance, newest last. */
 interface Instance {
@@ -72,20 +72,23 @@ export async function startNodeAgentServer(path: string): Promise<NodeAgentServe
     let instance: Instance | undefined;
     socket.on(
       'data',
-      createLineDecoder((line) => {
-        const message = line as ZtunnelMessage;
-        if (message.type === 'hello' && message.version === NODE_AGENT_PROTOCOL_VERSION) {
-          instance = onHello(socket, message.instance);
-        } else if (message.type === 'ack' && instance) {
-          const waiter = instance.pending.get(message.seq);
-          instance.pending.delete(message.seq);
-          if (message.error === undefined) waiter?.resolve();
-          else
-            waiter?.reject(
-              new Error(`${instance.name} refused message ${String(message.seq)}: ${message.error}`),
-            );
-        }
-      }),
+      createLineDecoder(
+        (line) => {
+          const message = line as ZtunnelMessage;
+          if (message.type === 'hello' && message.version === NODE_AGENT_PROTOCOL_VERSION) {
+            instance = onHello(socket, message.instance);
+          } else if (message.type === 'ack' && instance) {
+            const waiter = instance.pending.get(message.seq);
+            instance.pending.delete(message.seq);
+            if (message.error === undefined) waiter?.resolve();
+            else
+              waiter?.reject(
+                new Error(`${instance.name} refused message ${String(message.seq)}: ${message.error}`),
+              );
+          }
+        },
+        closeOnBadLine(socket, 'node agent'),
+      ),
     );
     socket.on('error', () => undefined);
     socket.on('close', () => {

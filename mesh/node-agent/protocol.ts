@@ -31,4 +31,4 @@ export type AgentMessage =
 export type ZtunnelMessage =
   { type: 'hello'; version: number; instance: string } | { type: 'ack'; seq: number; error?: string };
 
-export { createLineDecoder, encodeLine } from '../json-lines.ts';
+export { closeOnBadLine, createLineDecoder, encodeLine } from '../json-lines.ts';

@@ -14,6 +14,22 @@ export interface CaServer {
   close(): Promise<void>;
 }
 
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** The identity asked for, or what is wrong with the body (answered 400, never thrown). */
+function parseIdentityRequest(text: string): { namespace: string; serviceAccount: string } | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text || '{}');
+  } catch {
+    return 'the body is not JSON; send {"namespace": "...", "serviceAccount": "..."}';
+  }
+  const { namespace, serviceAccount } = (body ?? {}) as Record<string, unknown>;
+  if (typeof namespace !== 'string' || !namespace || typeof serviceAccount !== 'string' || !serviceAccount)
+    return 'namespace and serviceAccount are required (strings)';
+  return { namespace, serviceAccount };
+}
+
 export async function startCaServer(
   ca: CertificateAuthority,
   host = '127.0.0.1',
@@ -25,14 +41,20 @@ export async function startCaServer(
       return;
     }
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+    });
+    req.on('error', () => undefined); // a client gone mid-body: nothing to answer
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
-        namespace?: string;
-        serviceAccount?: string;
-      };
-      if (!body.namespace || !body.serviceAccount) {
-        res.writeHead(400).end('namespace and serviceAccount are required');
+      if (size > MAX_BODY_BYTES) {
+        res.writeHead(413).end(`body over ${String(MAX_BODY_BYTES)} bytes`);
+        return;
+      }
+      const body = parseIdentityRequest(Buffer.concat(chunks).toString('utf8'));
+      if (typeof body === 'string') {
+        res.writeHead(400).end(body);
         return;
       }
       ca.issue({ namespace: body.namespace, serviceAccount: body.serviceAccount }).then(

@@ -3,7 +3,12 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import type { Logger } from '../../lib/index.ts';
 import type { AgentMessage } from '../../mesh/node-agent/index.ts';
-import { createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from '../../mesh/node-agent/index.ts';
+import {
+  closeOnBadLine,
+  createLineDecoder,
+  encodeLine,
+  NODE_AGENT_PROTOCOL_VERSION,
+} from '../../mesh/node-agent/index.ts';
 import type { Ztunnel } from '../ztunnel.ts';
 
 /**
@@ -42,7 +47,7 @@ export async function connectNodeAgent(options: {
     'data',
     createLineDecoder((message) => {
       queue = queue.then(() => apply(message as AgentMessage));
-    }),
+    }, closeOnBadLine(socket, 'node agent client')),
   );
   socket.on('error', (err) => {
     options.log.warn('node agent connection error', { error: err.message });
