@@ -6,7 +6,7 @@ import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
 export interface GatewayAccessLog {
   /** Access-log lines, one per downstream request the gateway finished. */
   requests: number;
-  /** The requests the gateway answered itself (503 UF/UC/UH/URX) or cut (UPE). */
+  /** The requests the gateway answered itself (503 UF/UC/UH/URX), cut (UPE) or lost to the client (DC). */
   failures: ParsedAccessLog[];
 }
 

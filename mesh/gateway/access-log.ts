@@ -43,7 +43,7 @@ export interface ParsedAccessLog {
 }
 
 const ACCESS_LOG_LINE =
-  /^\[([^\]]+)\] "[A-Z]+ \S+ HTTP\/1\.1" (\d{3}) (\S+) (\d+) "([^"]*)" attempts=(\d+) upstream_conn=(\S+)(?: upstream_failure=(".*"))?$/;
+  /^\[([^\]]+)\] "[A-Z]+ \S+ HTTP\/1\.1" (\d{1,3}) (\S+) (\d+) "([^"]*)" attempts=(\d+) upstream_conn=(\S+)(?: upstream_failure=(".*"))?$/;
 
 /** The fields of one access-log line (undefined for any other line: the gateway's own log lines). */
 export function parseAccessLogLine(line: string): ParsedAccessLog | undefined {

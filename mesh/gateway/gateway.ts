@@ -128,8 +128,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return endpoints;
   };
 
-  const attemptOnce = (req: IncomingMessage, ep: Endpoint, attempt: number): Promise<Attempt> =>
-    new Promise((resolve) => {
+  const attemptOnce = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    ep: Endpoint,
+    attempt: number,
+  ): Promise<Attempt> =>
+    new Promise<Attempt>((resolveAttempt) => {
+      // Envoy resets the upstream request when the downstream goes away before it is answered
+      // (a client timeout, k6's included): an HTTP/1.1 request is cancelled by closing its connection.
+      const cancel = (): void => {
+        if (!res.writableFinished) upstream.destroy(new Error('downstream disconnected'));
+      };
+      const resolve = (a: Attempt): void => {
+        res.off('close', cancel);
+        resolveAttempt(a);
+      };
       const upstream = request({
         agent: agentFor(ep),
         host: ep.entry.podIp,
@@ -163,9 +177,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           );
         else resolve({ outcome: { kind: 'reset' }, failure, ...onSocket });
       });
-      req.once('close', () => {
-        if (!req.complete || !upstream.writableEnded) upstream.destroy();
-      });
+      res.once('close', cancel);
       upstream.end();
     });
 
@@ -183,20 +195,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     counters.requests++;
     const startMs = clock.now();
     const tried = new Set<string>();
+    const downstreamGone = (): boolean => res.destroyed;
     let last: { attempt: Attempt; ep: Endpoint } | undefined;
     let attempts = 0;
     for (let retryNo = 0; retryNo <= retry.numRetries; retryNo++) {
       if (retryNo > 0) await clock.sleep(retryBackoffMs(retryNo));
+      if (downstreamGone()) break; // the client went away during the back-off
       const ep = pickLeastRequest(healthyEndpoints(), (h) => active.get(h.key) ?? 0, tried);
       if (!ep) break;
       tried.add(ep.key);
       attempts++;
       active.set(ep.key, (active.get(ep.key) ?? 0) + 1);
-      const attempt = await attemptOnce(req, ep, attempts).finally(() =>
+      const attempt = await attemptOnce(req, res, ep, attempts).finally(() =>
         active.set(ep.key, (active.get(ep.key) ?? 1) - 1),
       );
       last = { attempt, ep };
-      if (!isRetriable(retry, attempt.outcome) || retryNo === retry.numRetries || res.destroyed) break;
+      if (!isRetriable(retry, attempt.outcome) || retryNo === retry.numRetries || downstreamGone()) break;
       attempt.res?.resume();
     }
     const logEntry = {
@@ -223,13 +237,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           ? LOCAL_REPLIES.connectFailure
           : LOCAL_REPLIES.connectionTermination;
       const reply = withRetriesExhausted(base, attempts - 1);
-      if (!res.destroyed) localReply(res, reply);
+      // DC: the downstream went away unanswered; Envoy logs response code 0 and that flag.
+      const gone = res.destroyed;
+      if (!gone) localReply(res, reply);
       options.log(
         formatAccessLog({
           ...logEntry,
           ...conn,
-          status: reply.status,
-          flags: reply.flags,
+          status: gone ? 0 : reply.status,
+          flags: gone ? ['DC'] : reply.flags,
           durationMs: clock.now() - startMs,
           ...(last?.attempt.failure ? { upstreamFailure: last.attempt.failure } : {}),
         }),
@@ -242,15 +258,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     headers['x-envoy-upstream-service-time'] = String(Math.round(clock.now() - startMs));
     res.writeHead(upstreamRes.statusCode ?? 502, headers);
     upstreamRes.pipe(res);
-    upstreamRes.once('error', () => res.destroy()); // reset after headers: the client sees the connection end
-    upstreamRes.once('aborted', () => res.destroy());
+    const upstreamEnd = { cut: false };
+    const cut = (): void => {
+      upstreamEnd.cut = true;
+      res.destroy(); // reset after headers: the client sees the connection end
+    };
+    upstreamRes.once('error', cut);
+    upstreamRes.once('aborted', cut);
     await once(res, 'close');
+    if (!res.writableFinished && !upstreamEnd.cut) upstreamRes.destroy(); // the client left mid-body
     options.log(
       formatAccessLog({
         ...logEntry,
         ...conn,
         status: upstreamRes.statusCode ?? 0,
-        flags: res.writableFinished ? [] : ['UPE'],
+        flags: res.writableFinished ? [] : upstreamEnd.cut ? ['UPE'] : ['DC'],
         durationMs: clock.now() - startMs,
       }),
     );

@@ -1,6 +1,7 @@
 // The gateway against real ztunnel pod listeners (in-process) and real httpbin servers, over HBONE
 // and plain TCP: Envoy's answers for live pods, for a pod whose app has exited while it is still
-// listed, with and without `reset` retries, max connection duration, and the Keep-Alive hint Envoy ignores.
+// listed, with and without `reset` retries, max connection duration, the Keep-Alive hint Envoy
+// ignores, and a downstream that leaves before its answer.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
@@ -8,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { startHttpbin } from '../../../apps/httpbin/httpbin-server.ts';
 import { createSystemClock } from '../../../lib/index.ts';
+import { waitUntil } from '../../../lib/test/wait-until.ts';
 import { startTestPod, testWorkload } from '../../../ztunnel/inbound/test/fixtures.ts';
 import { createDiscoveryState } from '../../discovery/index.ts';
 import type { WorkloadEntry } from '../../discovery/index.ts';
@@ -222,4 +224,53 @@ it("keeps an idle upstream connection past the server's Keep-Alive: timeout hint
   await new Promise((resolve) => setTimeout(resolve, 1500));
   assert.equal((await send()).status, 418);
   assert.equal(upstreamConnections.length, 1, 'the second request reused the first connection');
+});
+
+it('a downstream that goes away unanswered cancels the upstream request and is logged 0 DC', async (t) => {
+  // Envoy resets the upstream request when its client leaves (k6's request timeout does this); an
+  // HTTP/1.1 request is cancelled by closing its upstream connection.
+  const upstreamClosed = Promise.withResolvers<number>();
+  const upstream = createServer(() => {
+    // never answers
+  });
+  upstream.on('connection', (s) => {
+    s.once('close', () => {
+      upstreamClosed.resolve(performance.now());
+    });
+  });
+  upstream.listen(0, '127.173.0.1');
+  await once(upstream, 'listening');
+  t.after(() => {
+    upstream.closeAllConnections();
+    upstream.close();
+  });
+  const accessLog: string[] = [];
+  const gateway = await startGateway({
+    host: '127.174.0.1',
+    port: 0,
+    clock,
+    discovery: plainUpstreamDiscovery('127.173.0.1', (upstream.address() as AddressInfo).port),
+    route: ROUTE,
+    retry: parseRetryPolicy({ numRetries: 2, retryOn: ISTIO_DEFAULT_RETRY_ON }),
+    limits: ISTIO_UPSTREAM_LIMITS,
+    log: (line) => accessLog.push(line),
+  });
+  t.after(() => gateway.close());
+  const req = request({ host: gateway.address.address, port: gateway.address.port, path: '/get' });
+  req.on('error', () => undefined); // destroyed below
+  req.end();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const leftAt = performance.now();
+  req.destroy();
+  const closedAt = await Promise.race([
+    upstreamClosed.promise,
+    new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 2000).unref()),
+  ]);
+  assert.ok(
+    closedAt - leftAt < 1000,
+    `upstream closed ${String(closedAt - leftAt)} ms after the client left`,
+  );
+  await waitUntil('the access-log line', () => accessLog.length > 0);
+  const entry = parseAccessLogLine(accessLog[0] ?? '');
+  assert.deepEqual([entry?.status, entry?.flags, entry?.attempts], [0, ['DC'], 1]);
 });
