@@ -138,7 +138,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       // Envoy resets the upstream request when the downstream goes away before it is answered
       // (a client timeout, k6's included): an HTTP/1.1 request is cancelled by closing its connection.
       const cancel = (): void => {
-        if (!res.writableFinished) upstream.destroy(new Error('downstream disconnected'));
+        if (res.writableFinished) return;
+        upstream.destroy(new Error('downstream disconnected'));
+        // Still waiting for a connection (a CONNECT on an HBONE connection whose peer went silent
+        // never answers): Node's request stays quiet until one comes, so the attempt ends here.
+        if (!socket) resolve({ outcome: { kind: 'reset' }, failure: 'downstream disconnected' });
       };
       const resolve = (a: Attempt): void => {
         res.off('close', cancel);

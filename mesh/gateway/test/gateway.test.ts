@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
+import { createSecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { startHttpbin } from '../../../apps/httpbin/httpbin-server.ts';
@@ -14,7 +15,7 @@ import { startTestPod, testWorkload } from '../../../ztunnel/inbound/test/fixtur
 import { createDiscoveryState } from '../../discovery/index.ts';
 import type { WorkloadEntry } from '../../discovery/index.ts';
 import { createHbonePool } from '../../hbone/index.ts';
-import { createCertificateAuthority, formatSpiffeId } from '../../pki/index.ts';
+import { createCertificateAuthority, formatSpiffeId, mtlsContext } from '../../pki/index.ts';
 import { parseAccessLogLine } from '../access-log.ts';
 import { RESPONSE_FLAGS_HEADER, startGateway } from '../gateway.ts';
 import { ISTIO_DEFAULT_RETRY_ON, parseRetryPolicy } from '../retry-policy.ts';
@@ -264,7 +265,11 @@ it('a downstream that goes away unanswered cancels the upstream request and is l
   req.destroy();
   const closedAt = await Promise.race([
     upstreamClosed.promise,
-    new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 2000).unref()),
+    new Promise<number>((resolve) =>
+      setTimeout(() => {
+        resolve(Infinity);
+      }, 2000).unref(),
+    ),
   ]);
   assert.ok(
     closedAt - leftAt < 1000,
@@ -273,4 +278,62 @@ it('a downstream that goes away unanswered cancels the upstream request and is l
   await waitUntil('the access-log line', () => accessLog.length > 0);
   const entry = parseAccessLogLine(accessLog[0] ?? '');
   assert.deepEqual([entry?.status, entry?.flags, entry?.attempts], [0, ['DC'], 1]);
+});
+
+it('a client that leaves while its CONNECT goes unanswered (the peer went silent) is logged 0 DC at once', async (t) => {
+  // A pooled HBONE connection whose peer vanished (its pod's network gone) never answers a CONNECT:
+  // the request has no connection yet, so closing one cannot cancel it; the attempt must end anyway.
+  const serverCert = await ca.issue({ namespace: 'default', serviceAccount: 'httpbin' });
+  const silent = createSecureServer(mtlsContext(serverCert));
+  silent.on('stream', () => {
+    // never answers
+  });
+  silent.listen(15008, '127.175.0.1');
+  await once(silent, 'listening');
+  t.after(() => {
+    silent.close();
+  });
+  const discovery = plainUpstreamDiscovery('127.175.0.1', 8080);
+  const entry = discovery.endpointsOf(
+    discovery.serviceByName('default', 'httpbin') ?? assert.fail('no service'),
+  )[0];
+  assert.ok(entry);
+  discovery.apply({
+    type: 'delta',
+    version: '2',
+    nonce: '2',
+    workloads: { upsert: [{ ...entry, protocol: 'HBONE' }], remove: [] },
+    services: { upsert: [], remove: [] },
+  });
+  const pool = createHbonePool({ clock });
+  t.after(() => {
+    pool.destroy();
+  });
+  const accessLog: string[] = [];
+  const gateway = await startGateway({
+    host: '127.176.0.1',
+    port: 0,
+    clock,
+    discovery,
+    route: ROUTE,
+    hbone: {
+      kind: 'hbone',
+      pool,
+      cert: await ca.issue({ namespace: 'istio-system', serviceAccount: 'istio-ingressgateway' }),
+      srcIdentity: id('istio-system', 'istio-ingressgateway'),
+      dstIdentity: id('default', 'httpbin'),
+    },
+    retry: parseRetryPolicy({ numRetries: 2, retryOn: ISTIO_DEFAULT_RETRY_ON }),
+    limits: ISTIO_UPSTREAM_LIMITS,
+    log: (line) => accessLog.push(line),
+  });
+  t.after(() => gateway.close());
+  const req = request({ host: gateway.address.address, port: gateway.address.port, path: '/get' });
+  req.on('error', () => undefined); // destroyed below
+  req.end();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  req.destroy();
+  await waitUntil('the access-log line', () => accessLog.length > 0, 2000);
+  const logged = parseAccessLogLine(accessLog[0] ?? '');
+  assert.deepEqual([logged?.status, logged?.flags], [0, ['DC']]);
 });
