@@ -45,9 +45,12 @@ export async function connectNodeAgent(options: {
   };
   socket.on(
     'data',
-    createLineDecoder((message) => {
-      queue = queue.then(() => apply(message as AgentMessage));
-    }, closeOnBadLine(socket, 'node agent client')),
+    createLineDecoder(
+      (message) => {
+        queue = queue.then(() => apply(message as AgentMessage));
+      },
+      closeOnBadLine(socket, 'node agent client'),
+    ),
   );
   socket.on('error', (err) => {
     options.log.warn('node agent connection error', { error: err.message });
