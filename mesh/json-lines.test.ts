@@ -72,7 +72,7 @@ const GARBAGE = [
 ];
 
 it('the discovery server closes a connection that sends garbage and keeps serving the others', async (t) => {
-  const server = await startDiscoveryServer({ host: '127.77.0.1', clock: createSystemClock() });
+  const server = await startDiscoveryServer({ host: '127.177.0.1', clock: createSystemClock() });
   t.after(() => server.close());
   const before = badLinesByProtocol.get('discovery') ?? 0;
   for (const payload of GARBAGE) await sendGarbage(server, payload);
@@ -113,7 +113,7 @@ it('the node agent server closes a connection that sends garbage and keeps servi
 });
 
 it('the CA answers a body that is not JSON, or names no identity, with 400 and goes on issuing', async (t) => {
-  const ca = await startCaServer(await createCertificateAuthority(), '127.77.0.2');
+  const ca = await startCaServer(await createCertificateAuthority(), '127.177.0.2');
   t.after(() => ca.close());
   const post = (body: string) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
