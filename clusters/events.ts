@@ -29,6 +29,18 @@ export type LifecycleEventKind =
   | 'endpoint-removed'
   | 'push';
 
+/** A pod going away, from its deletion to its removal: what a failure can be blamed on. */
+export const POD_GONE_KINDS: ReadonlySet<string> = new Set<LifecycleEventKind>([
+  'pod-deleting',
+  'prestop-started',
+  'sigterm',
+  'sigkill',
+  'container-exited',
+  'pod-terminal',
+  'del-workload',
+  'pod-removed',
+]);
+
 export type EventSource =
   'api-server' | 'controller' | 'kubelet' | 'node-agent' | 'control-plane' | 'container-log' | 'harness';
 

@@ -1,3 +1,4 @@
+import { POD_GONE_KINDS } from '../../clusters/events.ts';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -35,17 +36,8 @@ import { writeRunReport } from '../report/write-run-report.ts';
 import type { RunFacts } from './summary-row.ts';
 
 export { BUCKET_MS } from './drive-load.ts';
-const TERMINATION_KINDS = new Set<string>([
-  'pod-deleting',
-  'prestop-started',
-  'sigterm',
-  'sigkill',
-  'container-exited',
-  'pod-terminal',
-  'del-workload',
-  'pod-removed',
-  'drain-deadline',
-]);
+/** Causes of loss: a pod going away, or an old ztunnel's drain deadline. */
+const TERMINATION_KINDS = new Set<string>([...POD_GONE_KINDS, 'drain-deadline']);
 const EMPTY_FACTS: RunFacts = {
   runId: '',
   startedAtWallMs: 0,

@@ -1,3 +1,4 @@
+import { POD_GONE_KINDS } from '../../clusters/events.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
 import type { Burst } from '../tally/index.ts';
@@ -78,17 +79,6 @@ export interface GatewayFailure {
 
 /** What closes an old ztunnel's listeners: its SIGTERM (after the pod's deletion and any preStop). */
 const LISTENER_CLOSE = new Set(['pod-deleting', 'prestop-started', 'sigterm']);
-/** A workload pod going away, from its deletion to its removal. */
-const POD_GONE = new Set([
-  'pod-deleting',
-  'prestop-started',
-  'sigterm',
-  'sigkill',
-  'container-exited',
-  'pod-terminal',
-  'del-workload',
-  'pod-removed',
-]);
 
 /** `connections=72 in_flight=3` from a drain-deadline event's log line. */
 export function parseDeadlineFigures(
@@ -145,7 +135,7 @@ export function explainBurst(
       gatewayFailures: inBurst.length,
       causeTimeline: story,
     };
-  if (cause && !isZtunnel && POD_GONE.has(cause.kind)) {
+  if (cause && !isZtunnel && POD_GONE_KINDS.has(cause.kind)) {
     const sigterm = events.find((e) => e.kind === 'sigterm' && e.object === cause.object);
     const first = Math.min(...inBurst.map((f) => f.startMs));
     return {

@@ -29,18 +29,8 @@ export function formatAccessLog(e: AccessLogEntry): string {
   return `[${new Date(e.startWallMs).toISOString()}] "${e.method} ${e.path} HTTP/1.1" ${String(e.status)} ${e.flags.join(',') || '-'} ${String(Math.round(e.durationMs))} "${e.upstream || '-'}" attempts=${String(e.attempts)} upstream_conn=${conn}${e.upstreamFailure ? ` upstream_failure=${JSON.stringify(e.upstreamFailure)}` : ''}`;
 }
 
-export interface ParsedAccessLog {
-  startWallMs: number;
-  status: number;
-  flags: string[];
-  durationMs: number;
-  upstream: string;
-  attempts: number;
-  connectionId?: number;
-  connectionAgeMs?: number;
-  connectionIdleMs?: number;
-  upstreamFailure?: string;
-}
+/** What a line gives back: everything but the request's method and path. */
+export type ParsedAccessLog = Omit<AccessLogEntry, 'method' | 'path'>;
 
 const ACCESS_LOG_LINE =
   /^\[([^\]]+)\] "[A-Z]+ \S+ HTTP\/1\.1" (\d{1,3}) (\S+) (\d+) "([^"]*)" attempts=(\d+) upstream_conn=(\S+)(?: upstream_failure=(".*"))?$/;

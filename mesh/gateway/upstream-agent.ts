@@ -181,7 +181,8 @@ export class UpstreamAgent extends Agent {
     }
     // Not Node's Agent.keepSocketAlive: it reads the response's `Keep-Alive: timeout=N` hint and
     // closes the idle connection a second before N. Envoy ignores that header (envoyproxy/envoy#28105,
-    // and RFC 7230 dropped its parameters); its only idle limit is the cluster's idle_timeout. So a
+    // and RFC 7230 dropped its parameters); its only idle limit is the cluster's idle_timeout, 1 h by
+    // default (envoyproxy/envoy docs/root/faq/configuration/timeouts.rst, "Connection timeouts"). So a
     // server that closes idle connections sooner (go-httpbin after 5 s) races a request Envoy puts on
     // one at that moment: 503 UC, the keep-alive race Istio's DestinationRule idleTimeout exists for.
     // What else Node's does: TCP keep-alive probes, and an idle pooled connection keeps no process up.

@@ -50,6 +50,16 @@ function get(
   });
 }
 
+/** Sends GET /get and closes the connection `afterMs` later, unanswered; resolves when it left. */
+async function sendAndLeave(address: { address: string; port: number }, afterMs: number): Promise<number> {
+  const req = request({ host: address.address, port: address.port, path: '/get' });
+  req.on('error', () => undefined); // destroyed below
+  req.end();
+  await new Promise((resolve) => setTimeout(resolve, afterMs));
+  req.destroy();
+  return performance.now();
+}
+
 /** Two httpbin pods behind real ztunnel listeners, and a gateway in front of them. */
 async function setup(
   t: After,
@@ -257,12 +267,7 @@ it('a downstream that goes away unanswered cancels the upstream request and is l
     log: (line) => accessLog.push(line),
   });
   t.after(() => gateway.close());
-  const req = request({ host: gateway.address.address, port: gateway.address.port, path: '/get' });
-  req.on('error', () => undefined); // destroyed below
-  req.end();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const leftAt = performance.now();
-  req.destroy();
+  const leftAt = await sendAndLeave(gateway.address, 200);
   const closedAt = await Promise.race([
     upstreamClosed.promise,
     new Promise<number>((resolve) =>
@@ -328,11 +333,7 @@ it('a client that leaves while its CONNECT goes unanswered (the peer went silent
     log: (line) => accessLog.push(line),
   });
   t.after(() => gateway.close());
-  const req = request({ host: gateway.address.address, port: gateway.address.port, path: '/get' });
-  req.on('error', () => undefined); // destroyed below
-  req.end();
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  req.destroy();
+  await sendAndLeave(gateway.address, 300);
   await waitUntil('the access-log line', () => accessLog.length > 0, 2000);
   const logged = parseAccessLogLine(accessLog[0] ?? '');
   assert.deepEqual([logged?.status, logged?.flags], [0, ['DC']]);
