@@ -31,7 +31,7 @@ export default tseslint.config(
   {
     // @kubernetes/client-node's models are classes with only static metadata; its own examples type
     // plain object literals with them (`const d: V1Deployment = {...}`), which is how manifests are written.
-    files: ['clusters/**/*.ts'],
+    files: ['clusters/**/*.ts', 'mesh/control-plane/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
       '@typescript-eslint/no-misused-spread': 'off',

@@ -1,10 +1,9 @@
 // The JSON-lines framing every control connection uses (discovery, node agent), and the listeners
-// built on it together with the CA's: garbage from any local process is refused as the protocol
+// built on it (the CA's refusals are in pki/test/ca-server.test.ts): garbage from any local process is refused as the protocol
 // allows (the connection closed, a 400) and never thrown into the event loop - an uncaught throw
 // here would end the test process, and in a run the harness with the whole cluster.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,6 @@ import { waitUntil } from '../lib/test/wait-until.ts';
 import { connectDiscovery, startDiscoveryServer } from './discovery/index.ts';
 import { badLinesByProtocol, createLineDecoder, encodeLine, MAX_LINE_BYTES } from './json-lines.ts';
 import { NODE_AGENT_PROTOCOL_VERSION, startNodeAgentServer } from './node-agent/index.ts';
-import { createCertificateAuthority, startCaServer } from './pki/index.ts';
 
 it('decodes a character split across chunks whole', () => {
   const messages: unknown[] = [];
@@ -110,29 +108,4 @@ it('the node agent server closes a connection that sends garbage and keeps servi
   assert.equal(first.type, 'snapshot-sent'); // no workloads on this node yet
   hello.write(encodeLine({ type: 'ack', seq: first.seq }));
   await server.whenSnapshotAcked('z1');
-});
-
-it('the CA answers a body that is not JSON, or names no identity, with 400 and goes on issuing', async (t) => {
-  const ca = await startCaServer(await createCertificateAuthority(), '127.177.0.2');
-  t.after(() => ca.close());
-  const post = (body: string) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(`${ca.url}/v1/certificates`, { method: 'POST' }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, text });
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  assert.equal((await post('{not json')).status, 400);
-  assert.equal((await post('null')).status, 400);
-  assert.equal((await post('{"namespace": 7, "serviceAccount": []}')).status, 400);
-  assert.equal((await post('x'.repeat(100_000))).status, 413);
-  const ok = await post('{"namespace": "default", "serviceAccount": "httpbin"}');
-  assert.equal(ok.status, 200);
-  assert.match(ok.text, /BEGIN CERTIFICATE/);
 });

@@ -10,7 +10,11 @@
 //   READY_FILE                       a path written once ready and removed when the drain starts, for
 //                                    an exec readiness probe (node-address mode: every instance on the
 //                                    node shares :15021, so an HTTP probe could reach the other one)
-//   CA_ADDRESS                       the mesh CA (http://host:port)
+//   CA_ADDRESS                       the mesh CA (https://host:port, istiod's :15012)
+//   CA_ROOT_CA / AUTH_TOKEN          files: the mesh root the CA's certificate chains to, and this
+//                                    pod's service-account token (audience istio-ca); the chart
+//                                    mounts both. Pods' certificates are asked for by impersonation
+//                                    (CSR per identity; mesh/pki/ca-client.ts)
 //   CONNECTION_TERMINATION_DEADLINE / TERMINATION_GRACE_PERIOD_SECONDS   the drain deadline
 //   INSTANCE                         a name for this instance (default: NODE_NAME/pid)
 //   XDS_ADDRESS                      the control plane's discovery (host:port); without it no outbound
@@ -24,7 +28,8 @@ import { createLogger, createSystemClock } from '../lib/index.ts';
 import { connectDiscovery } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
 import { createHbonePool } from '../mesh/hbone/index.ts';
-import { createCaClient } from '../mesh/pki/index.ts';
+import { caClientFromEnv } from '../mesh/pki/index.ts';
+import type { RequestCertificate } from '../mesh/pki/index.ts';
 import { startAdminServer } from './admin/admin-server.ts';
 import { computeDrainDeadlineMs } from './config/drain-deadline.ts';
 import { parseDrainStrategy } from './drain-strategy.ts';
@@ -50,9 +55,12 @@ const log = createLogger({ component: 'ztunnel', write: (l) => process.stdout.wr
 });
 let drainDeadlineMs = 0;
 let drainStrategy: DrainStrategy = 'none';
+let issueCert: RequestCertificate;
 try {
   drainDeadlineMs = computeDrainDeadlineMs(process.env);
   drainStrategy = parseDrainStrategy(process.env['DRAIN_STRATEGY']);
+  // In shared mode ztunnel asks for each pod's identity on its node (ENABLE_IMPERSONATED_IDENTITY).
+  issueCert = caClientFromEnv(process.env, { impersonate: true });
 } catch (err) {
   fail((err as Error).message);
 }
@@ -82,7 +90,7 @@ const pool = createHbonePool({
 let onChange: (change: DiscoveryChange) => void = () => undefined;
 const discovery = process.env['XDS_ADDRESS'] ? await subscribe(process.env['XDS_ADDRESS']) : undefined;
 const ztunnel = createZtunnel({
-  issueCert: createCaClient(required('CA_ADDRESS')),
+  issueCert,
   log,
   metrics,
   clock,

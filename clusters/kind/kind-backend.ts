@@ -309,7 +309,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
           name: n.metadata?.labels?.['ztunnel-harness/node'] ?? n.metadata?.name ?? '',
           ip: n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
         })),
-        controlPlane: { xds: 'istiod.istio-system.svc:15010', ca: 'http://istiod.istio-system.svc:15012' },
+        controlPlane: { xds: 'istiod.istio-system.svc:15010', ca: 'https://istiod.istio-system.svc:15012' },
         ...(gatewayReady ? { ingress: `127.0.0.1:${String(ingressHostPort)}` } : {}),
         services: ours(w.list('services')).map((s) => ({
           namespace: s.metadata?.namespace ?? 'default',

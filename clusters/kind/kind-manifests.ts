@@ -21,7 +21,8 @@ const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
 /**
  * What a real cluster needs before the shared manifests (clusters/manifests) can run, and what the
  * local backend provides by itself: the istio-system namespace, the service accounts the pods name,
- * and istiod (its image is mesh/control-plane/main.ts) with read access to pods and services.
+ * and istiod (its image is mesh/control-plane/main.ts) with read access to pods and services, and
+ * the rights its CA needs (TokenReview, the istio-ca-root-cert ConfigMap).
  * istiod sends `hostIP:15008` as each ambient pod's tunnel address, because ztunnel runs in
  * node-address mode on kind.
  */
@@ -32,7 +33,12 @@ export function buildKindControlPlane(): KubernetesObject[] {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: { name: 'istiod-ztunnel-harness' },
-    rules: [{ apiGroups: [''], resources: ['pods', 'services'], verbs: ['get', 'list', 'watch'] }],
+    rules: [
+      { apiGroups: [''], resources: ['pods', 'services'], verbs: ['get', 'list', 'watch'] },
+      // The CA: TokenReview of callers' tokens; the mesh root published as istio-ca-root-cert.
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
+    ],
   };
   const binding: V1ClusterRoleBinding = {
     apiVersion: 'rbac.authorization.k8s.io/v1',

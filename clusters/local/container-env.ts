@@ -3,8 +3,8 @@ import type { V1Container } from '@kubernetes/client-node';
 import type { PodRecord } from './cluster-state.ts';
 
 export interface EnvContext {
-  /** The node's directory standing in for the hostPath /var/run/ztunnel. */
-  nodeRunDir: string;
+  /** Each of the pod's volumes' directory by volume name (pod-volumes.ts). */
+  volumeDirs: ReadonlyMap<string, string>;
   /** Cluster DNS for `<name>.<namespace>.svc`: a Service's VIP, or istiod's address. */
   resolveService(name: string, namespace: string): string | undefined;
 }
@@ -42,8 +42,9 @@ function cpuLimitCores(container: V1Container): string {
 
 /**
  * A container's environment as the kubelet would give it, mapped onto loopback: fieldRefs resolved,
- * `*.svc` names resolved (there is no cluster DNS), the ztunnel socket directory mapped to the node's
- * directory, and LOCAL_BIND_ADDRESS telling the app where its "0.0.0.0" is.
+ * `*.svc` names resolved (there is no cluster DNS), a path under one of the container's volume
+ * mounts mapped to that volume's directory, and LOCAL_BIND_ADDRESS telling the app where its
+ * "0.0.0.0" is.
  */
 export function buildContainerEnv(
   pod: PodRecord,
@@ -56,18 +57,24 @@ export function buildContainerEnv(
     HOSTNAME: pod.name,
     LOCAL_BIND_ADDRESS: pod.appIp,
   };
+  const mounts = (container.volumeMounts ?? []).flatMap((m) => {
+    const dir = context.volumeDirs.get(m.name);
+    return dir === undefined ? [] : [{ from: m.mountPath.replace(/\/$/, ''), to: dir }];
+  });
+  const mapPath = (value: string): string => {
+    const mount = mounts.find((m) => value === m.from || value.startsWith(`${m.from}/`));
+    return mount ? mount.to + value.slice(mount.from.length) : value;
+  };
   for (const entry of container.env ?? []) {
     const raw = entry.valueFrom?.fieldRef
       ? fieldRef(pod, entry.valueFrom.fieldRef.fieldPath)
       : entry.valueFrom?.resourceFieldRef
         ? cpuLimitCores(container)
         : (entry.value ?? '');
-    env[entry.name] = raw
-      .replace(/^\/var\/run\/ztunnel\//, `${context.nodeRunDir}/`)
-      .replace(
-        SERVICE_HOST,
-        (host, name: string, namespace: string) => context.resolveService(name, namespace) ?? host,
-      );
+    env[entry.name] = mapPath(raw).replace(
+      SERVICE_HOST,
+      (host, name: string, namespace: string) => context.resolveService(name, namespace) ?? host,
+    );
   }
   return env;
 }

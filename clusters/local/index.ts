@@ -1,4 +1,4 @@
 export { createLocalBackend } from './local-backend.ts';
-export type { LocalBackendOptions } from './local-backend.ts';
+export type { LocalBackend, LocalBackendOptions } from './local-backend.ts';
 export { DEFAULT_TIMING_MODEL, normalizeTimingModel, TIMING_MODEL_KEYS } from './timing-model.ts';
 export type { TimingModel } from './timing-model.ts';

@@ -9,6 +9,8 @@ import type { ClusterState, PodRecord } from './cluster-state.ts';
 import { podKey } from './cluster-state.ts';
 import { buildContainerEnv } from './container-env.ts';
 import type { EnvContext } from './container-env.ts';
+import { mountPodVolumes } from './pod-volumes.ts';
+import type { VolumeContext } from './pod-volumes.ts';
 import { spawnContainer } from './container-process.ts';
 import { prepareVanish } from './vanished-address.ts';
 import type { PendingVanish } from './vanished-address.ts';
@@ -43,6 +45,8 @@ interface RunningContainer {
 interface PodRuntime {
   containers: RunningContainer[];
   probes: AbortController;
+  /** The pod's volumes' directories, once mounted (before any container starts). */
+  volumeDirs: ReadonlyMap<string, string>;
   started: Promise<void>;
   terminating?: Promise<void>;
 }
@@ -54,7 +58,8 @@ export interface KubeletOptions {
   timing: TimingModel;
   events: EventLog;
   nodeAgent: NodeAgentServer;
-  env: EnvContext;
+  env: Omit<EnvContext, 'volumeDirs'>;
+  volumes: Omit<VolumeContext, 'nodeRunDir'>;
   /** Where each container's log file goes (`<namespace>_<pod>_<container>.log`). */
   logDir: string;
   /** A container exited while its pod was not being deleted: the component crashed. */
@@ -130,7 +135,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
             },
           }
         : {}),
-      env: buildContainerEnv(pod, spec, options.env),
+      env: buildContainerEnv(pod, spec, { ...options.env, volumeDirs: runtime.volumeDirs }),
       logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`),
     });
     const container: RunningContainer = { spec, process: process_, isReady: false };
@@ -232,6 +237,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       });
       emit('add-workload', pod);
     }
+    runtime.volumeDirs = await mountPodVolumes(pod, { ...options.volumes, nodeRunDir: node.runDir });
     if (isDestroyed()) return;
     runtime.containers = pod.spec.containers.map((spec) => startContainer(pod, spec, runtime));
     await Promise.all(
@@ -326,6 +332,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
         const created: PodRuntime = {
           containers: [],
           probes: new AbortController(),
+          volumeDirs: new Map(),
           started: Promise.resolve(),
         };
         created.started = startPod(pod, created);

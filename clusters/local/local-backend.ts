@@ -7,6 +7,8 @@ import type { Clock, Logger } from '../../lib/index.ts';
 import { startControlPlane } from '../../mesh/control-plane/index.ts';
 import type { ControlPlane } from '../../mesh/control-plane/index.ts';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
+import { createTokenIssuer, ISTIO_CA_AUDIENCE } from '../../mesh/pki/index.ts';
+import type { TokenIssuer } from '../../mesh/pki/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
 import type { ClusterBackend, PodInfo, RolloutResult, WorkloadRef } from '../backend.ts';
 import { createEventLog } from '../events.ts';
@@ -43,8 +45,19 @@ export interface LocalBackendOptions {
   logDir?: string;
 }
 
+/** What the local API server offers beyond the backend contract (tests use it as kubectl would). */
+export interface LocalBackend extends ClusterBackend {
+  /**
+   * `kubectl create token <sa> --audience <aud>` (TokenRequest, not bound to a pod): a credential
+   * for the CA as that service account. Only after up().
+   */
+  createToken(serviceAccount: { namespace: string; name: string }, audience?: string): Promise<string>;
+  /** The mesh root (the istio-ca-root-cert ConfigMap's root-cert.pem). Only after up(). */
+  meshRootPem(): string;
+}
+
 /** The embedded default backend: Kubernetes semantics over real processes on loopback (design.md section 6). */
-export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBackend {
+export function createLocalBackend(options: LocalBackendOptions = {}): LocalBackend {
   const clock = options.clock ?? createSystemClock();
   const log = options.log ?? createLogger({ component: 'local-cluster', level: 'warn' });
   const timing = normalizeTimingModel(options.timing);
@@ -62,6 +75,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
   const agents: NodeAgentServer[] = [];
   const kubelets: Kubelet[] = [];
   let controlPlane: ControlPlane | undefined;
+  let tokens: TokenIssuer | undefined;
   let stopControllers: (() => void) | undefined;
   let runDir: string | undefined;
   let closing: Promise<void> | undefined;
@@ -101,8 +115,16 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
     // Container logs: the run's folder when given, else beside the cluster's other runtime files.
     const logDir = options.logDir ?? join(runDir, 'logs');
     await mkdir(logDir, { recursive: true });
+    const issuer = (tokens = await createTokenIssuer());
     controlPlane = await startControlPlane({
       source: createStateSource(state),
+      // TokenReview by the local API server: its signature, and the bound pod still existing.
+      authenticate: (token) =>
+        issuer.review(
+          token,
+          ISTIO_CA_AUDIENCE,
+          (namespace, name) => state.pods.get(`${namespace}/${name}`)?.uid,
+        ),
       clock,
       log: log.child({ component: 'control-plane' }),
       host: addresses.controlPlane(),
@@ -138,7 +160,8 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
           timing,
           events,
           nodeAgent: agent,
-          env: { nodeRunDir, resolveService },
+          env: { resolveService },
+          volumes: { tokens: issuer, rootCertPem: controlPlane.ca.rootPem },
           logDir,
           onCrash: (pod, container, detail) => {
             fail(
@@ -340,5 +363,16 @@ export function createLocalBackend(options: LocalBackendOptions = {}): ClusterBa
     }),
     close: () => (closing ??= teardown()),
     destroy: () => (closing ??= teardown()),
+    createToken: (serviceAccount, audience = ISTIO_CA_AUDIENCE) => {
+      if (!tokens) return Promise.reject(new Error('the cluster is not up'));
+      return tokens.issue(
+        { namespace: serviceAccount.namespace, serviceAccount: serviceAccount.name },
+        { audience, expirationSeconds: 3600 },
+      );
+    },
+    meshRootPem: () => {
+      if (!controlPlane) throw new Error('the cluster is not up');
+      return controlPlane.ca.rootPem;
+    },
   };
 }

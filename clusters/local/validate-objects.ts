@@ -3,6 +3,7 @@ import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { ClusterObject } from '../manifests/index.ts';
 import { objectKey } from '../manifests/index.ts';
 import { localImageOf } from './images.ts';
+import { unsupportedVolume } from './pod-volumes.ts';
 
 /**
  * The subset of the Kubernetes API the local backend implements. Anything else in a manifest is
@@ -141,16 +142,20 @@ function checkTemplate(object: ClusterObject, template: V1PodTemplateSpec | unde
     checkContainer(object, c, `${path}.spec.containers[${String(i)}]`);
   });
   spec.volumes?.forEach((v, i) => {
-    if (
-      v.hostPath?.path !== '/var/run/ztunnel' ||
-      Object.keys(v).some((k) => k !== 'name' && k !== 'hostPath')
-    )
-      refuse(
-        object,
-        `${path}.spec.volumes[${String(i)}]`,
-        'is not implemented (only the hostPath /var/run/ztunnel, mapped to a per-node directory)',
-      );
+    const unsupported = unsupportedVolume(v);
+    if (unsupported)
+      refuse(object, `${path}.spec.volumes[${String(i)}]`, `is not implemented (${unsupported})`);
   });
+  spec.containers.forEach((c, i) =>
+    c.volumeMounts?.forEach((m, j) => {
+      if (!spec.volumes?.some((v) => v.name === m.name))
+        refuse(
+          object,
+          `${path}.spec.containers[${String(i)}].volumeMounts[${String(j)}]`,
+          `names no volume of the pod (${JSON.stringify(m.name)})`,
+        );
+    }),
+  );
 }
 
 /** Throws a BadInput HarnessError naming the first unsupported field. */

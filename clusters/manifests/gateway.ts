@@ -1,5 +1,6 @@
 import type { V1Deployment, V1EnvVar, V1Service } from '@kubernetes/client-node';
 import { IMAGES, NODE_LABEL } from './images.ts';
+import { CA_ENV, CA_VOLUME_MOUNTS, CA_VOLUMES } from './mesh-credentials.ts';
 
 export interface GatewayManifestOptions {
   /** hbone: mesh-aware (the 1.28 report); plain: outside the mesh (the ASM test). */
@@ -44,7 +45,7 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
   const env: V1EnvVar[] = [
     { name: 'GATEWAY_MODE', value: options.mode },
     { name: 'XDS_ADDRESS', value: 'istiod.istio-system.svc:15010' },
-    { name: 'CA_ADDRESS', value: 'http://istiod.istio-system.svc:15012' },
+    ...CA_ENV,
     { name: 'ROUTE_SERVICE', value: 'default/httpbin' },
     { name: 'ROUTE_PORT', value: '8000' },
     { name: 'PORT', value: String(GATEWAY_PORT) },
@@ -66,11 +67,13 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
         spec: {
           serviceAccountName: 'istio-ingressgateway',
           nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },
+          volumes: CA_VOLUMES,
           containers: [
             {
               name: 'istio-proxy',
               image: IMAGES.gateway,
               env,
+              volumeMounts: CA_VOLUME_MOUNTS,
               ports: [{ containerPort: GATEWAY_PORT, name: 'http2' }],
               resources: {
                 limits: { cpu: `${String((options.concurrency ?? GATEWAY_DEFAULT_CONCURRENCY) * 1000)}m` },

@@ -1,5 +1,6 @@
 import type { V1Container, V1DaemonSet, V1EnvVar } from '@kubernetes/client-node';
 import { IMAGES } from './images.ts';
+import { CA_ENV, CA_VOLUME_MOUNTS, CA_VOLUMES } from './mesh-credentials.ts';
 
 export interface ZtunnelManifestOptions {
   /** terminationGracePeriodSeconds and TERMINATION_GRACE_PERIOD_SECONDS together, as the chart sets them. */
@@ -38,7 +39,7 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
     name: 'istio-proxy',
     image: IMAGES.ztunnel,
     env: [
-      { name: 'CA_ADDRESS', value: 'http://istiod.istio-system.svc:15012' },
+      ...CA_ENV,
       { name: 'XDS_ADDRESS', value: 'istiod.istio-system.svc:15010' },
       ...modeEnv,
       { name: 'TERMINATION_GRACE_PERIOD_SECONDS', value: String(options.graceS) },
@@ -55,7 +56,10 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
     readinessProbe: inPod
       ? { httpGet: { port: 15021, path: '/healthz/ready' }, ...probeTiming }
       : { exec: { command: ['test', '-e', ZTUNNEL_READY_FILE] }, ...probeTiming },
-    ...(inPod ? { volumeMounts: [{ mountPath: '/var/run/ztunnel', name: 'cni-ztunnel-sock-dir' }] } : {}),
+    volumeMounts: [
+      ...CA_VOLUME_MOUNTS,
+      ...(inPod ? [{ mountPath: '/var/run/ztunnel', name: 'cni-ztunnel-sock-dir' }] : []),
+    ],
   };
   return {
     apiVersion: 'apps/v1',
@@ -69,17 +73,19 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
         spec: {
           serviceAccountName: 'ztunnel',
           terminationGracePeriodSeconds: options.graceS,
-          ...(inPod
-            ? {
-                volumes: [
+          volumes: [
+            ...CA_VOLUMES,
+            ...(inPod
+              ? [
                   {
                     name: 'cni-ztunnel-sock-dir',
                     hostPath: { path: '/var/run/ztunnel', type: 'DirectoryOrCreate' },
                   },
-                ],
-              }
-            : // Node-address mode: the node's network, and cluster DNS for istiod's Service name.
-              { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }),
+                ]
+              : []),
+          ],
+          // Node-address mode: the node's network, and cluster DNS for istiod's Service name.
+          ...(inPod ? {} : { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }),
           containers: [container],
         },
       },

@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { it } from 'node:test';
 import { createSystemClock } from '../../lib/index.ts';
 import { childPids, isAlive } from '../../lib/test/processes.ts';
-import { createCaClient } from '../../mesh/pki/index.ts';
+import { certificateAs } from './certificate-as.ts';
 import { awaitServing } from '../kind/await-serving.ts';
 import { createLocalBackend } from '../local/index.ts';
 import { buildMeshManifests } from '../manifests/index.ts';
@@ -116,7 +116,7 @@ it('every listener of the cluster survives garbage; the cluster still serves', a
   const listeners = [
     ...(await listenersInBlock()),
     controlPlane.xds,
-    controlPlane.ca.replace(/^http:\/\//, ''),
+    controlPlane.ca.replace(/^https:\/\//, ''),
   ];
   assert.ok(listeners.length >= 10, `found only ${listeners.join(' ')}`);
   for (const address of listeners) for (const [, payload] of PAYLOADS) await probe(address, payload);
@@ -128,6 +128,6 @@ it('every listener of the cluster survives garbage; the cluster still serves', a
   );
   assert.deepEqual(failures, []);
   assert.equal(await get418(ingress), 418);
-  const cert = await createCaClient(controlPlane.ca)({ namespace: 'default', serviceAccount: 'fuzz' });
+  const cert = await certificateAs(backend, 'default', 'fuzz');
   assert.match(cert.certPem, /BEGIN CERTIFICATE/);
 });

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connectDiscovery, serviceKey } from '../../mesh/discovery/index.ts';
-import { createCaClient, formatSpiffeId } from '../../mesh/pki/index.ts';
+import { formatSpiffeId } from '../../mesh/pki/index.ts';
+import { certificateAs } from './certificate-as.ts';
 import type { LifecycleEvent } from '../events.ts';
 import { createLocalBackend } from '../local/index.ts';
 import { buildMeshManifests, HTTPBIN_PORT } from '../manifests/index.ts';
@@ -30,10 +31,7 @@ describe('local cluster, end to end', () => {
     );
     await backend.waitForReady({ timeoutMs: 15_000 });
     const { controlPlane, pods: initial } = backend.addresses();
-    const cert = await createCaClient(controlPlane.ca)({
-      namespace: 'istio-system',
-      serviceAccount: 'gateway',
-    });
+    const cert = await certificateAs(backend, 'istio-system', 'gateway');
     const httpbinId = formatSpiffeId({
       trustDomain: 'cluster.local',
       namespace: 'default',

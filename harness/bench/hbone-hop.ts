@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { execa } from 'execa';
 import { openHboneSession, openTunnel } from '../../mesh/hbone/index.ts';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
-import { createCertificateAuthority, startCaServer } from '../../mesh/pki/index.ts';
+import { startStandaloneCa } from '../../mesh/pki/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import type { EchoLoadResult } from './echo-load.ts';
@@ -36,8 +36,16 @@ export async function benchHboneHop(options: { connections: number; durationMs: 
   });
   app.listen({ host: POD.appIp, port: 8080 });
   await once(app, 'listening');
-  const ca = await createCertificateAuthority();
-  const caServer = await startCaServer(ca);
+  const onNode = { nodeName: 'bench', isTerminal: false };
+  const ztunnelPod = {
+    name: 'ztunnel-bench',
+    namespace: 'istio-system',
+    serviceAccount: 'ztunnel',
+    uid: 'zt',
+    ...onNode,
+  };
+  const caServer = await startStandaloneCa({ dir, pods: [{ ...POD, ...onNode }, ztunnelPod] });
+  const ca = caServer.ca;
   const agent = await startNodeAgentServer(join(dir, 'zds.sock'));
   await agent.addWorkload(POD);
   const ztunnel = execa(process.execPath, [join(PROJECT_ROOT, 'ztunnel', 'main.ts')], {
@@ -45,7 +53,7 @@ export async function benchHboneHop(options: { connections: number; durationMs: 
       NODE_NAME: 'bench',
       NODE_IP: '127.63.0.1',
       ZDS_ADDRESS: agent.path,
-      CA_ADDRESS: caServer.url,
+      ...(await caServer.credentialsFor(ztunnelPod)),
       INSTANCE: 'bench',
       LOG_LEVEL: 'warn',
     },

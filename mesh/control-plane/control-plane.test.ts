@@ -60,6 +60,7 @@ describe('control plane', () => {
       debounceMaxMs: 10_000,
       pushLatencyMs: 50,
       ports: { xds: 0, ca: 0 },
+      authenticate: () => Promise.resolve('no CA callers in this test'),
       onPush: (r) => reports.push(r),
     });
     t.after(() => cp.close());

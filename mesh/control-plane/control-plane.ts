@@ -1,13 +1,13 @@
 import type { Clock, Logger } from '../../lib/index.ts';
 import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
 import { startDiscoveryServer } from '../discovery/index.ts';
-import type { CertificateAuthority } from '../pki/index.ts';
+import type { CertificateAuthority, TokenCaller } from '../pki/index.ts';
 import { createCertificateAuthority, startCaServer } from '../pki/index.ts';
 import { buildDiscoverySnapshot } from './build-discovery.ts';
 import type { ClusterSource } from './cluster-source.ts';
 import { createDebouncer } from './debouncer.ts';
 
-/** istiod's ports: 15010 plaintext xDS, 15012 is where its CA answers (here plain HTTP, see ca-server). */
+/** istiod's ports: 15010 plaintext xDS, 15012 its CA over TLS (JSON in place of gRPC, see ca-server). */
 export const XDS_PORT = 15010;
 export const CA_PORT = 15012;
 
@@ -31,6 +31,11 @@ export interface ControlPlaneOptions {
   /** Extra time each push takes before it reaches the wire (timing model). */
   pushLatencyMs: number;
   onPush?: (report: PushReport) => void;
+  /**
+   * TokenReview for the CA: the caller a service-account token stands for, or why it is refused
+   * (local: the local API server's tokens; kind: the Kubernetes TokenReview API).
+   */
+  authenticate(token: string): Promise<TokenCaller | string>;
   /** 0 picks free ports (tests); the cluster uses istiod's. */
   ports?: { xds: number; ca: number };
 }
@@ -38,7 +43,7 @@ export interface ControlPlaneOptions {
 export interface ControlPlane {
   /** host:port for XDS_ADDRESS. */
   xdsAddress: string;
-  /** URL for CA_ADDRESS. */
+  /** URL for CA_ADDRESS (https). */
   caUrl: string;
   ca: CertificateAuthority;
   pushCount(): number;
@@ -70,7 +75,16 @@ function compare(
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const { clock, log } = options;
   const ca = await createCertificateAuthority();
-  const caServer = await startCaServer(ca, options.host, options.ports?.ca ?? CA_PORT);
+  const caServer = await startCaServer({
+    ca,
+    authenticate: (token) => options.authenticate(token),
+    pods: () => options.source.pods(),
+    onRefused: (status, reason) => {
+      log.warn('certificate request refused', { status, reason });
+    },
+    host: options.host,
+    port: options.ports?.ca ?? CA_PORT,
+  });
   const discovery = await startDiscoveryServer({
     host: options.host,
     port: options.ports?.xds ?? XDS_PORT,

@@ -1,6 +1,7 @@
 // The istiod process for a real cluster (the kind backend's istiod image; the local backend runs the
 // control plane inside the harness instead). Pods and services from Kubernetes watches, workload
-// discovery on :15010, the CA on :15012. Configuration from the environment:
+// discovery on :15010, the CA on :15012 (TLS; callers authenticated by TokenReview), the mesh root
+// in the istio-ca-root-cert ConfigMap of istio-system. Configuration from the environment:
 //   KUBECONFIG                 optional; in a pod the service account's in-cluster config is used
 //   AMBIENT_TUNNEL             pod (default) | node: where HBONE to a pod terminates (kind runs ztunnel
 //                              in node-address mode, so `node`: the pod's hostIP:15008)
@@ -14,6 +15,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, createSystemClock } from '../../lib/index.ts';
 import { CA_PORT, startControlPlane, XDS_PORT } from './control-plane.ts';
 import { createKubeClusterSource } from './kube-source.ts';
+import { publishRootCert } from './root-cert-configmap.ts';
+import { createTokenReviewAuthenticator } from './token-review.ts';
 
 function fail(message: string): never {
   process.stderr.write(`istiod: ${message}\n`);
@@ -54,6 +57,7 @@ try {
 }
 const controlPlane = await startControlPlane({
   source,
+  authenticate: createTokenReviewAuthenticator(kc),
   clock,
   log,
   host: process.env['LOCAL_BIND_ADDRESS'] ?? '0.0.0.0',
@@ -71,6 +75,11 @@ const controlPlane = await startControlPlane({
     });
   },
 });
+try {
+  await publishRootCert(kc, 'istio-system', controlPlane.ca.rootPem);
+} catch (err) {
+  fail(`cannot write the istio-ca-root-cert ConfigMap in istio-system: ${String(err)}`);
+}
 log.info('listening', {
   xds: controlPlane.xdsAddress,
   ca: controlPlane.caUrl,

@@ -14,15 +14,19 @@ import { AggregatorRegistry } from 'prom-client';
 import { createLogger } from '../../lib/index.ts';
 import { connectDiscovery } from '../discovery/index.ts';
 import type { ServerMessage } from '../discovery/index.ts';
-import { createCaClient } from '../pki/index.ts';
+import { caClientFromEnv } from '../pki/index.ts';
+import type { RequestCertificate } from '../pki/index.ts';
 import { parseGatewayConfig } from './gateway-config.ts';
 import { isFromWorker } from './worker-messages.ts';
 import type { ToWorker } from './worker-messages.ts';
 
 const log = createLogger({ component: 'gateway', write: (l) => process.stdout.write(`${l}\n`) });
 let config;
+let requestCertificate: RequestCertificate;
 try {
   config = parseGatewayConfig(process.env);
+  // pilot-agent asks for the pod's own identity (no impersonation): the token's service account.
+  requestCertificate = caClientFromEnv(process.env, { impersonate: false });
 } catch (err) {
   process.stderr.write(`gateway: ${(err as Error).message}\n`);
   process.exit(2);
@@ -31,7 +35,7 @@ const identity = {
   namespace: process.env['POD_NAMESPACE'] ?? 'istio-system',
   serviceAccount: process.env['SERVICE_ACCOUNT'] ?? 'istio-ingressgateway',
 };
-const cert = await createCaClient(config.caAddress)(identity);
+const cert = await requestCertificate(identity);
 const workers: Worker[] = [];
 const send = (worker: Worker, message: ToWorker): void => {
   if (worker.isConnected()) worker.send(message);

@@ -4,11 +4,11 @@ import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import type { webcrypto as WebCrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { createCsr, KEY_ALGORITHM, privateKeyPem, readCsr } from './csr.ts';
 import type { Identity } from './spiffe.ts';
 import { formatSpiffeId } from './spiffe.ts';
 
-const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+const ALG = KEY_ALGORITHM;
 
 /** PEM material a TLS endpoint needs. */
 export interface WorkloadCertificate {
@@ -24,10 +24,22 @@ export interface WorkloadCertificate {
 export interface CertificateAuthority {
   rootPem: string;
   trustDomain: string;
+  /** Signs a CSR's public key for `identity` (the CSR's own names are not used): leaf PEM. */
+  sign(
+    publicKey: WebCrypto.CryptoKey,
+    identity: Omit<Identity, 'trustDomain'>,
+    options?: { validityMs?: number },
+  ): Promise<{ certPem: string; notAfter: Date }>;
+  /**
+   * Key and certificate for one identity, made in this process (tests and benches that hold the CA
+   * themselves; workloads get theirs over the CA server with a CSR).
+   */
   issue(
     identity: Omit<Identity, 'trustDomain'>,
     options?: { validityMs?: number },
   ): Promise<WorkloadCertificate>;
+  /** istiod's own serving certificate (DNS and IP SANs), for the CA's TLS listener. */
+  issueServing(names: { dns: string[]; ips: string[] }): Promise<{ certPem: string; keyPem: string }>;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -36,12 +48,6 @@ function randomSerial(): string {
   return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
     .toString('hex')
     .replace(/^[89a-f]/, '1');
-}
-
-async function keyPem(key: WebCrypto.CryptoKey): Promise<string> {
-  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key));
-  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN PRIVATE KEY-----\n${lines.join('\n')}\n-----END PRIVATE KEY-----\n`;
 }
 
 export async function createCertificateAuthority(
@@ -65,46 +71,69 @@ export async function createCertificateAuthority(
   });
   const rootPem = root.toString('pem');
 
-  return {
+  const signLeaf = async (
+    publicKey: WebCrypto.CryptoKey,
+    names: x509.JsonGeneralName[],
+    validityMs: number,
+  ): Promise<{ certPem: string; notAfter: Date }> => {
+    const issuedAt = Date.now();
+    const notAfter = new Date(issuedAt + validityMs);
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: randomSerial(),
+      subject: '',
+      issuer: root.subject,
+      notBefore: new Date(issuedAt - 60_000),
+      notAfter,
+      publicKey,
+      signingKey: rootKeys.privateKey,
+      signingAlgorithm: ALG,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+          true,
+        ),
+        new x509.ExtendedKeyUsageExtension([
+          x509.ExtendedKeyUsage.serverAuth,
+          x509.ExtendedKeyUsage.clientAuth,
+        ]),
+        new x509.SubjectAlternativeNameExtension(names, true),
+        await x509.AuthorityKeyIdentifierExtension.create(rootKeys.publicKey),
+      ],
+    });
+    return { certPem: cert.toString('pem'), notAfter };
+  };
+
+  const ca: CertificateAuthority = {
     rootPem,
     trustDomain,
+    sign: (publicKey, id, signOptions = {}) =>
+      signLeaf(
+        publicKey,
+        [{ type: 'url', value: formatSpiffeId({ trustDomain, ...id }) }],
+        signOptions.validityMs ?? DAY_MS,
+      ),
     async issue(id, issueOptions = {}) {
       const identity = { trustDomain, ...id };
       const spiffeId = formatSpiffeId(identity);
+      const { csrPem, keyPem } = await createCsr(spiffeId);
+      const publicKey = await readCsr(csrPem);
+      if (typeof publicKey === 'string') throw new Error(publicKey);
+      const { certPem, notAfter } = await ca.sign(publicKey, id, issueOptions);
+      return { identity, spiffeId, certPem, keyPem, rootPem, notAfter };
+    },
+    async issueServing(names) {
       const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
-      const issuedAt = Date.now();
-      const notAfter = new Date(issuedAt + (issueOptions.validityMs ?? DAY_MS));
-      const cert = await x509.X509CertificateGenerator.create({
-        serialNumber: randomSerial(),
-        subject: '',
-        issuer: root.subject,
-        notBefore: new Date(issuedAt - 60_000),
-        notAfter,
-        publicKey: keys.publicKey,
-        signingKey: rootKeys.privateKey,
-        signingAlgorithm: ALG,
-        extensions: [
-          new x509.BasicConstraintsExtension(false, undefined, true),
-          new x509.KeyUsagesExtension(
-            x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-            true,
-          ),
-          new x509.ExtendedKeyUsageExtension([
-            x509.ExtendedKeyUsage.serverAuth,
-            x509.ExtendedKeyUsage.clientAuth,
-          ]),
-          new x509.SubjectAlternativeNameExtension([{ type: 'url', value: spiffeId }], true),
-          await x509.AuthorityKeyIdentifierExtension.create(rootKeys.publicKey),
+      const { certPem } = await signLeaf(
+        keys.publicKey,
+        [
+          ...names.dns.map((value) => ({ type: 'dns' as const, value })),
+          ...names.ips.map((value) => ({ type: 'ip' as const, value })),
         ],
-      });
-      return {
-        identity,
-        spiffeId,
-        certPem: cert.toString('pem'),
-        keyPem: await keyPem(keys.privateKey),
-        rootPem,
-        notAfter,
-      };
+        365 * DAY_MS,
+      );
+      return { certPem, keyPem: await privateKeyPem(keys.privateKey) };
     },
   };
+  return ca;
 }

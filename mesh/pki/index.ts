@@ -10,5 +10,14 @@ export {
 } from './spiffe.ts';
 export type { Identity } from './spiffe.ts';
 export { mtlsContext } from './tls-options.ts';
-export { createCaClient, startCaServer } from './ca-server.ts';
-export type { CaServer } from './ca-server.ts';
+export { CREATE_CERTIFICATE_PATH, ISTIOD_HOSTNAMES, startCaServer } from './ca-server.ts';
+export type { CaServer, CaServerOptions } from './ca-server.ts';
+export { caClientFromEnv, createCaClient } from './ca-client.ts';
+export type { CaClientOptions, RequestCertificate } from './ca-client.ts';
+export { createCsr } from './csr.ts';
+export { checkImpersonation, DEFAULT_TRUSTED_NODE_ACCOUNTS } from './node-authorizer.ts';
+export type { AuthorizerPod } from './node-authorizer.ts';
+export { createTokenIssuer, ISTIO_CA_AUDIENCE, SERVICE_ACCOUNT_ISSUER } from './service-account-token.ts';
+export type { BoundPod, TokenCaller, TokenIssuer } from './service-account-token.ts';
+export { startStandaloneCa, writeCredentials } from './standalone-ca.ts';
+export type { CaEnv, StandaloneCa } from './standalone-ca.ts';

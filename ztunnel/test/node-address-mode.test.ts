@@ -11,7 +11,12 @@ import { createLogger, createSystemClock } from '../../lib/index.ts';
 import { startControlPlane } from '../../mesh/control-plane/index.ts';
 import type { ClusterSource, PodView } from '../../mesh/control-plane/index.ts';
 import { createHbonePool } from '../../mesh/hbone/index.ts';
-import { formatSpiffeId } from '../../mesh/pki/index.ts';
+import {
+  createTokenIssuer,
+  formatSpiffeId,
+  ISTIO_CA_AUDIENCE,
+  writeCredentials,
+} from '../../mesh/pki/index.ts';
 import { startEchoApp } from '../inbound/test/fixtures.ts';
 import { waitUntil } from '../../lib/test/wait-until.ts';
 import { spawnZtunnel } from './ztunnel-process.ts';
@@ -46,12 +51,23 @@ test(
   { timeout: 30_000 },
   async (t) => {
     const clock = createSystemClock();
+    // ztunnel's own pod (not meshed): the CA authenticates its token and authorizes it for node-1.
+    const ztunnelPod = { ...pod(9, 'node-1', 'ztunnel'), namespace: 'istio-system', isMeshed: false };
+    const pods = [
+      pod(1, 'node-1', 'httpbin'),
+      pod(2, 'node-1', 'other'),
+      pod(3, 'node-2', 'httpbin'),
+      ztunnelPod,
+    ];
+    const tokens = await createTokenIssuer();
     const cp = await startControlPlane({
-      source: staticSource([
-        pod(1, 'node-1', 'httpbin'),
-        pod(2, 'node-1', 'other'),
-        pod(3, 'node-2', 'httpbin'),
-      ]),
+      source: staticSource(pods),
+      authenticate: (token) =>
+        tokens.review(
+          token,
+          ISTIO_CA_AUDIENCE,
+          (ns, name) => pods.find((p) => p.namespace === ns && p.name === name)?.uid,
+        ),
       clock,
       log: createLogger({ component: 'istiod', level: 'error' }),
       host: '127.57.0.200',
@@ -70,7 +86,7 @@ test(
       NODE_IP,
       INPOD_ENABLED: 'false',
       XDS_ADDRESS: cp.xdsAddress,
-      CA_ADDRESS: cp.caUrl,
+      ...(await writeCredentials({ dir, caUrl: cp.caUrl, rootPem: cp.ca.rootPem, tokens, pod: ztunnelPod })),
       READY_FILE: readyFile,
       TERMINATION_GRACE_PERIOD_SECONDS: '2',
     });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
-import { createCertificateAuthority, startCaServer } from '../../mesh/pki/index.ts';
+import { startStandaloneCa } from '../../mesh/pki/index.ts';
 import { holdConnection, startEchoApp, testWorkload } from '../inbound/test/fixtures.ts';
 import { spawnZtunnel } from './ztunnel-process.ts';
 
@@ -51,11 +51,22 @@ test(
   async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'handoff-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const caServer = await startCaServer(await createCertificateAuthority());
+    const pods = [testWorkload(41, 1), testWorkload(41, 2)];
+    const onNode = { nodeName: 'node-1', isTerminal: false };
+    const ztunnelPod = (name: string) => ({
+      name,
+      namespace: 'istio-system',
+      serviceAccount: 'ztunnel',
+      uid: name,
+      ...onNode,
+    });
+    const caServer = await startStandaloneCa({
+      dir,
+      pods: [...pods.map((p) => ({ ...p, ...onNode })), ztunnelPod('ztunnel-a'), ztunnelPod('ztunnel-b')],
+    });
     t.after(() => caServer.close());
     const agent = await startNodeAgentServer(join(dir, 'zds.sock'));
     t.after(() => agent.close());
-    const pods = [testWorkload(41, 1), testWorkload(41, 2)];
     for (const pod of pods) {
       await startEchoApp(t, pod.appIp, 8080);
       await agent.addWorkload(pod);
@@ -65,11 +76,13 @@ test(
       NODE_NAME: 'node-1',
       NODE_IP: '127.43.0.1',
       ZDS_ADDRESS: agent.path,
-      CA_ADDRESS: caServer.url,
       CONNECTION_TERMINATION_DEADLINE: `${String(drainDeadlineMs)}ms`,
     };
 
-    const a = spawnZtunnel('ztunnel-a', env);
+    const a = spawnZtunnel('ztunnel-a', {
+      ...env,
+      ...(await caServer.credentialsFor(ztunnelPod('ztunnel-a'))),
+    });
     t.after(() => a.child.kill('SIGKILL'));
     await agent.whenSnapshotAcked('ztunnel-a');
     const held = await Promise.all(pods.map((p) => holdConnection(p.podIp, 8080)));
@@ -86,7 +99,10 @@ test(
     });
 
     await new Promise((r) => setTimeout(r, 1000));
-    const b = spawnZtunnel('ztunnel-b', env);
+    const b = spawnZtunnel('ztunnel-b', {
+      ...env,
+      ...(await caServer.credentialsFor(ztunnelPod('ztunnel-b'))),
+    });
     t.after(() => b.child.kill('SIGKILL'));
     await agent.whenSnapshotAcked('ztunnel-b');
     assert.deepEqual(

@@ -48,6 +48,7 @@ const COLLECTIONS: Record<string, { group: string; resource: string; kind: strin
     kind: 'ClusterRoleBinding',
     namespaced: false,
   },
+  configmaps: { group: '/api/v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true },
   endpointslices: {
     group: '/apis/discovery.k8s.io/v1',
     resource: 'endpointslices',
@@ -74,7 +75,11 @@ export interface ApiServerDoubleOptions {
    * when applied or patched: status observes the new generation with every replica updated and Ready.
    */
   rollOutOnApply?: string[] | 'all';
+  /** TokenReview (POST /apis/authentication.k8s.io/v1/tokenreviews): the status for a token. */
+  reviewToken?: (token: string, audiences: string[]) => Record<string, unknown>;
 }
+
+const TOKEN_REVIEWS = '/apis/authentication.k8s.io/v1/tokenreviews';
 
 export async function startApiServerDouble(options: ApiServerDoubleOptions = {}): Promise<ApiServerDouble> {
   const store = new Map<string, Map<string, Obj>>(Object.keys(COLLECTIONS).map((r) => [r, new Map()]));
@@ -129,11 +134,33 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       send(res, 200, { gitVersion: 'v1.35.0', major: '1', minor: '35' });
       return;
     }
+    if (path === TOKEN_REVIEWS && req.method === 'POST') {
+      const spec = (body as { spec?: { token?: string; audiences?: string[] } } | undefined)?.spec;
+      const status = options.reviewToken?.(spec?.token ?? '', spec?.audiences ?? []) ?? {
+        authenticated: false,
+      };
+      send(res, 201, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec, status });
+      return;
+    }
     if (Object.values(COLLECTIONS).some((c) => c.group === path)) {
       send(res, 200, discovery(path));
       return;
     }
     for (const [resource, c] of Object.entries(COLLECTIONS)) {
+      const created = c.namespaced
+        ? new RegExp(`^${c.group}/namespaces/([^/]+)/${c.resource}$`).exec(path)
+        : null;
+      if (created && req.method === 'POST') {
+        const object = body as Obj;
+        const ns = created[1] ?? '';
+        if (store.get(resource)?.has(key(ns, object.metadata?.name))) {
+          send(res, 409, { kind: 'Status', code: 409, reason: 'AlreadyExists' });
+          return;
+        }
+        put(resource, { ...object, metadata: { ...object.metadata, namespace: ns } });
+        send(res, 201, store.get(resource)?.get(key(ns, object.metadata?.name)));
+        return;
+      }
       if (path === `${c.group}/${c.resource}`) {
         if (query['watch'] === 'true') {
           res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
@@ -175,6 +202,11 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       }
       if (req.method === 'PATCH') {
         send(res, 200, applyPatch(resource, ns, name, current, contentType, body, Boolean(scale)));
+        return;
+      }
+      if (req.method === 'PUT' && current) {
+        put(resource, { ...(body as Obj), metadata: { ...(body as Obj).metadata, namespace: ns, name } });
+        send(res, 200, store.get(resource)?.get(key(ns, name)));
         return;
       }
       if (req.method === 'GET' && current) {

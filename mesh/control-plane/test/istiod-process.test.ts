@@ -12,6 +12,7 @@ import { PROJECT_ROOT } from '../../../harness/paths.ts';
 import { spawnNodeProcess } from '../../../lib/test/node-process.ts';
 import { waitUntil } from '../../../lib/test/wait-until.ts';
 import { connectDiscovery } from '../../discovery/index.ts';
+import { createCaClient } from '../../pki/index.ts';
 
 const MAIN = join(PROJECT_ROOT, 'mesh', 'control-plane', 'main.ts');
 
@@ -30,7 +31,20 @@ const pod = (name: string, patch: { labels?: Record<string, string>; hostNetwork
 
 describe('istiod process (kind)', () => {
   it('pushes pods and services from Kubernetes watches; node tunnel addresses; deletion -> UNHEALTHY', async (t) => {
-    const api = await startApiServerDouble();
+    // TokenReview as the API server answers it for a pod-bound token of audience istio-ca.
+    const api = await startApiServerDouble({
+      reviewToken: (token, audiences) =>
+        token === 'httpbin-token' && audiences.includes('istio-ca')
+          ? {
+              authenticated: true,
+              audiences: ['istio-ca'],
+              user: {
+                username: 'system:serviceaccount:default:httpbin',
+                extra: { 'authentication.kubernetes.io/pod-name': ['httpbin-a'] },
+              },
+            }
+          : { authenticated: false, error: 'invalid bearer token' },
+    });
     t.after(() => api.close());
     api.put('pods', pod('httpbin-a', { labels: { app: 'httpbin', 'istio.io/dataplane-mode': 'ambient' } }));
     api.put('pods', pod('plain-b', { labels: { app: 'plain' } }));
@@ -86,6 +100,21 @@ describe('istiod process (kind)', () => {
       state.endpointsOf(svc).map((w) => w.name),
       ['httpbin-a'],
     );
+
+    // The CA: the root published for the chart's volume; callers authenticated by TokenReview.
+    const configMap = api.get('configmaps', 'istio-system', 'istio-ca-root-cert') as
+      { data?: Record<string, string> } | undefined;
+    const rootPem = configMap?.data?.['root-cert.pem'] ?? '';
+    assert.match(rootPem, /BEGIN CERTIFICATE/);
+    const caUrl = /ca=(\S+)/.exec(lines.find((l) => /istiod listening/.test(l)) ?? '')?.[1] ?? '';
+    const ask = (token: string) =>
+      createCaClient({ address: caUrl, rootPem, token: () => token, impersonate: false })({
+        namespace: 'default',
+        serviceAccount: 'httpbin',
+      });
+    assert.equal((await ask('httpbin-token')).spiffeId, 'spiffe://cluster.local/ns/default/sa/httpbin');
+    await assert.rejects(ask('stolen'), /answered 401/);
+    assert.ok(api.requests.some((r) => r.path === '/apis/authentication.k8s.io/v1/tokenreviews'));
 
     // kubectl delete: the API server sets deletionTimestamp (the double's DELETE does too).
     const deleting = pod('httpbin-a', { labels: { app: 'httpbin', 'istio.io/dataplane-mode': 'ambient' } });

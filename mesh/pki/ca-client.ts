@@ -1,0 +1,138 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import type { WorkloadCertificate } from './ca.ts';
+import { CREATE_CERTIFICATE_PATH } from './ca-server.ts';
+import { createCsr } from './csr.ts';
+import { formatSpiffeId, identityOfCertificate } from './spiffe.ts';
+
+export type RequestCertificate = (identity: {
+  namespace: string;
+  serviceAccount: string;
+}) => Promise<WorkloadCertificate>;
+
+export interface CaClientOptions {
+  /** https://host:port (CA_ADDRESS). */
+  address: string;
+  /** The mesh root the CA's serving certificate must chain to (CA_ROOT_CA). */
+  rootPem: string;
+  /** The service-account token, read afresh per request (the kubelet rotates the file). */
+  token(): string;
+  /**
+   * ztunnel's mode: every request names the wanted identity as ImpersonatedIdentity, and the answer
+   * must carry exactly that identity (src/identity/caclient.rs). Off: the CA signs the caller's own.
+   */
+  impersonate: boolean;
+  trustDomain?: string;
+  /** Requested lifetime (ztunnel's SECRET_TTL, 24 h). */
+  validitySeconds?: number;
+}
+
+function post(options: CaClientOptions, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${options.address}${CREATE_CERTIFICATE_PATH}`,
+      {
+        method: 'POST',
+        ca: options.rootPem,
+        minVersion: 'TLSv1.3',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${options.token()}` },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Fetches (and caches per identity) workload certificates from the CA with a CSR per identity. */
+export function createCaClient(options: CaClientOptions): RequestCertificate {
+  const trustDomain = options.trustDomain ?? 'cluster.local';
+  const cache = new Map<string, Promise<WorkloadCertificate>>();
+  const fetchOne = async (id: {
+    namespace: string;
+    serviceAccount: string;
+  }): Promise<WorkloadCertificate> => {
+    const identity = { trustDomain, ...id };
+    const spiffeId = formatSpiffeId(identity);
+    const { csrPem, keyPem } = await createCsr(spiffeId);
+    const res = await post(
+      options,
+      JSON.stringify({
+        csr: csrPem,
+        validityDuration: options.validitySeconds ?? 24 * 3600,
+        ...(options.impersonate ? { metadata: { ImpersonatedIdentity: spiffeId } } : {}),
+      }),
+    );
+    if (res.status !== 200)
+      throw new Error(`CA ${options.address} answered ${String(res.status)}: ${res.text}`);
+    const { certChain } = JSON.parse(res.text) as { certChain?: string[] };
+    const [certPem, ...chain] = certChain ?? [];
+    const rootPem = chain.at(-1);
+    if (!certPem || !rootPem) throw new Error(`CA ${options.address} answered without a chain`);
+    const leaf = new X509Certificate(certPem);
+    const got = identityOfCertificate(leaf);
+    if (options.impersonate && (!got || formatSpiffeId(got) !== spiffeId))
+      throw new Error(`expected identity ${spiffeId}, got ${got ? formatSpiffeId(got) : 'none'}`);
+    return {
+      identity: got ?? identity,
+      spiffeId: got ? formatSpiffeId(got) : spiffeId,
+      certPem,
+      keyPem,
+      rootPem,
+      notAfter: new Date(leaf.validTo),
+    };
+  };
+  return (id) => {
+    const key = `${id.namespace}/${id.serviceAccount}`;
+    let pending = cache.get(key);
+    if (!pending) {
+      pending = fetchOne(id);
+      pending.catch(() => cache.delete(key));
+      cache.set(key, pending);
+    }
+    return pending;
+  };
+}
+
+/**
+ * The client as ztunnel and pilot-agent configure it from their environment: CA_ADDRESS, the root
+ * at CA_ROOT_CA and the token at AUTH_TOKEN (ztunnel's names; the chart mounts the istio-ca-root-cert
+ * ConfigMap and a projected istio-ca token there). Throws a message naming what is missing.
+ */
+export function caClientFromEnv(env: NodeJS.ProcessEnv, mode: { impersonate: boolean }): RequestCertificate {
+  const need = (name: string): string => {
+    const value = env[name];
+    if (!value) throw new Error(`Expected ${name} to be set, got nothing`);
+    return value;
+  };
+  const address = need('CA_ADDRESS');
+  if (!address.startsWith('https://'))
+    throw new Error(
+      `Expected CA_ADDRESS to be an https:// URL (istiod's CA speaks TLS), got ${JSON.stringify(address)}`,
+    );
+  const rootFile = need('CA_ROOT_CA');
+  const tokenFile = need('AUTH_TOKEN');
+  let rootPem: string;
+  try {
+    rootPem = readFileSync(rootFile, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `Expected CA_ROOT_CA to name a readable PEM file, got ${JSON.stringify(rootFile)}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  return createCaClient({
+    address,
+    rootPem,
+    token: () => readFileSync(tokenFile, 'utf8').trim(),
+    impersonate: mode.impersonate,
+  });
+}
