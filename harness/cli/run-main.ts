@@ -1,10 +1,12 @@
 import { CommanderError } from 'commander';
 import { ErrorCode, HarnessError, isHarnessError } from '../../lib/index.ts';
+import { installCrashGuard } from './crash-guard.ts';
 
 /**
  * Runs a CLI's main with the project's exit contract: 0 pass, 1 failed, 2 bad input (including a
  * missing tool). SIGINT/SIGTERM abort `signal` so the main can stop its children and keep what it
- * has; a second signal exits at once.
+ * has; a second signal exits at once. An uncaught error in an in-process component aborts `signal`
+ * the same way (crash-guard.ts) and the process exits 1.
  */
 export function runMain(main: (signal: AbortSignal) => Promise<number>): void {
   const controller = new AbortController();
@@ -20,10 +22,12 @@ export function runMain(main: (signal: AbortSignal) => Promise<number>): void {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const uninstallCrashGuard = installCrashGuard(controller);
+  const crashed = (): boolean => isHarnessError(controller.signal.reason, ErrorCode.ComponentFailed);
   main(controller.signal)
     .then(
       (code) => {
-        process.exitCode = code;
+        process.exitCode = crashed() ? 1 : code;
       },
       (err: unknown) => {
         process.exitCode = reportError(err);
@@ -32,6 +36,7 @@ export function runMain(main: (signal: AbortSignal) => Promise<number>): void {
     .finally(() => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      uninstallCrashGuard();
     });
 }
 

@@ -233,6 +233,9 @@ export async function runClusterExperiment(options: {
       ? findBursts(tally.timeline.buckets(), BUCKET_MS, causes)
       : [];
   const failedCount = (tally ? tally.total - tally.timeline.totals().ok : 0) + (companionResult?.failed ?? 0);
+  // Aborted after the load ended (a crash while the cluster closed): still not a result to trust.
+  if (!reason && signal.aborted)
+    reason = String((signal.reason as Error | undefined)?.message ?? signal.reason);
   const verdict: RunFacts['verdict'] = reason ? 'aborted' : failedCount > params.maxFailed ? 'fail' : 'pass';
   if (!reason)
     reason =

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
@@ -14,6 +15,8 @@ import { childPids, describeAlive } from '../../../lib/test/processes.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 type Row = Record<string, string>;
+/** A run long enough to be interrupted during its load. */
+const SLOW_RUN_ARGS = ['--scenario', 'workload-rollout', '--qps', '20', '-c', '5', '--duration', '30'];
 
 async function readRows(path: string): Promise<Row[]> {
   return parse<Row>(await readFile(path, 'utf8'), { columns: true });
@@ -93,23 +96,11 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
 test('SIGINT during the load: exit 130, the run folder is kept as aborted, no process left', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'experiment-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const child = execa(
-    process.execPath,
-    [
-      CLI,
-      '--scenario',
-      'workload-rollout',
-      '--qps',
-      '20',
-      '-c',
-      '5',
-      '--duration',
-      '30',
-      '--results-dir',
-      dir,
-    ],
-    { reject: false, stdin: 'ignore', timeout: 60_000 },
-  );
+  const child = execa(process.execPath, [CLI, ...SLOW_RUN_ARGS, '--results-dir', dir], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
   let stderr = '';
   await new Promise<void>((resolve) => {
     child.stderr.on('data', (chunk: Buffer) => {
@@ -134,6 +125,38 @@ test('SIGINT during the load: exit 130, the run folder is kept as aborted, no pr
   assert.ok(existsSync(join(dir, row['run_id'] ?? '', 'events.csv')));
   const described = await describeAlive(pids);
   assert.deepEqual(described, []);
+});
+
+test('an uncaught error in the harness process: exit 1, the run kept as aborted naming it, no process left', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'experiment-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const fixture = pathToFileURL(
+    join(PROJECT_ROOT, 'harness', 'bin', 'test', 'fixtures', 'crash-after.ts'),
+  ).href;
+  const child = execa(process.execPath, ['--import', fixture, CLI, ...SLOW_RUN_ARGS, '--results-dir', dir], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 90_000,
+    env: { CRASH_AFTER_MS: '9000' },
+  });
+  let pids: number[] = [];
+  // Sample the cluster's processes while it runs, to check afterwards that none is left.
+  const sampler = setInterval(() => {
+    void childPids(child.pid ?? -1).then((now) => {
+      pids = [...new Set([...pids, ...now])];
+    });
+  }, 500);
+  const result = await child;
+  clearInterval(sampler);
+  assert.ok(pids.length >= 6, `cluster processes seen: ${String(pids.length)}`);
+  assert.equal(result.exitCode, 1, result.stderr);
+  assert.match(result.stderr, /uncaught exception in the harness process: Error: injected crash/);
+  const [row] = await readRows(join(dir, 'runs.csv'));
+  assert.ok(row);
+  assert.equal(row['verdict'], 'aborted');
+  assert.match(row['reason'] ?? '', /uncaught error in the harness process: Error: injected crash/);
+  assert.ok(existsSync(join(dir, row['run_id'] ?? '', 'events.csv')));
+  assert.deepEqual(await describeAlive(pids), []);
 });
 
 test('--repeat 2 runs twice on fresh clusters, one runs.csv row each, and prints min/median/max', async (t) => {
