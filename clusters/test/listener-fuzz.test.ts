@@ -48,7 +48,9 @@ const PAYLOADS: [string, Buffer][] = [
   ],
   [
     'a POST whose body is not JSON',
-    Buffer.from('POST /v1/certificates HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n{not json'),
+    Buffer.from(
+      'POST /istio.v1.auth.IstioCertificateService/CreateCertificate HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n{not json',
+    ),
   ],
   ['nothing (half-open: FIN at once)', Buffer.alloc(0)],
 ];
