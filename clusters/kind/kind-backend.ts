@@ -89,6 +89,8 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     });
   };
   const fail = (err: HarnessError): void => {
+    // Stopping the informers aborts their watches, which they report as errors: not a failure.
+    if (closing) return;
     for (const listener of failureListeners) listener(err);
   };
   const onUpdate = (update: WatchUpdate): void => {
