@@ -10,6 +10,7 @@ import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { checkOpenFilesLimit } from '../cli/open-files-limit.ts';
 import { isInsideOwnNetns, readTcpMigrateReq, rerunInOwnNetns } from '../cli/own-netns.ts';
 import { runMain } from '../cli/run-main.ts';
+import { expandExperimentFile } from '../config/experiment-file.ts';
 import { formatRepeats } from '../experiment/format-repeats.ts';
 import { formatClusterRun } from '../experiment/format-run.ts';
 import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
@@ -55,7 +56,8 @@ async function runClusterScenario(
 
 runMain(async (signal) => {
   const program = buildExperimentProgram();
-  const flags = program.parse(process.argv).opts<ExperimentFlags>();
+  const argv = await expandExperimentFile(process.argv.slice(2));
+  const flags = program.parse(argv, { from: 'user' }).opts<ExperimentFlags>();
   const write = (t: string): void => {
     process.stderr.write(t);
   };

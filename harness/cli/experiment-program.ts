@@ -16,6 +16,9 @@ import { choiceParser, numberParser, pathParser, timingParser } from './parse-va
 export interface ExperimentFlags {
   scenario: ScenarioName;
   suite?: (typeof SUITES)[number];
+  /** Already expanded into the arguments (config/experiment-file.ts); kept for --help. */
+  config?: string;
+  from?: string;
   backend: 'local' | 'kind';
   grace: number;
   qps: number;
@@ -60,7 +63,7 @@ function retryOnParser(raw: string): string {
 }
 
 export function buildExperimentProgram(): Command {
-  const seconds = (flag: string) => numberParser(flag, { min: 0, unit: 'seconds' });
+  const seconds = (flag: string) => numberParser(flag, { min: 0, max: 86_400, unit: 'seconds' });
   return new Command('experiment')
     .description(
       'Drive fortio-like k6 load through the local cluster, restart something mid-run, and report what was lost.',
@@ -76,6 +79,14 @@ export function buildExperimentProgram(): Command {
         'run a whole suite instead: seeds (every source experiment and arm)',
       ).argParser(choiceParser('--suite', SUITES)),
     )
+    .option(
+      '--config <file>',
+      "an experiment file (YAML or JSON, keys are these options' long names, e.g. examples/e1-grace-120.yaml); flags given too override it",
+    )
+    .option(
+      '--from <run dir>',
+      'run again exactly what a run folder recorded (its experiment.yaml); flags given too override it',
+    )
     .addOption(
       new Option(
         '--backend <name>',
@@ -87,26 +98,31 @@ export function buildExperimentProgram(): Command {
     .option(
       '--grace <s>',
       'terminationGracePeriodSeconds of what the fault stops: ztunnel (with TERMINATION_GRACE_PERIOD_SECONDS, as the chart sets it); httpbin in sidecar-drain',
-      numberParser('--grace', { min: 0, integer: true, unit: 'seconds' }),
+      numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
       30,
     )
     .option(
       '--qps <n>',
       'requests per second, 0 = as fast as the connections go',
-      numberParser('--qps', { min: 0 }),
+      numberParser('--qps', { min: 0, max: 100_000 }),
       0,
     )
     .option(
       '-c, --connections <n>',
       'connections (k6 VUs)',
-      numberParser('--connections', { min: 1, integer: true }),
+      numberParser('--connections', { min: 1, max: 10_000, integer: true }),
       100,
     )
-    .option('--duration <s>', 'seconds of load', numberParser('--duration', { min: 1, unit: 'seconds' }), 60)
+    .option(
+      '--duration <s>',
+      'seconds of load',
+      numberParser('--duration', { min: 1, max: 86_400, unit: 'seconds' }),
+      60,
+    )
     .option(
       '--timeout <s>',
       'per-request timeout, seconds',
-      numberParser('--timeout', { min: 0.001, unit: 'seconds' }),
+      numberParser('--timeout', { min: 0.001, max: 600, unit: 'seconds' }),
       10,
     )
     .option(
@@ -121,8 +137,8 @@ export function buildExperimentProgram(): Command {
     )
     .option(
       '--replicas <n>',
-      'httpbin replicas (1-4 as in design.md)',
-      numberParser('--replicas', { min: 1, integer: true }),
+      'httpbin replicas (1-4, as the documents ran them)',
+      numberParser('--replicas', { min: 1, max: 4, integer: true }),
       3,
     )
     .option(
@@ -147,12 +163,12 @@ export function buildExperimentProgram(): Command {
     .option(
       '--max-failed <n>',
       "failed requests a passing run may have (default: the scenario's)",
-      numberParser('--max-failed', { min: 0, integer: true }),
+      numberParser('--max-failed', { min: 0, max: 1_000_000_000, integer: true }),
     )
     .option(
       '--repeat <n>',
       'runs in a row, each on a fresh cluster; prints min/median/max',
-      numberParser('--repeat', { min: 1, integer: true }),
+      numberParser('--repeat', { min: 1, max: 100, integer: true }),
     )
     .option(
       '--timing <name=ms>',

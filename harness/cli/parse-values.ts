@@ -1,5 +1,7 @@
 import { badInput } from '../../lib/index.ts';
 
+const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)$/;
+
 /** Commander argument parsers that throw the project's bad-input error (exit 2) with the flag named. */
 export function numberParser(
   flag: string,
@@ -14,7 +16,8 @@ export function numberParser(
         ? `a non-negative ${noun}`
         : `${options.integer ? 'an' : 'a'} ${noun} >= ${String(options.min)}`;
   return (raw: string): number => {
-    const value = raw.trim() === '' ? NaN : Number(raw);
+    // Decimal notation only: Number() would also take "1e9", "0x10", "0b1" and " 5 ".
+    const value = DECIMAL.test(raw) ? Number(raw) : NaN;
     if (
       !Number.isFinite(value) ||
       value < options.min ||
@@ -41,14 +44,17 @@ export function pathParser(flag: string) {
   };
 }
 
+/** No step of the timing model takes longer than a minute. */
+export const TIMING_MAX_MS = 60_000;
+
 /** Repeatable `--timing name=ms`: collects overrides of the local backend's timing model. */
-export function timingParser(flag: string, names: readonly string[]) {
+export function timingParser(flag: string, names: readonly string[], maxMs = TIMING_MAX_MS) {
   return (raw: string, previous: Record<string, number> = {}): Record<string, number> => {
-    const match = /^([A-Za-z]+)=(\d+(?:\.\d+)?)$/.exec(raw.trim());
-    if (!match?.[1] || !names.includes(match[1]))
+    const match = /^([A-Za-z]+)=(\d+(?:\.\d+)?)$/.exec(raw);
+    if (!match?.[1] || !names.includes(match[1]) || Number(match[2]) > maxMs)
       throw badInput(
         flag,
-        `name=milliseconds with name one of ${names.join(', ')}`,
+        `name=milliseconds (0 to ${String(maxMs)}) with name one of ${names.join(', ')}`,
         raw,
         'e.g. --timing pushLatencyMs=100',
       );

@@ -1,6 +1,8 @@
 import { POD_GONE_KINDS } from '../../clusters/events.ts';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { collectProvenance, writeProvenance } from '../config/provenance.ts';
+import { writeRunConfig } from '../config/run-config.ts';
 import { execa } from 'execa';
 import type { ClusterAddresses, RolloutResult } from '../../clusters/backend.ts';
 import { createBackend } from './create-backend.ts';
@@ -109,6 +111,9 @@ export async function runClusterExperiment(options: {
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(options.resultsDir, runId);
   await mkdir(join(runDir, 'pods'), { recursive: true });
+  // What to re-run (`--from <run dir>`) and what it ran on, before anything can fail.
+  await writeRunConfig(runDir, params);
+  await writeProvenance(runDir, await collectProvenance({ k6Version: k6.version }));
   const backend = createBackend(params, { clock, settings, logDir: join(runDir, 'pods') });
   const failed = new AbortController();
   backend.onFailure((err) => {
