@@ -41,6 +41,20 @@ export interface RunFacts {
   reason: string;
 }
 
+/** Facts of a run that has not happened: only to learn the summary row's columns beforehand. */
+export const EMPTY_FACTS: RunFacts = {
+  runId: '',
+  startedAtWallMs: 0,
+  gitSha: '',
+  k6Version: '',
+  droppedIterations: 0,
+  k6HttpReqs: 0,
+  backend: {},
+  loadStartMs: 0,
+  verdict: 'aborted',
+  reason: '',
+};
+
 /** The one summary row (summary.csv and runs.csv). Column order is fixed: first the documented ones. */
 export function buildSummaryRow(
   params: ExperimentParams,

@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { POD_GONE_KINDS } from '../../../clusters/events.ts';
+import type { LifecycleEvent } from '../../../clusters/events.ts';
+import { measureDrainOptions } from '../../explain/drain-option-metrics.ts';
+import type { DrainOptionMetrics } from '../../explain/drain-option-metrics.ts';
+import type { BurstExplanation } from '../../explain/explain-bursts.ts';
+import { explainRun } from '../../explain/explain-run.ts';
+import { findBursts } from '../../tally/index.ts';
+import type { Burst } from '../../tally/index.ts';
+import { BUCKET_MS } from '../drive-load.ts';
+import type { RunFacts } from '../summary-row.ts';
+import { abortReasonOf } from './run-context.ts';
+import type { Observation, RunPlan } from './run-context.ts';
+
+/** Causes of loss: a pod going away, or an old ztunnel's drain deadline. */
+const TERMINATION_KINDS = new Set<string>([...POD_GONE_KINDS, 'drain-deadline']);
+
+export interface Judgement {
+  events: readonly LifecycleEvent[];
+  bursts: Burst[];
+  /** Each burst's mechanism and figures (local backend, when the gateway's log holds every failure). */
+  explanations: BurstExplanation[];
+  gatewayLog?: { requests: number; failures: number };
+  drainOptions?: DrainOptionMetrics;
+  failed: number;
+  verdict: RunFacts['verdict'];
+  reason: string;
+}
+
+/**
+ * Step 4, judge: failures grouped into bursts by cause (from the gateway's access log and the
+ * lifecycle events on the local backend, else contiguous failed buckets against the events), E5's
+ * figures, and the verdict against --max-failed.
+ */
+export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgement> {
+  const { params, clock } = plan;
+  const { tally } = seen;
+  const events = seen.backend.events();
+  const logDir = join(plan.runDir, 'pods');
+  const local = params.backend === 'local';
+  const explained =
+    local && tally ? await explainRun({ logDir, events, wallOffsetMs: clock.wallOffsetMs }) : undefined;
+  const drainOptions =
+    local && params.meshClientRps > 0
+      ? await measureDrainOptions({
+          logDir,
+          events,
+          wallOffsetMs: clock.wallOffsetMs,
+          endMs: seen.loadStartMs + params.durationS * 1000,
+          ...(seen.cpu ? { cpuSamples: seen.cpu.samples } : {}),
+        })
+      : undefined;
+  const k6Failed = tally ? tally.total - tally.timeline.totals().ok : 0;
+  // The access log holds every failure k6 saw unless load bypassed the gateway (E3).
+  const byCause = explained !== undefined && explained.gateway.failures === k6Failed;
+  const causes = events.filter((e) => TERMINATION_KINDS.has(e.kind));
+  const bursts = byCause
+    ? explained.bursts
+    : tally
+      ? findBursts(tally.timeline.buckets(), BUCKET_MS, causes)
+      : [];
+  const failed = k6Failed + (seen.companion?.failed ?? 0);
+  // Aborted, even after the load ended (a crash while the cluster closed): not a result to trust.
+  const abortReason = seen.abortReason || (seen.signal.aborted ? abortReasonOf(seen.signal) : '');
+  const verdict: RunFacts['verdict'] = abortReason ? 'aborted' : failed > params.maxFailed ? 'fail' : 'pass';
+  const budget = `${String(failed)} failed ${verdict === 'pass' ? '<=' : '>'} ${String(params.maxFailed)}`;
+  return {
+    events,
+    bursts,
+    explanations: byCause ? explained.explanations : [],
+    ...(explained ? { gatewayLog: explained.gateway } : {}),
+    ...(drainOptions ? { drainOptions } : {}),
+    failed,
+    verdict,
+    reason: abortReason || budget,
+  };
+}

@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../../mesh/gateway/access-log-writer.ts';
+import { createBackend } from '../create-backend.ts';
+import { bringUp } from './bring-up.ts';
+import { driveWithFault } from './drive-with-fault.ts';
+import { abortReasonOf } from './run-context.ts';
+import type { Observation, RunPlan } from './run-context.ts';
+
+/**
+ * Steps 2 and 3 with the cluster's lifetime around them: whatever happens (a refusal, a component
+ * failure, Ctrl-C), the cluster is closed and what was observed so far is returned with the reason.
+ */
+export async function observeRun(plan: RunPlan): Promise<Observation> {
+  const { params, clock } = plan;
+  const settings = plan.backendSettings ?? {};
+  const backend = createBackend(params, { clock, settings, logDir: join(plan.runDir, 'pods') });
+  const failed = new AbortController();
+  backend.onFailure((err) => {
+    failed.abort(err);
+  });
+  const signal = AbortSignal.any([plan.signal, failed.signal]);
+  const seen: Observation = { backend, signal, loadStartMs: clock.now(), abortReason: '' };
+  try {
+    const targets = await bringUp(plan, backend, signal);
+    seen.loadStartMs = clock.now();
+    await driveWithFault(plan, backend, targets, signal, seen.loadStartMs, seen);
+  } catch (err) {
+    seen.abortReason = signal.aborted
+      ? abortReasonOf(signal)
+      : err instanceof Error
+        ? err.message
+        : String(err);
+  } finally {
+    // The gateway flushes its access log every second (as pilot-agent runs Envoy): let the last
+    // flush happen before the cluster goes, so the log holds every request of the run.
+    if (seen.load && !signal.aborted)
+      await clock.sleep(ISTIO_FILE_FLUSH_INTERVAL_MS + 200).catch(() => undefined);
+    await backend.close();
+  }
+  return seen;
+}

@@ -1,0 +1,33 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { collectProvenance, writeProvenance } from '../../config/provenance.ts';
+import { writeRunConfig } from '../../config/run-config.ts';
+import { checkCsvHeader } from '../../results/write-csv.ts';
+import { createRunId } from '../../scenarios/load-smoke.ts';
+import { ensureK6 } from '../../tools/index.ts';
+import { createBackend } from '../create-backend.ts';
+import { checkKindTools } from '../kind-experiment.ts';
+import { buildSummaryRow, EMPTY_FACTS } from '../summary-row.ts';
+import type { RunPlan, RunRequest } from './run-context.ts';
+
+/**
+ * Step 1, plan: everything that can refuse the run does so before anything starts (Docker and kind
+ * for the kind backend, runs.csv taking this run's columns, k6); then the run folder with what to
+ * re-run (experiment.yaml) and what it ran on (provenance.json).
+ */
+export async function planRun(request: RunRequest): Promise<RunPlan> {
+  const { params, clock } = request;
+  if (params.backend === 'kind') await checkKindTools();
+  // Creating a backend starts nothing; this one only describes itself (its columns).
+  const described = createBackend(params, { clock, settings: request.backendSettings ?? {} }).describe();
+  const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
+  await checkCsvHeader(join(request.resultsDir, 'runs.csv'), columns);
+  const k6 = await ensureK6({ signal: request.signal, clock, write: request.write });
+  const startedAtWallMs = clock.now() + clock.wallOffsetMs;
+  const runId = createRunId(params.scenario, startedAtWallMs);
+  const runDir = join(request.resultsDir, runId);
+  await mkdir(join(runDir, 'pods'), { recursive: true });
+  await writeRunConfig(runDir, params);
+  await writeProvenance(runDir, await collectProvenance({ k6Version: k6.version }));
+  return { ...request, k6, runId, runDir, startedAtWallMs };
+}

@@ -1,0 +1,50 @@
+import type { RolloutResult } from '../../../clusters/backend.ts';
+import type { ClusterBackend } from '../../../clusters/backend.ts';
+import type { Clock } from '../../../lib/index.ts';
+import type { LoadResult } from '../../load/index.ts';
+import type { CpuReport } from '../../observe/cpu-monitor.ts';
+import type { RecordTally } from '../../tally/index.ts';
+import type { K6Binary } from '../../tools/index.ts';
+import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
+import type { BackendSettings } from '../create-backend.ts';
+import type { ExperimentParams } from '../experiment-params.ts';
+
+/** What the caller asks for: one run of a scenario with these parameters. */
+export interface RunRequest {
+  scenario: ClusterScenario;
+  params: ExperimentParams;
+  resultsDir: string;
+  clock: Clock;
+  signal: AbortSignal;
+  write: (text: string) => void;
+  backendSettings?: BackendSettings;
+}
+
+/** The plan step's result: where the run goes and with what, before anything starts. */
+export interface RunPlan extends RunRequest {
+  k6: K6Binary;
+  runId: string;
+  runDir: string;
+  startedAtWallMs: number;
+}
+
+/** What the run observed (each part absent when it stopped before getting there). */
+export interface Observation {
+  backend: ClusterBackend;
+  loadStartMs: number;
+  load?: LoadResult;
+  tally?: RecordTally;
+  cpu?: CpuReport;
+  rollout?: RolloutResult;
+  rolloutStartedMs?: number;
+  companion?: CompanionResult;
+  /** Why the run stopped early ('' when it did not). */
+  abortReason: string;
+  /** The run's signal: the caller's, or a component failure. */
+  signal: AbortSignal;
+}
+
+/** The message an aborted signal carries (Ctrl-C, a component failure, a crash). */
+export function abortReasonOf(signal: AbortSignal): string {
+  return String((signal.reason as Error | undefined)?.message ?? signal.reason);
+}

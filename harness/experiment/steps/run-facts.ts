@@ -1,0 +1,52 @@
+import { execa } from 'execa';
+import { PROJECT_ROOT } from '../../paths.ts';
+import type { RunFacts } from '../summary-row.ts';
+import type { Judgement } from './judge-run.ts';
+import type { Observation, RunPlan } from './run-context.ts';
+
+async function gitSha(): Promise<string> {
+  const result = await execa('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : 'unknown';
+}
+
+function rolloutFacts(seen: Observation): Pick<RunFacts, 'rollout'> {
+  if (seen.rolloutStartedMs === undefined) return {};
+  const done = seen.rollout;
+  return {
+    rollout: {
+      startedAtMs: seen.rolloutStartedMs,
+      ...(done ? { statusCompleteAtMs: done.statusCompleteAtMs } : {}),
+      ...(done?.oldPodsGoneAtMs === undefined ? {} : { oldPodsGoneAtMs: done.oldPodsGoneAtMs }),
+    },
+  };
+}
+
+/** Everything the summary row says besides the parameters and the tally. */
+export async function runFacts(plan: RunPlan, seen: Observation, judged: Judgement): Promise<RunFacts> {
+  const { load, cpu } = seen;
+  return {
+    runId: plan.runId,
+    startedAtWallMs: plan.startedAtWallMs,
+    gitSha: await gitSha(),
+    k6Version: plan.k6.version,
+    droppedIterations: load?.summary.droppedIterations ?? 0,
+    k6HttpReqs: load?.summary.httpReqs ?? 0,
+    ...(load ? { generatorCpu: load.cpu } : {}),
+    ...(cpu ? { componentCpu: cpu.groups } : {}),
+    ...(judged.drainOptions ? { drainOptions: judged.drainOptions } : {}),
+    ...(judged.gatewayLog
+      ? {
+          gatewayLog: judged.gatewayLog,
+          deadlines: {
+            atMs: judged.events.filter((e) => e.kind === 'drain-deadline').map((e) => e.atMs),
+            explanations: judged.explanations,
+          },
+        }
+      : {}),
+    backend: seen.backend.describe(),
+    ...rolloutFacts(seen),
+    loadStartMs: seen.loadStartMs,
+    verdict: judged.verdict,
+    reason: judged.reason,
+  };
+}

@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { appendCsvRow, writeCsv } from '../../results/write-csv.ts';
+import type { CsvRow } from '../../results/write-csv.ts';
+import { writeRunReport } from '../../report/write-run-report.ts';
+import { BUCKET_MS } from '../drive-load.ts';
+import {
+  burstRows,
+  buildSummaryRow,
+  cpuRows,
+  eventRows,
+  latencyRows,
+  timelineRows,
+  zoomRows,
+} from '../summary-row.ts';
+import type { Judgement } from './judge-run.ts';
+import type { Observation, RunPlan } from './run-context.ts';
+import { runFacts } from './run-facts.ts';
+
+/** The run folder's tables, by file name (empty ones are not written). */
+function runTables(plan: RunPlan, seen: Observation, judged: Judgement): Record<string, CsvRow[]> {
+  const { tally, loadStartMs } = seen;
+  return {
+    'events.csv': eventRows(judged.events, plan.clock.wallOffsetMs, loadStartMs),
+    'timeline.csv': tally ? timelineRows(tally.timeline, loadStartMs) : [],
+    'bursts.csv': burstRows(judged.bursts, loadStartMs, judged.explanations),
+    'timeline-by-end.csv': tally ? timelineRows(tally.byEnd, loadStartMs) : [],
+    'latency.csv': tally ? latencyRows(tally, loadStartMs) : [],
+    'zoom.csv': tally ? zoomRows(tally, judged.bursts, loadStartMs) : [],
+    'cpu.csv': seen.cpu ? cpuRows(seen.cpu, loadStartMs) : [],
+  };
+}
+
+/**
+ * Step 5, write: summary.csv (with the scenario's own columns), the tables, report.html, and the row
+ * appended to runs.csv (one schema for every scenario). Returns the summary row.
+ */
+export async function writeRun(plan: RunPlan, seen: Observation, judged: Judgement): Promise<CsvRow> {
+  const common = buildSummaryRow(plan.params, seen.tally, judged.bursts, await runFacts(plan, seen, judged));
+  const row = { ...common, ...seen.companion?.columns };
+  await writeCsv(join(plan.runDir, 'summary.csv'), [row]);
+  const tables = runTables(plan, seen, judged);
+  for (const [file, rows] of Object.entries(tables))
+    if (rows.length > 0) await writeCsv(join(plan.runDir, file), rows);
+  try {
+    await writeRunReport({
+      runDir: plan.runDir,
+      row,
+      timeline: tables['timeline.csv'] ?? [],
+      events: tables['events.csv'] ?? [],
+      bursts: tables['bursts.csv'] ?? [],
+      cpu: tables['cpu.csv'] ?? [],
+      byEnd: tables['timeline-by-end.csv'] ?? [],
+      latency: tables['latency.csv'] ?? [],
+      zoom: tables['zoom.csv'] ?? [],
+      bucketMs: BUCKET_MS,
+    });
+  } catch (err) {
+    // The CSVs are the results; a report that cannot be drawn must not lose them.
+    plan.write(`report.html not written: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+  await appendCsvRow(join(plan.resultsDir, 'runs.csv'), common);
+  return row;
+}
