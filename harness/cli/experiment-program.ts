@@ -62,186 +62,211 @@ function retryOnParser(raw: string): string {
   return raw;
 }
 
-export function buildExperimentProgram(): Command {
-  const seconds = (flag: string) => numberParser(flag, { min: 0, max: 86_400, unit: 'seconds' });
-  return new Command('experiment')
-    .description(
-      'Drive fortio-like k6 load through the local cluster, restart something mid-run, and report what was lost.',
-    )
-    .addOption(
-      new Option('--scenario <name>', `one of: ${SCENARIO_NAMES.join(', ')}`)
-        .default('ztunnel-upgrade')
-        .argParser(choiceParser('--scenario', SCENARIO_NAMES)),
-    )
-    .addOption(
-      new Option(
-        '--suite <name>',
-        'run a whole suite instead: seeds (every source experiment and arm)',
-      ).argParser(choiceParser('--suite', SUITES)),
-    )
-    .option(
-      '--config <file>',
+/** One experiment option: its flags and help, how its value is parsed (bounds, choices), its default. */
+interface OptionSpec {
+  flags: string;
+  description: string;
+  parse?: (raw: string, previous: never) => unknown;
+  default?: unknown;
+}
+
+const seconds = (flag: string) => numberParser(flag, { min: 0, max: 86_400, unit: 'seconds' });
+
+/** Every option of `npm run experiment`, in --help order: the one table flags, files and the suite share. */
+const OPTIONS: OptionSpec[] = [
+  {
+    flags: '--scenario <name>',
+    description: `one of: ${SCENARIO_NAMES.join(', ')}`,
+    parse: choiceParser('--scenario', SCENARIO_NAMES),
+    default: 'ztunnel-upgrade',
+  },
+  {
+    flags: '--suite <name>',
+    description: 'run a whole suite instead: seeds (every source experiment and arm)',
+    parse: choiceParser('--suite', SUITES),
+  },
+  {
+    flags: '--config <file>',
+    description:
       "an experiment file (YAML or JSON, keys are these options' long names, e.g. examples/e1-grace-120.yaml); flags given too override it",
-    )
-    .option(
-      '--from <run dir>',
+  },
+  {
+    flags: '--from <run dir>',
+    description:
       'run again exactly what a run folder recorded (its experiment.yaml); flags given too override it',
-    )
-    .addOption(
-      new Option(
-        '--backend <name>',
-        'local (embedded process cluster) or kind (needs Docker and kind; see README)',
-      )
-        .default('local')
-        .argParser(choiceParser('--backend', ['local', 'kind'] as const)),
-    )
-    .option(
-      '--grace <s>',
+  },
+  {
+    flags: '--backend <name>',
+    description: 'local (embedded process cluster) or kind (needs Docker and kind; see README)',
+    parse: choiceParser('--backend', ['local', 'kind'] as const),
+    default: 'local',
+  },
+  {
+    flags: '--grace <s>',
+    description:
       'terminationGracePeriodSeconds of what the fault stops: ztunnel (with TERMINATION_GRACE_PERIOD_SECONDS, as the chart sets it); httpbin in sidecar-drain',
-      numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
-      30,
-    )
-    .option(
-      '--qps <n>',
-      'requests per second, 0 = as fast as the connections go',
-      numberParser('--qps', { min: 0, max: 100_000 }),
-      0,
-    )
-    .option(
-      '-c, --connections <n>',
-      'connections (k6 VUs)',
-      numberParser('--connections', { min: 1, max: 10_000, integer: true }),
-      100,
-    )
-    .option(
-      '--duration <s>',
-      'seconds of load',
-      numberParser('--duration', { min: 1, max: 86_400, unit: 'seconds' }),
-      60,
-    )
-    .option(
-      '--timeout <s>',
-      'per-request timeout, seconds',
-      numberParser('--timeout', { min: 0.001, max: 600, unit: 'seconds' }),
-      10,
-    )
-    .option(
-      '--path <path>',
-      'request path (418 counts as OK, like the ASM runs)',
-      pathParser('--path'),
-      '/status/418',
-    )
-    .option(
-      '--restart-at <s>',
+    parse: numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
+    default: 30,
+  },
+  {
+    flags: '--qps <n>',
+    description: 'requests per second, 0 = as fast as the connections go',
+    parse: numberParser('--qps', { min: 0, max: 100_000 }),
+    default: 0,
+  },
+  {
+    flags: '-c, --connections <n>',
+    description: 'connections (k6 VUs)',
+    parse: numberParser('--connections', { min: 1, max: 10_000, integer: true }),
+    default: 100,
+  },
+  {
+    flags: '--duration <s>',
+    description: 'seconds of load',
+    parse: numberParser('--duration', { min: 1, max: 86_400, unit: 'seconds' }),
+    default: 60,
+  },
+  {
+    flags: '--timeout <s>',
+    description: 'per-request timeout, seconds',
+    parse: numberParser('--timeout', { min: 0.001, max: 600, unit: 'seconds' }),
+    default: 10,
+  },
+  {
+    flags: '--path <path>',
+    description: 'request path (418 counts as OK, like the ASM runs)',
+    parse: pathParser('--path'),
+    default: '/status/418',
+  },
+  {
+    flags: '--restart-at <s>',
+    description:
       'seconds into the load to apply the fault; "none" for load only (default: a third of --duration)',
-    )
-    .option(
-      '--replicas <n>',
-      'httpbin replicas (1-4, as the documents ran them)',
-      numberParser('--replicas', { min: 1, max: 4, integer: true }),
-      3,
-    )
-    .option(
-      '--gateway-concurrency <n>',
+  },
+  {
+    flags: '--replicas <n>',
+    description: 'httpbin replicas (1-4, as the documents ran them)',
+    parse: numberParser('--replicas', { min: 1, max: 4, integer: true }),
+    default: 3,
+  },
+  {
+    flags: '--gateway-concurrency <n>',
+    description:
       "the gateway's worker processes, like Envoy's --concurrency (the Istio gateway chart's 2000m CPU limit gives 2)",
-      numberParser('--gateway-concurrency', { min: 1, max: 16, integer: true }),
-      GATEWAY_DEFAULT_CONCURRENCY,
-    )
-    .addOption(
-      new Option(
-        '--gateway-mode <mode>',
-        "how the gateway reaches ambient pods: hbone (Istio >= 1.25's default) or plain (outside the mesh, captured by the pod's ztunnel); default: the scenario's",
-      )
-        .default('hbone')
-        .argParser(choiceParser('--gateway-mode', ['hbone', 'plain'] as const)),
-    )
-    .addOption(
-      new Option('--mesh <mode>', 'ambient | off')
-        .default('ambient')
-        .argParser(choiceParser('--mesh', ['ambient', 'off'] as const)),
-    )
-    .option(
-      '--max-failed <n>',
-      "failed requests a passing run may have (default: the scenario's)",
-      numberParser('--max-failed', { min: 0, max: 1_000_000_000, integer: true }),
-    )
-    .option(
-      '--repeat <n>',
-      'runs in a row, each on a fresh cluster; prints min/median/max',
-      numberParser('--repeat', { min: 1, max: 100, integer: true }),
-    )
-    .option(
-      '--timing <name=ms>',
-      `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')}); debounceQuietMs is the debounce arm`,
-      timingParser('--timing', TIMING_MODEL_KEYS),
-    )
-    .option('--results-dir <dir>', 'where run folders and runs.csv go', DEFAULT_RESULTS_DIR)
-    .option(
-      '--kind-ingress-port <port>',
-      "kind: the host port (on 127.0.0.1) kind maps the gateway's nodePort to; k6 sends there",
-      numberParser('--kind-ingress-port', { min: 1, max: 65535, integer: true }),
-      18080,
-    )
-    .option(
-      '--keep-cluster',
-      'kind: leave the cluster running after the run (kubectl; kind delete cluster)',
-      false,
-    )
-    .option(
-      '--prestop-sleep <s>',
-      'arm: httpbin preStop sleep seconds (the 1.28 workaround)',
-      seconds('--prestop-sleep'),
-      0,
-    )
-    .option(
-      '--retry-on <list>',
-      "arm: the gateway's retry_on (e.g. add ,reset)",
-      retryOnParser,
-      DEFAULT_ARMS.retryOn,
-    )
-    .option(
-      '--max-connection-duration <s>',
-      "arm: the gateway's upstream max connection duration; 0 = none",
-      seconds('--max-connection-duration'),
-      0,
-    )
-    .option(
-      '--hbone-idle-timeout <s>',
-      "arm: the gateway's HBONE idle timeout; 0 = default (1 h)",
-      seconds('--hbone-idle-timeout'),
-      0,
-    )
-    .addOption(
-      new Option('--drain-strategy <name>', `arm: ztunnel per-pod drain (${DRAIN_STRATEGIES.join(', ')})`)
-        .default('none')
-        .argParser(choiceParser('--drain-strategy', DRAIN_STRATEGIES)),
-    )
-    .addOption(
-      new Option(
-        '--tcp-migrate-req <0|1>',
-        'arm: net.ipv4.tcp_migrate_req; 1 runs the experiment in its own network namespace (root)',
-      )
-        .default('0')
-        .argParser(choiceParser('--tcp-migrate-req', ['0', '1'] as const)),
-    )
-    .option(
-      '--mesh-client <rps>',
+    parse: numberParser('--gateway-concurrency', { min: 1, max: 16, integer: true }),
+    default: GATEWAY_DEFAULT_CONCURRENCY,
+  },
+  {
+    flags: '--gateway-mode <mode>',
+    description:
+      "how the gateway reaches ambient pods: hbone (Istio >= 1.25's default) or plain (outside the mesh, captured by the pod's ztunnel); default: the scenario's",
+    parse: choiceParser('--gateway-mode', ['hbone', 'plain'] as const),
+    default: 'hbone',
+  },
+  {
+    flags: '--mesh <mode>',
+    description: 'ambient | off',
+    parse: choiceParser('--mesh', ['ambient', 'off'] as const),
+    default: 'ambient',
+  },
+  {
+    flags: '--max-failed <n>',
+    description: "failed requests a passing run may have (default: the scenario's)",
+    parse: numberParser('--max-failed', { min: 0, max: 1_000_000_000, integer: true }),
+  },
+  {
+    flags: '--repeat <n>',
+    description: 'runs in a row, each on a fresh cluster; prints min/median/max',
+    parse: numberParser('--repeat', { min: 1, max: 100, integer: true }),
+  },
+  {
+    flags: '--timing <name=ms>',
+    description: `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')}); debounceQuietMs is the debounce arm`,
+    parse: timingParser('--timing', TIMING_MODEL_KEYS),
+  },
+  {
+    flags: '--results-dir <dir>',
+    description: 'where run folders and runs.csv go',
+    default: DEFAULT_RESULTS_DIR,
+  },
+  {
+    flags: '--kind-ingress-port <port>',
+    description: "kind: the host port (on 127.0.0.1) kind maps the gateway's nodePort to; k6 sends there",
+    parse: numberParser('--kind-ingress-port', { min: 1, max: 65535, integer: true }),
+    default: 18080,
+  },
+  {
+    flags: '--keep-cluster',
+    description: 'kind: leave the cluster running after the run (kubectl; kind delete cluster)',
+    default: false,
+  },
+  {
+    flags: '--prestop-sleep <s>',
+    description: 'arm: httpbin preStop sleep seconds (the 1.28 workaround)',
+    parse: seconds('--prestop-sleep'),
+    default: 0,
+  },
+  {
+    flags: '--retry-on <list>',
+    description: "arm: the gateway's retry_on (e.g. add ,reset)",
+    parse: retryOnParser,
+    default: DEFAULT_ARMS.retryOn,
+  },
+  {
+    flags: '--max-connection-duration <s>',
+    description: "arm: the gateway's upstream max connection duration; 0 = none",
+    parse: seconds('--max-connection-duration'),
+    default: 0,
+  },
+  {
+    flags: '--hbone-idle-timeout <s>',
+    description: "arm: the gateway's HBONE idle timeout; 0 = default (1 h)",
+    parse: seconds('--hbone-idle-timeout'),
+    default: 0,
+  },
+  {
+    flags: '--drain-strategy <name>',
+    description: `arm: ztunnel per-pod drain (${DRAIN_STRATEGIES.join(', ')})`,
+    parse: choiceParser('--drain-strategy', DRAIN_STRATEGIES),
+    default: 'none',
+  },
+  {
+    flags: '--tcp-migrate-req <0|1>',
+    description: 'arm: net.ipv4.tcp_migrate_req; 1 runs the experiment in its own network namespace (root)',
+    parse: choiceParser('--tcp-migrate-req', ['0', '1'] as const),
+    default: '0',
+  },
+  {
+    flags: '--mesh-client <rps>',
+    description:
       'a meshed client pod calling httpbin at this rate, a new app connection per request, through its ztunnel (E5); 0 = none',
-      numberParser('--mesh-client', { min: 0, max: 1000 }),
-      0,
-    )
-    .option(
-      '--pool-backoff',
+    parse: numberParser('--mesh-client', { min: 0, max: 1000 }),
+    default: 0,
+  },
+  {
+    flags: '--pool-backoff',
+    description:
       "arm: ztunnel's HBONE client pool backs off a destination after failed connects (istio/ztunnel#1191)",
-      false,
-    )
-    .option(
-      '--exit-on-zero-active-connections',
-      "arm (sidecar-drain): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
-      false,
-    )
-    .exitOverride()
-    .showHelpAfterError('(run with --help for usage)');
+    default: false,
+  },
+  {
+    flags: '--exit-on-zero-active-connections',
+    description: "arm (sidecar-drain): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+    default: false,
+  },
+];
+
+export function buildExperimentProgram(): Command {
+  const program = new Command('experiment').description(
+    'Drive fortio-like k6 load through the local cluster, restart something mid-run, and report what was lost.',
+  );
+  for (const spec of OPTIONS) {
+    const option = new Option(spec.flags, spec.description);
+    if (spec.parse) option.argParser(spec.parse as (raw: string, previous: never) => never);
+    if (spec.default !== undefined) option.default(spec.default);
+    program.addOption(option);
+  }
+  return program.exitOverride().showHelpAfterError('(run with --help for usage)');
 }
 
 function parseRestartAt(
