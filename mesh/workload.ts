@@ -1,7 +1,7 @@
 /**
  * A pod as its node's ztunnel knows it from the node agent (the CNI's ZDS AddWorkload). In the local
  * backend's in-pod model the app binds `appIp` (private) while ztunnel owns `podIp`: every connection
- * to the pod enters ztunnel first (design.md section 6).
+ * to the pod enters ztunnel first (docs/architecture.md, The local backend).
  */
 export interface LocalWorkload {
   uid: string;

@@ -56,7 +56,7 @@ export interface LocalBackend extends ClusterBackend {
   meshRootPem(): string;
 }
 
-/** The embedded default backend: Kubernetes semantics over real processes on loopback (design.md section 6). */
+/** The embedded default backend: Kubernetes semantics over real processes on loopback (docs/architecture.md, The local backend). */
 export function createLocalBackend(options: LocalBackendOptions = {}): LocalBackend {
   const clock = options.clock ?? createSystemClock();
   const log = options.log ?? createLogger({ component: 'local-cluster', level: 'warn' });

@@ -123,7 +123,7 @@ describe('local cluster, end to end', () => {
       const del = firstAt(events, 'del-workload', key);
       const removedPush = firstAt(events, 'workload-removed-pushed', key);
       const removed = firstAt(events, 'pod-removed', key);
-      // Branches run in parallel from the deletion (design.md section 5); within each, order holds.
+      // Branches run in parallel from the deletion (docs/architecture.md, Pod termination); within each, order holds.
       assert.ok(
         deleting < sigterm && sigterm < exited && exited <= del && del <= removed,
         `kubelet branch of ${key}`,

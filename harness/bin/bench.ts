@@ -4,7 +4,7 @@
 //  2. One HBONE hop (client -> ztunnel process -> echo app) next to the same load sent directly.
 //  3. k6 through the gateway on the experiment's own path (runClusterExperiment, restart none):
 //     gateway -> HBONE -> ztunnel -> httpbin next to gateway -> httpbin, with every component's CPU.
-//  4. Local cluster bring-up: up() to every pod Ready (budget < 3 s, design.md section 10).
+//  4. Local cluster bring-up: up() to every pod Ready (budget < 3 s, docs/architecture.md, Budgets).
 import { availableParallelism } from 'node:os';
 import { createSystemClock } from '../../lib/index.ts';
 import { benchClusterUp } from '../bench/cluster-up.ts';

@@ -49,7 +49,7 @@ export type ScenarioDefaults = Partial<
 export interface ClusterScenario {
   name: string;
   summary: string;
-  /** The source document (design.md section 8 id and seed). */
+  /** The source document (docs/architecture.md, Experiments: id and seed). */
   source: string;
   manifests(params: ExperimentParams): ClusterObject[];
   fault: Fault;

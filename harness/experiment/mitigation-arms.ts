@@ -2,7 +2,7 @@ import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
 import { ISTIO_DEFAULT_RETRY_ON } from '../../mesh/gateway/retry-policy.ts';
 
 /**
- * The mitigations design.md section 8 names, each a switch recorded in the result row. Two more are
+ * The mitigations docs/architecture.md names (Experiments), each a switch recorded in the result row. Two more are
  * ordinary parameters: longer grace (--grace) and a lower control-plane debounce
  * (--timing debounceQuietMs=...).
  */

@@ -1,4 +1,4 @@
-// The seed suite: every experiment of design.md section 8 with its arms, the source document's
+// The seed suite: every experiment of docs/architecture.md (Experiments) with its arms, the source document's
 // figure next to each, and the shape rule that says whether ours matches.
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { median } from '../experiment/format-repeats.ts';
@@ -231,7 +231,7 @@ export const SEED_SUITE: SuiteEntry[] = [
     e1(
       'c=100, 60 s, tcp_migrate_req=1',
       { connections: 100, duration: 60, tcpMigrateReq: '1' },
-      'not in the document (design.md: likely source of the residual loss)',
+      'not in the document (architecture.md: likely source of the residual loss)',
       75,
     ),
   ),

@@ -10,7 +10,7 @@ export interface Burst {
 }
 
 /**
- * Contiguous buckets with at least one failure form one burst (design.md section 7), attributed to
+ * Contiguous buckets with at least one failure form one burst (docs/architecture.md, Load and tally), attributed to
  * the latest lifecycle event before the end of its first bucket (an event inside that bucket can
  * still be its cause: buckets are coarser than events), or to a ztunnel drain deadline that falls
  * inside the burst.

@@ -1,7 +1,7 @@
 import type { RequestRecord } from '../load/index.ts';
 
 /**
- * Outcome classes (design.md section 7). 503s are split by the gateway's response flag when the
+ * Outcome classes (docs/architecture.md, Load and tally). 503s are split by the gateway's response flag when the
  * response carries one; k6 error codes (k6 docs, "Error codes") name the network failures.
  */
 export const OUTCOME_CLASSES = [

@@ -55,7 +55,7 @@ export interface PodListeners extends InboundListeners {
   workload: LocalWorkload;
 }
 
-/** Listen backlog of every capture listener (design.md section 4: backlog 128). */
+/** Listen backlog of every capture listener (docs/architecture.md, Components: upgrade handoff, backlog 128). */
 export const LISTEN_BACKLOG = 128;
 
 export async function startPodListeners(
