@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
 import { createSystemClock, ErrorCode, HarnessError } from '../../lib/index.ts';
@@ -34,6 +36,13 @@ export interface KindBackendOptions {
   ingressHostPort?: number;
   /** Leave the cluster running on close (for a second look with kubectl). */
   keepCluster?: boolean;
+  /**
+   * Where kind writes the cluster's kubeconfig (`kind create cluster --kubeconfig`), so the user's
+   * ~/.kube/config and current context stay untouched. Default: `<tmpdir>/<name>.kubeconfig`.
+   */
+  kubeconfigPath?: string;
+  /** Told once the cluster exists: how to reach it with kubectl. */
+  onKubeconfig?: (path: string) => void;
   /** The repository root: Dockerfile and build context. */
   projectRoot: string;
   /** Injected in tests; by default kind and docker from PATH. */
@@ -56,6 +65,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const workers = options.workers ?? 2;
   const ingressHostPort = options.ingressHostPort ?? 18080;
   const tools = options.tools ?? createKindTools({ buildContext: options.projectRoot });
+  const kubeconfigPath = options.kubeconfigPath ?? join(tmpdir(), `${name}.kubeconfig`);
   const events = createEventLog();
   const failureListeners = new Set<(err: HarnessError) => void>();
   const changeListeners = new Set<() => void>();
@@ -172,7 +182,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
 
   const teardown = async (): Promise<void> => {
     await watch?.stop();
-    if (created && !options.keepCluster) await tools.deleteCluster(name);
+    if (created && !options.keepCluster) await tools.deleteCluster(name, kubeconfigPath);
     created = false;
   };
 
@@ -188,7 +198,13 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       facts['docker_server_version'] = versions.dockerServerVersion;
       for (const image of KIND_IMAGES) await tools.buildImage(image.image, image.target);
       signal?.throwIfAborted();
-      await tools.createCluster(name, buildKindConfig({ workers, ingressHostPort }), options.waitS ?? 300);
+      await tools.createCluster(
+        name,
+        buildKindConfig({ workers, ingressHostPort }),
+        options.waitS ?? 300,
+        kubeconfigPath,
+      );
+      options.onKubeconfig?.(kubeconfigPath);
       created = true;
       try {
         signal?.throwIfAborted();

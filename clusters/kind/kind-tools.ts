@@ -18,11 +18,12 @@ export interface KindToolsOptions {
 export interface KindTools {
   /** Throws ToolMissing (exit 2) naming what is missing and what to do. */
   checkInstalled(): Promise<{ kindVersion: string; dockerServerVersion: string }>;
-  createCluster(name: string, configYaml: string, waitS: number): Promise<void>;
+  /** kind writes the cluster's credentials to `kubeconfig` only (never the user's ~/.kube/config). */
+  createCluster(name: string, configYaml: string, waitS: number, kubeconfig: string): Promise<void>;
   buildImage(image: string, target: string): Promise<void>;
   loadImages(name: string, images: readonly string[]): Promise<void>;
   kubeconfig(name: string): Promise<string>;
-  deleteCluster(name: string): Promise<void>;
+  deleteCluster(name: string, kubeconfig: string): Promise<void>;
 }
 
 /** The kind and docker CLIs through execa, each call's failure turned into a message that names it. */
@@ -55,10 +56,21 @@ export function createKindTools(options: KindToolsOptions): KindTools {
       const kindVersion = (await run(kind, ['version'])).trim();
       return { kindVersion, dockerServerVersion: dockerServerVersion.trim() };
     },
-    async createCluster(name, configYaml, waitS) {
+    async createCluster(name, configYaml, waitS, kubeconfig) {
       await run(
         kind,
-        ['create', 'cluster', '--name', name, '--config', '-', '--wait', `${String(waitS)}s`],
+        [
+          'create',
+          'cluster',
+          '--name',
+          name,
+          '--kubeconfig',
+          kubeconfig,
+          '--config',
+          '-',
+          '--wait',
+          `${String(waitS)}s`,
+        ],
         configYaml,
       );
     },
@@ -69,8 +81,8 @@ export function createKindTools(options: KindToolsOptions): KindTools {
       await run(kind, ['load', 'docker-image', '--name', name, ...images]);
     },
     kubeconfig: (name) => run(kind, ['get', 'kubeconfig', '--name', name]),
-    async deleteCluster(name) {
-      await run(kind, ['delete', 'cluster', '--name', name]);
+    async deleteCluster(name, kubeconfig) {
+      await run(kind, ['delete', 'cluster', '--name', name, '--kubeconfig', kubeconfig]);
     },
   };
 }

@@ -18,7 +18,14 @@ export interface BackendSettings {
  */
 export function createBackend(
   params: Pick<ExperimentParams, 'backend' | 'timing'>,
-  options: { clock: Clock; logDir?: string; settings?: BackendSettings },
+  options: {
+    clock: Clock;
+    logDir?: string;
+    settings?: BackendSettings;
+    /** kind: the cluster's kubeconfig goes here (the run folder), never into ~/.kube/config. */
+    kubeconfigPath?: string;
+    write?: (text: string) => void;
+  },
 ): ClusterBackend {
   const { clock, settings = {} } = options;
   if (params.backend === 'kind')
@@ -27,6 +34,11 @@ export function createBackend(
       projectRoot: PROJECT_ROOT,
       ...(settings.kindIngressPort === undefined ? {} : { ingressHostPort: settings.kindIngressPort }),
       ...(settings.keepCluster ? { keepCluster: true } : {}),
+      ...(options.kubeconfigPath ? { kubeconfigPath: options.kubeconfigPath } : {}),
+      onKubeconfig: (path) =>
+        options.write?.(
+          `kind: the cluster's kubeconfig is ${path} (KUBECONFIG=${path} kubectl get pods -A)\n`,
+        ),
     });
   return createLocalBackend({
     clock,

@@ -1,6 +1,8 @@
 // The kind backend against fake kind/docker executables and an API server double: what it runs, what
 // it sends, and how it waits, without a Docker engine.
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadYaml } from '@kubernetes/client-node';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
@@ -99,7 +101,18 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       `docker build --target istiod --tag ${IMAGES.istiod} --file Dockerfile .`,
     ]);
     const create = calls.find((c) => c.args[0] === 'create');
-    assert.deepEqual(create?.args, ['create', 'cluster', '--name', NAME, '--config', '-', '--wait', '300s']);
+    assert.deepEqual(create?.args, [
+      'create',
+      'cluster',
+      '--name',
+      NAME,
+      '--kubeconfig',
+      join(tmpdir(), `${NAME}.kubeconfig`),
+      '--config',
+      '-',
+      '--wait',
+      '300s',
+    ]);
     const config = loadYaml<{
       nodes: {
         role: string;
@@ -311,7 +324,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     const deletes = (await fakes.calls()).filter((c) => c.args[0] === 'delete');
     assert.deepEqual(
       deletes.map((c) => c.args),
-      [['delete', 'cluster', '--name', NAME]],
+      [['delete', 'cluster', '--name', NAME, '--kubeconfig', join(tmpdir(), `${NAME}.kubeconfig`)]],
     );
 
     const ok = await upAndWatching(t);

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createSystemClock, ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { PROJECT_ROOT } from '../../../harness/paths.ts';
@@ -104,7 +106,16 @@ describe('kind mesh', () => {
     const deletes = (await fakes.calls()).filter((c) => c.args[0] === 'delete');
     assert.deepEqual(
       deletes.map((c) => c.args),
-      [['delete', 'cluster', '--name', 'istiod-test']],
+      [
+        [
+          'delete',
+          'cluster',
+          '--name',
+          'istiod-test',
+          '--kubeconfig',
+          join(tmpdir(), 'istiod-test.kubeconfig'),
+        ],
+      ],
     );
   });
 });

@@ -112,6 +112,13 @@ test(
     assert.equal(calls.filter((c) => c === 'docker build --target').length, 6, 'six images built');
     for (const step of ['kind create cluster', 'kind load docker-image', 'kind delete cluster'])
       assert.ok(calls.includes(step), step);
+    // kind keeps to the run folder's kubeconfig: the user's ~/.kube/config is never written.
+    const runFolder = /run folder: (\S+)/.exec(result.stdout)?.[1] ?? '';
+    for (const verb of ['create', 'delete']) {
+      const call = (await fakes.calls()).find((c) => c.tool === 'kind' && c.args[0] === verb);
+      assert.equal(call?.args[call.args.indexOf('--kubeconfig') + 1], join(runFolder, 'kubeconfig'), verb);
+    }
+    assert.match(result.stderr, /kind: the cluster's kubeconfig is \S+\/kubeconfig \(KUBECONFIG=/);
 
     const patches = api.requests.filter((r) => r.method === 'PATCH');
     const ztunnel = patches.find((r) => r.path.endsWith('/daemonsets/ztunnel'))?.body as

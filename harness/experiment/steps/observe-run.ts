@@ -13,7 +13,13 @@ import type { Observation, RunPlan } from './run-context.ts';
 export async function observeRun(plan: RunPlan): Promise<Observation> {
   const { params, clock } = plan;
   const settings = plan.backendSettings ?? {};
-  const backend = createBackend(params, { clock, settings, logDir: join(plan.runDir, 'pods') });
+  const backend = createBackend(params, {
+    clock,
+    settings,
+    logDir: join(plan.runDir, 'pods'),
+    kubeconfigPath: join(plan.runDir, 'kubeconfig'),
+    write: plan.write,
+  });
   const failed = new AbortController();
   backend.onFailure((err) => {
     failed.abort(err);
