@@ -56,7 +56,8 @@ export async function runK6(options: RunK6Options): Promise<K6Run> {
     options.bundlePath,
   ];
   const subprocess = execa(options.k6Path, args, {
-    env: { ...toK6Env(options.spec), K6_NO_USAGE_REPORT: 'true' },
+    env: k6Environment(process.env, toK6Env(options.spec)),
+    extendEnv: false,
     cwd: options.workDir,
     stdin: 'ignore',
     stdout: { file: files.stdoutPath },
@@ -79,4 +80,25 @@ export async function runK6(options: RunK6Options): Promise<K6Run> {
     );
   }
   return { files, cpu };
+}
+
+/** K6_* variables in an environment: k6 reads them (K6_OUT, K6_VUS, ...), so they could change a run. */
+export function strayK6Variables(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env)
+    .filter((name) => name.startsWith('K6_'))
+    .sort();
+}
+
+/**
+ * k6's environment: the caller's without any K6_* variable (a run is what its flags say; the stray
+ * ones are recorded in provenance.json and named on stderr), plus the script's own settings.
+ */
+export function k6Environment(
+  base: NodeJS.ProcessEnv,
+  script: Record<string, string>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(base))
+    if (value !== undefined && !name.startsWith('K6_')) env[name] = value;
+  return { ...env, ...script, K6_NO_USAGE_REPORT: 'true' };
 }

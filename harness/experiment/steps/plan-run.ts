@@ -4,6 +4,7 @@ import { collectProvenance, writeProvenance } from '../../config/provenance.ts';
 import { writeRunConfig } from '../../config/run-config.ts';
 import { checkCsvHeader } from '../../results/write-csv.ts';
 import { createRunId } from '../../scenarios/load-smoke.ts';
+import { strayK6Variables } from '../../load/run-k6.ts';
 import { ensureK6 } from '../../tools/index.ts';
 import { createBackend } from '../create-backend.ts';
 import { checkKindTools } from '../kind-experiment.ts';
@@ -23,6 +24,11 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
   await checkCsvHeader(join(request.resultsDir, 'runs.csv'), columns);
   const k6 = await ensureK6({ signal: request.signal, clock, write: request.write });
+  const stray = strayK6Variables(process.env);
+  if (stray.length > 0)
+    request.write(
+      `k6: not passing ${stray.join(', ')} from the environment to k6 (a run is what its options say; recorded in provenance.json)\n`,
+    );
   const startedAtWallMs = clock.now() + clock.wallOffsetMs;
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(request.resultsDir, runId);

@@ -1,6 +1,7 @@
 // Real k6 against a real local HTTP server: the counts the harness reads back from k6 must equal, per
 // status, what the server itself answered, and the refused port must show up as k6 error 1212.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +41,14 @@ test('fixed-rate k6 load: exact counts by status and k6 error code', { timeout: 
 
   const qps = 200;
   const durationS = 3;
+  // A stray K6_* variable must not change the run: k6 would otherwise write this file and run 1 VU.
+  const strayOut = join(workDir, 'stray.json');
+  process.env['K6_OUT'] = `json=${strayOut}`;
+  process.env['K6_VUS'] = '1';
+  t.after(() => {
+    delete process.env['K6_OUT'];
+    delete process.env['K6_VUS'];
+  });
   const result = await runLoad({
     k6,
     workDir,
@@ -57,6 +66,7 @@ test('fixed-rate k6 load: exact counts by status and k6 error code', { timeout: 
   const n = result.summary.iterations;
   assert.ok(n === qps * durationS || n === qps * durationS + 1, `k6 started ${String(n)} iterations`);
   assert.equal(result.summary.droppedIterations, 0, 'the generator kept up with the fixed rate');
+  assert.equal(existsSync(strayOut), false, 'K6_OUT from the environment did not reach k6');
   assert.equal(result.counts.total, n, 'one record per request');
   // Iteration i went to target i % 4.
   const perTarget = [0, 1, 2, 3].map((k) => Math.floor(n / 4) + (k < n % 4 ? 1 : 0));
