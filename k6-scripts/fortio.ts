@@ -5,7 +5,7 @@
 // Every request is written as one CSV line to the console output (k6 --console-output=FILE
 // --log-format=raw), which the harness reads back:
 //   start_ms,duration_ms,status,error_code,flag,error
-// start_ms is k6's wall clock at request start (the harness maps it onto the run's monotonic clock),
+// duration_ms to the microsecond (k6's timings); start_ms is k6's wall clock at request start (the harness maps it onto the run's monotonic clock),
 // flag is the value of LOAD_FLAG_HEADER in the response (a gateway's response flags) when asked for.
 // This costs ~70 bytes a request, where k6's own CSV output writes ~1.5 kB (13 metric rows), so the
 // collection path is not what limits the rate.
@@ -47,10 +47,17 @@ export default function (): void {
   const startMs = Date.now();
   const res = http.get(url ?? '', { timeout: `${String(load.timeoutS)}s` });
   if (!load.records) return;
-  const durationMs = Date.now() - startMs;
+  // k6's timings are fractional milliseconds: blocked + connecting + TLS + sending + waiting +
+  // receiving is the whole call as fortio times it (a new connection's setup included). Without a
+  // response they may be partial: the wall clock then (whole milliseconds).
+  const t = res.timings;
+  const durationMs =
+    res.status === 0
+      ? Date.now() - startMs
+      : t.blocked + t.connecting + t.tls_handshaking + t.sending + t.waiting + t.receiving;
   const flag = load.flagHeader ? (res.headers[load.flagHeader] ?? '') : '';
   const error = res.status === 0 ? res.error.replace(/[,"\r\n]+/g, ' ').slice(0, 160) : '';
   console.log(
-    `${String(startMs)},${String(durationMs)},${String(res.status)},${String(res.error_code)},${flag},${error}`,
+    `${String(startMs)},${durationMs.toFixed(3)},${String(res.status)},${String(res.error_code)},${flag},${error}`,
   );
 }

@@ -16,9 +16,13 @@ export function formatClusterRun(options: {
   const { tally, row } = options;
   const lines: string[] = [];
   if (tally && tally.total > 0) {
+    // fortio's lines: its percentiles (seconds, from the same histogram as fortio.json), then each
+    // status, -1 for no response.
+    for (const p of tally.fortio.durations.Percentiles ?? [])
+      lines.push(`# target ${String(p.Percentile)}% ${p.Value.toPrecision(6).replace(/\.?0+$/, '')}`);
     for (const [status, count] of [...tally.byStatus].sort((a, b) => a[0] - b[0]))
       lines.push(
-        `Code ${String(status).padStart(3)} : ${String(count)} (${((100 * count) / tally.total).toFixed(1)} %)`,
+        `Code ${String(status === 0 ? -1 : status).padStart(3)} : ${String(count)} (${((100 * count) / tally.total).toFixed(1)} %)`,
       );
     const seconds = Number(row['duration_s']);
     lines.push(

@@ -3,6 +3,8 @@ import type { Clock } from '../../lib/index.ts';
 import type { RequestRecord } from '../load/index.ts';
 import { classifyRecord } from './classify.ts';
 import { createTimeline } from './timeline.ts';
+import { createFortioHistogram, FORTIO_PERCENTILES } from '../results/fortio-histogram.ts';
+import type { FortioHistogramData } from '../results/fortio-histogram.ts';
 import type { Timeline } from './timeline.ts';
 
 export interface RecordTally {
@@ -16,6 +18,8 @@ export interface RecordTally {
   total: number;
   byStatus: Map<number, number>;
   latency: { avgMs: number; p50Ms: number; p99Ms: number };
+  /** fortio's histograms of every request's duration and of the failed ones', in seconds. */
+  fortio: { durations: FortioHistogramData; errors: FortioHistogramData };
 }
 
 /** The zoom panels' resolution. */
@@ -46,6 +50,8 @@ export function createRecordTally(options: {
   const durations: number[] = [];
   const durationsByBucket = new Map<number, number[]>();
   const byStatus = new Map<number, number>();
+  const histogram = createFortioHistogram();
+  const errorsHistogram = createFortioHistogram();
   return {
     add(record) {
       const startMs = fromWallMs(options.clock, record.startWallMs);
@@ -59,6 +65,8 @@ export function createRecordTally(options: {
       if (list) list.push(record.durationMs);
       else durationsByBucket.set(bucket, [record.durationMs]);
       byStatus.set(record.status, (byStatus.get(record.status) ?? 0) + 1);
+      histogram.record(record.durationMs / 1000);
+      if (outcome !== 'ok') errorsHistogram.record(record.durationMs / 1000);
     },
     result() {
       const total = durations.length;
@@ -86,6 +94,10 @@ export function createRecordTally(options: {
           avgMs: total ? sum / total : NaN,
           p50Ms: percentile(sorted, 0.5),
           p99Ms: percentile(sorted, 0.99),
+        },
+        fortio: {
+          durations: histogram.export(FORTIO_PERCENTILES),
+          errors: errorsHistogram.export(FORTIO_PERCENTILES),
         },
       };
     },

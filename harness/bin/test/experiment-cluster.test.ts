@@ -74,6 +74,38 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
   assert.equal(row['drain_strategy'], 'none');
   assert.equal(row['prestop_sleep_s'], '0');
   assert.match(row['retry_on'] ?? '', /^connect-failure,refused-stream,/);
+  // fortio.json: fortio's result shape, every request in its histogram and return codes, and its
+  // median within one of its buckets of the tally's (the same durations, sub-millisecond).
+  const fortio = JSON.parse(await readFile(join(runDir, 'fortio.json'), 'utf8')) as {
+    RequestedQPS: string;
+    RetCodes: Record<string, number>;
+    DurationHistogram: {
+      Count: number;
+      Data: { Start: number; End: number }[];
+      Percentiles: { Percentile: number; Value: number }[];
+    };
+  };
+  assert.equal(fortio.RequestedQPS, '50');
+  assert.equal(fortio.DurationHistogram.Count, requests);
+  assert.equal(
+    Object.values(fortio.RetCodes).reduce((a, b) => a + b, 0),
+    requests,
+  );
+  const p50 = fortio.DurationHistogram.Percentiles.find((p) => p.Percentile === 50)?.Value ?? NaN;
+  const bucket = fortio.DurationHistogram.Data.find((b) => p50 >= b.Start && p50 <= b.End);
+  assert.ok(bucket, `p50 ${String(p50)} s in a bucket`);
+  const tallyP50 = Number(row['p50_ms']) / 1000;
+  const width = bucket.End - bucket.Start;
+  assert.ok(
+    Math.abs(tallyP50 - p50) <= width,
+    `tally p50 ${String(tallyP50)} s vs fortio's ${String(p50)} s`,
+  );
+  assert.match(result.stdout, /^# target 50% [\d.e-]+$/m);
+  assert.match(
+    await readFile(join(runDir, 'k6', 'requests.csv'), 'utf8'),
+    /^\d+,\d+\.\d{3},418,/m,
+    'durations recorded to the microsecond',
+  );
   // The report is drawn for every run (its rendering is tested in harness/report/test).
   assert.match(await readFile(join(runDir, 'report.html'), 'utf8'), /<svg[^>]*class="marks"/);
   const events = await readRows(join(runDir, 'events.csv'));

@@ -1,4 +1,6 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { buildFortioResult } from '../../results/fortio-json.ts';
 import { appendCsvRow, writeCsv } from '../../results/write-csv.ts';
 import type { CsvRow } from '../../results/write-csv.ts';
 import { writeRunReport } from '../../report/write-run-report.ts';
@@ -16,6 +18,27 @@ import type { Judgement } from './judge-run.ts';
 import type { Observation, RunPlan } from './run-context.ts';
 import { runFacts } from './run-facts.ts';
 
+/** fortio.json: the load as fortio's own result (browse and overlay it with `fortio report`). */
+async function writeFortioJson(plan: RunPlan, seen: Observation): Promise<void> {
+  const { tally, load } = seen;
+  if (!tally || !load || tally.total === 0) return;
+  const { params } = plan;
+  const result = buildFortioResult({
+    labels: `ztunnel-harness ${params.scenario} ${plan.runId}`,
+    startWallMs: load.counts.firstStartWallMs,
+    qps: params.qps,
+    durationS: params.durationS,
+    actualDurationMs: load.counts.lastEndWallMs - load.counts.firstStartWallMs,
+    connections: params.connections,
+    url: load.spec.targets[0] ?? '',
+    byStatus: tally.byStatus,
+    durations: tally.fortio.durations,
+    errors: tally.fortio.errors,
+    version: `ztunnel-harness (k6 ${plan.k6.version})`,
+  });
+  await writeFile(join(plan.runDir, 'fortio.json'), `${JSON.stringify(result, null, 2)}\n`);
+}
+
 /** The run folder's tables, by file name (empty ones are not written). */
 function runTables(plan: RunPlan, seen: Observation, judged: Judgement): Record<string, CsvRow[]> {
   const { tally, loadStartMs } = seen;
@@ -31,13 +54,14 @@ function runTables(plan: RunPlan, seen: Observation, judged: Judgement): Record<
 }
 
 /**
- * Step 5, write: summary.csv (with the scenario's own columns), the tables, report.html, and the row
+ * Step 5, write: summary.csv (with the scenario's own columns), fortio.json, the tables, report.html, and the row
  * appended to runs.csv (one schema for every scenario). Returns the summary row.
  */
 export async function writeRun(plan: RunPlan, seen: Observation, judged: Judgement): Promise<CsvRow> {
   const common = buildSummaryRow(plan.params, seen.tally, judged.bursts, await runFacts(plan, seen, judged));
   const row = { ...common, ...seen.companion?.columns };
   await writeCsv(join(plan.runDir, 'summary.csv'), [row]);
+  await writeFortioJson(plan, seen);
   const tables = runTables(plan, seen, judged);
   for (const [file, rows] of Object.entries(tables))
     if (rows.length > 0) await writeCsv(join(plan.runDir, file), rows);
