@@ -58,6 +58,7 @@ export async function benchGatewayPaths(options: {
           gatewayMode: 'hbone',
           meshClientRps: 0,
           maxFailed: 0,
+          thresholds: [],
           timing: {},
           arms: DEFAULT_ARMS,
         };

@@ -8,6 +8,7 @@ import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
 import type { ClusterScenario, ScenarioDefaults } from '../experiment/cluster-scenario.ts';
 import type { ExperimentParams } from '../experiment/experiment-params.ts';
 import { DEFAULT_ARMS } from '../experiment/mitigation-arms.ts';
+import { thresholdCollector } from '../experiment/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
 import { CLUSTER_SCENARIOS, SCENARIO_NAMES, SUITES } from '../scenarios/index.ts';
 import type { ScenarioName } from '../scenarios/index.ts';
@@ -34,6 +35,7 @@ export interface ExperimentFlags {
   poolBackoff: boolean;
   mesh: 'ambient' | 'off';
   maxFailed?: number;
+  threshold?: string[];
   repeat?: number;
   timing?: Record<string, number>;
   resultsDir: string;
@@ -173,6 +175,12 @@ const OPTIONS: OptionSpec[] = [
     flags: '--max-failed <n>',
     description: "failed requests a passing run may have (default: the scenario's)",
     parse: numberParser('--max-failed', { min: 0, max: 1_000_000_000, integer: true }),
+  },
+  {
+    flags: '--threshold <expr>',
+    description:
+      "pass/fail criterion in k6's style, repeatable: metric<op>number on failed, failed_rate, http_503, p99_ms, max_burst_ms, ... (e.g. 'p99_ms<500'); with --max-failed (failed<=N) all must hold",
+    parse: thresholdCollector('--threshold'),
   },
   {
     flags: '--repeat <n>',
@@ -352,6 +360,7 @@ export function paramsFromFlags(
     gatewayMode: pick('gatewayMode', flags.gatewayMode, d.gatewayMode),
     meshClientRps: flags.meshClient,
     maxFailed: flags.maxFailed ?? scenario.defaultMaxFailed,
+    thresholds: flags.threshold ?? [],
     timing: flags.timing ?? {},
     arms: {
       preStopSleepS: flags.prestopSleep,

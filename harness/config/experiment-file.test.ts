@@ -49,6 +49,7 @@ const EVERY_FIELD: ExperimentParams = {
   gatewayMode: 'plain',
   meshClientRps: 7,
   maxFailed: 99,
+  thresholds: ['p99_ms<500', 'failed_rate<1e-4'],
   timing: { pushLatencyMs: 400, debounceQuietMs: 10 },
   arms: {
     preStopSleepS: 5,
@@ -131,6 +132,10 @@ const BAD: [string[], RegExp, string?][] = [
   [['--timing', 'noSuchStep=5'], /--timing/],
   [['--restart-at', '99', '--duration', '10'], /--restart-at to be a number of seconds in \[0, --duration\)/],
   [['--restart-at', 'soon'], /--restart-at/],
+  [['--threshold', 'p99<500'], /--threshold to be metric<op>number/],
+  [['--threshold', 'p99_ms=500'], /--threshold/],
+  [['--threshold', 'p99_ms<fast'], /--threshold/],
+  [['--threshold', 'failed_rate<0x1'], /--threshold/],
   // Choices and syntax.
   [['--scenario', 'nope'], /--scenario to be one of/],
   [['--backend', 'k3d'], /--backend to be one of local, kind/],
@@ -155,6 +160,8 @@ const BAD: [string[], RegExp, string?][] = [
     'connections: 0\n',
   ],
   [['--config', 'FILE'], /YAML or JSON/, 'scenario: [unclosed\n'],
+  [['--config', 'FILE'], /key threshold to be a list of strings/, 'threshold: p99_ms<500\n'],
+  [['--config', 'FILE'], /--threshold to be metric<op>number/, 'threshold: [p99<500]\n'],
   [['--config', 'FILE'], /the file to be a map of option names to values/, '- a\n- list\n'],
   [
     ['--config', 'FILE'],

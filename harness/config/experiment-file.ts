@@ -26,7 +26,9 @@ function schemaOf(table: readonly OptionEntry[]) {
           ? z.boolean()
           : o.kind === 'timing'
             ? z.record(z.string(), z.number())
-            : z.union([z.string(), z.number()])
+            : o.kind === 'list'
+              ? z.array(z.string())
+              : z.union([z.string(), z.number()])
         ).optional(),
       ]),
     ),
@@ -46,9 +48,11 @@ function describeIssue(issue: z.core.$ZodIssue, table: readonly OptionEntry[]): 
       ? 'true or false'
       : entry?.kind === 'timing'
         ? 'a map of timing names to milliseconds'
-        : issue.path.length === 0
-          ? 'a map of option names to values'
-          : 'a number or a string';
+        : entry?.kind === 'list'
+          ? 'a list of strings'
+          : issue.path.length === 0
+            ? 'a map of option names to values'
+            : 'a number or a string';
   return [key ? `key ${key}` : 'the file', expected];
 }
 

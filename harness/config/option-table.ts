@@ -11,8 +11,11 @@ export interface OptionEntry {
   long: string;
   /** The parsed flags' property: `restartAt`. */
   attribute: string;
-  kind: 'switch' | 'value' | 'timing';
+  kind: 'switch' | 'value' | 'timing' | 'list';
 }
+
+/** Repeatable options that collect a list (the file takes a YAML list). */
+const REPEATABLE = new Set(['threshold']);
 
 /** Options that select how the command runs, not what an experiment is. */
 const NOT_EXPERIMENT = new Set(['suite', 'config', 'from', 'help']);
@@ -23,7 +26,13 @@ export function optionTable(program: Command): OptionEntry[] {
     const key = long.replace(/^--/, '');
     if (!long || NOT_EXPERIMENT.has(key)) return [];
     const attribute = option.attributeName();
-    const kind = option.isBoolean() ? 'switch' : attribute === 'timing' ? 'timing' : 'value';
+    const kind = option.isBoolean()
+      ? 'switch'
+      : attribute === 'timing'
+        ? 'timing'
+        : REPEATABLE.has(attribute)
+          ? 'list'
+          : 'value';
     return [{ key, long, attribute, kind }];
   });
 }
@@ -34,6 +43,7 @@ export function argsFor(table: readonly OptionEntry[], values: Readonly<Record<s
     const value = values[entry.attribute];
     if (value === undefined || value === false) return [];
     if (entry.kind === 'switch') return [entry.long];
+    if (entry.kind === 'list') return (value as string[]).flatMap((item) => [entry.long, item]);
     if (entry.kind === 'timing')
       return Object.entries(value as Record<string, number>).flatMap(([name, ms]) => [
         entry.long,

@@ -31,6 +31,7 @@ export function paramsToFlags(p: ExperimentParams): Partial<ExperimentFlags> {
     gatewayMode: p.gatewayMode,
     meshClient: p.meshClientRps,
     maxFailed: p.maxFailed,
+    threshold: p.thresholds,
     timing: p.timing,
     prestopSleep: arms.preStopSleepS,
     retryOn: arms.retryOn,

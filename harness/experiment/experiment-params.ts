@@ -33,6 +33,8 @@ export interface ExperimentParams {
   meshClientRps: number;
   /** A run fails its verdict above this many failed requests. */
   maxFailed: number;
+  /** More pass/fail criteria, as written (thresholds.ts): every one must hold. */
+  thresholds: string[];
   timing: Partial<TimingModel>;
   arms: MitigationArms;
 }

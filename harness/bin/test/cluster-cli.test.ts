@@ -55,5 +55,8 @@ test('cluster up with bad input exits 2 before starting anything', async () => {
     stdin: 'ignore',
   });
   assert.equal(timing.exitCode, 2);
-  assert.match(timing.stderr, /Expected --timing to be name=milliseconds \(0 to 60000\) with name one of watchFanoutMs/);
+  assert.match(
+    timing.stderr,
+    /Expected --timing to be name=milliseconds \(0 to 60000\) with name one of watchFanoutMs/,
+  );
 });

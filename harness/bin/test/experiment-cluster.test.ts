@@ -36,6 +36,12 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
     '8',
     '--restart-at',
     '2',
+    // One threshold that holds and one that cannot (no request is that fast): the verdict fails
+    // and names it.
+    '--threshold',
+    'requests>=300',
+    '--threshold',
+    'p50_ms<0.0001',
     '--results-dir',
     dir,
   ];
@@ -44,7 +50,6 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
     stdin: 'ignore',
     timeout: 120_000,
   });
-  assert.ok(result.exitCode === 0 || result.exitCode === 1, `${String(result.exitCode)}: ${result.stderr}`);
   assert.match(result.stdout, /^Code 418 : \d+ \(\d+\.\d %\)$/m);
   assert.match(result.stdout, /^All done \d+ calls \(plus 0 warmup\) [\d.]+ ms avg, [\d.]+ qps$/m);
   const [runs] = [await readRows(join(dir, 'runs.csv'))];
@@ -67,8 +72,14 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
     requests,
   );
   const failed = requests - Number(row['ok']);
-  assert.equal(row['verdict'], failed > 0 ? 'fail' : 'pass');
-  assert.equal(result.exitCode, failed > 0 ? 1 : 0);
+  assert.equal(row['verdict'], 'fail');
+  assert.equal(result.exitCode, 1);
+  assert.match(
+    row['reason'] ?? '',
+    new RegExp(
+      `^${String(failed)} failed (<=|>) 0; requests>=300: ${String(requests)} ok; p50_ms<0.0001: [\\d.]+ FAILED$`,
+    ),
+  );
   assert.equal(row['timing_pushLatencyMs'], '250');
   // The mitigation arms are recorded, at their defaults here.
   assert.equal(row['drain_strategy'], 'none');

@@ -8,7 +8,14 @@ import { explainRun } from '../../explain/explain-run.ts';
 import { findBursts } from '../../tally/index.ts';
 import type { Burst } from '../../tally/index.ts';
 import { BUCKET_MS } from '../drive-load.ts';
+import { buildSummaryRow, EMPTY_FACTS } from '../summary-row.ts';
 import type { RunFacts } from '../summary-row.ts';
+import {
+  evaluateThresholds,
+  formatThresholdResults,
+  parseThreshold,
+  thresholdFigures,
+} from '../thresholds.ts';
 import { abortReasonOf } from './run-context.ts';
 import type { Observation, RunPlan } from './run-context.ts';
 
@@ -62,8 +69,26 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
   const failed = k6Failed + (seen.companion?.failed ?? 0);
   // Aborted, even after the load ended (a crash while the cluster closed): not a result to trust.
   const abortReason = seen.abortReason || (seen.signal.aborted ? abortReasonOf(seen.signal) : '');
-  const verdict: RunFacts['verdict'] = abortReason ? 'aborted' : failed > params.maxFailed ? 'fail' : 'pass';
-  const budget = `${String(failed)} failed ${verdict === 'pass' ? '<=' : '>'} ${String(params.maxFailed)}`;
+  const figures = thresholdFigures(
+    buildSummaryRow(params, tally, bursts, {
+      ...EMPTY_FACTS,
+      droppedIterations: seen.load?.summary.droppedIterations ?? 0,
+    }),
+  );
+  // E3's long-lived connections count as failed requests too.
+  figures.failed = failed;
+  figures.failed_rate = figures.requests > 0 ? failed / figures.requests : 0;
+  const results = evaluateThresholds(
+    params.thresholds.map((t) => parseThreshold(t)),
+    figures,
+  );
+  const withinBudget = failed <= params.maxFailed;
+  const passed = withinBudget && results.every((r) => r.ok);
+  const verdict: RunFacts['verdict'] = abortReason ? 'aborted' : passed ? 'pass' : 'fail';
+  const budget = [
+    `${String(failed)} failed ${withinBudget ? '<=' : '>'} ${String(params.maxFailed)}`,
+    ...(results.length > 0 ? [formatThresholdResults(results)] : []),
+  ].join('; ');
   return {
     events,
     bursts,
