@@ -2,25 +2,14 @@
 // `p99_ms<500`, `max_burst_ms<=500`, `http_503<=9`. `--max-failed N` is the shorthand `failed<=N`
 // and always holds its place first. The verdict lists every threshold with the value it met.
 import { badInput } from '../../lib/index.ts';
+import { OUTCOME_CLASSES } from '../tally/index.ts';
 
 /** What a threshold can name: the summary row's outcome figures, plus failed and failed_rate. */
 export const THRESHOLD_METRICS = [
   'requests',
-  'ok',
   'failed',
   'failed_rate',
-  'http_503',
-  'http_503_uf',
-  'http_503_uc',
-  'http_503_urx',
-  'http_503_uh',
-  'other_5xx',
-  'refused',
-  'reset',
-  'eof',
-  'timeout',
-  'h2',
-  'other',
+  ...OUTCOME_CLASSES,
   'p50_ms',
   'p99_ms',
   'bursts',
