@@ -1,10 +1,11 @@
 // `npm run compare -- <baseline.csv> <candidate.csv>`: the nightly regression gate. Matches runs by
 // scenario and parameters, tests failure rates and latency, prints a table; exit 1 on a significant
 // regression, 0 otherwise, 2 on malformed input (the line and column named).
-import { appendFile } from 'node:fs/promises';
+import { appendFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
-import { compareRuns, formatComparison, readRuns } from '../compare/index.ts';
+import { compareRuns, comparisonJUnit, formatComparison, readRuns } from '../compare/index.ts';
+import { errorAnnotation } from '../results/ci-output.ts';
 import { runMain } from '../cli/run-main.ts';
 
 function alphaParser(raw: string): number {
@@ -25,11 +26,15 @@ runMain(async () => {
         .argParser(alphaParser),
     )
     .option('--markdown <file>', 'also append the table to this file (e.g. $GITHUB_STEP_SUMMARY)')
+    .option(
+      '--junit <file>',
+      'also write JUnit XML: a test case per configuration and metric, failed when worse',
+    )
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);
   const [baselinePath = '', candidatePath = ''] = program.args;
-  const options = program.opts<{ alpha: number; markdown?: string }>();
+  const options = program.opts<{ alpha: number; markdown?: string; junit?: string }>();
   const baseline = await readRuns(baselinePath);
   const candidate = await readRuns(candidatePath);
   const comparison = compareRuns(baseline, candidate, options.alpha);
@@ -42,5 +47,14 @@ runMain(async () => {
   process.stdout.write(text);
   if (options.markdown)
     await appendFile(options.markdown, `## compare ${baselinePath} -> ${candidatePath}\n\n${text}`);
+  if (options.junit) await writeFile(options.junit, comparisonJUnit(comparison));
+  // Under GitHub Actions each regression is also an error annotation on the run.
+  for (const m of comparison.metrics.filter((x) => x.significance === 'worse'))
+    process.stdout.write(
+      errorAnnotation(
+        `regression: ${m.configuration}`,
+        `${m.metric}: ${String(m.baseline)} -> ${String(m.candidate)} ${m.unit} (Holm-adjusted p ${m.adjusted.higher.toPrecision(3)})`,
+      ),
+    );
   return comparison.metrics.some((m) => m.significance === 'worse') ? 1 : 0;
 });

@@ -4,6 +4,7 @@ import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-progr
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
 import { flagsToArgs } from './flags-to-args.ts';
+import { suiteJUnit } from './summarize-suite.ts';
 import { SEED_SUITE } from './seed-suite.ts';
 import type { Row, SuiteEntry } from './seed-suite.ts';
 import { formatSuiteMarkdown } from './suite-table.ts';
@@ -81,4 +82,24 @@ test('the suite table is Markdown with one line per configuration and escaped ce
     },
   ]);
   assert.equal(md.split('\n')[2]?.replace(/ +/g, ' '), '| E2 | a \\| b | 1 | d | o | yes |');
+});
+
+test("the suite's JUnit: a case per configuration, failed where the shape does not hold, skipped without a check", () => {
+  const row = {
+    experiment: 'E1 ztunnel-upgrade',
+    repeats: 5,
+    document: '4-6',
+    ours: '60',
+    reproduce: 'npm run x',
+  };
+  const xml = suiteJUnit('seeds', [
+    { ...row, configuration: 'c=100', shape: 'no' },
+    { ...row, configuration: 'c=100 tcp_migrate_req=1', shape: '-' },
+    { ...row, configuration: 'c=1000', shape: 'yes' },
+  ]);
+  assert.match(xml, /<testsuites tests="3" failures="1" errors="0" skipped="1">/);
+  assert.match(
+    xml,
+    /<testcase classname="ztunnel-harness.suite.E1-ztunnel-upgrade" name="c=100">\s*<failure message="document: 4-6; ours: 60; reproduce: npm run x"/,
+  );
 });

@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeSuiteReport } from '../report/suite-report.ts';
+import { appendJobSummary } from '../results/ci-output.ts';
+import { buildJUnit } from '../results/junit.ts';
 import { readCsvRows as readRows, writeCsv } from '../results/write-csv.ts';
 import type { Row, SuiteEntry } from './seed-suite.ts';
 import { formatSuiteMarkdown } from './suite-table.ts';
@@ -39,7 +41,10 @@ export interface RanEntry {
   note: string;
 }
 
-/** The suite table (document vs ours, shape), written as suite.csv, suite.md and suite.html. */
+/**
+ * The suite table (document vs ours, shape), written as suite.csv, suite.md, suite.html and junit.xml
+ * (a test case per configuration), and to the GitHub job summary under Actions.
+ */
 export async function summarizeSuite(
   suiteDir: string,
   suite: string,
@@ -59,6 +64,8 @@ export async function summarizeSuite(
   await writeSuiteRuns(suiteDir, ran);
   const markdown = formatSuiteMarkdown(table);
   await writeFile(join(suiteDir, 'suite.md'), markdown);
+  await writeFile(join(suiteDir, 'junit.xml'), suiteJUnit(suite, table));
+  await appendJobSummary(`### Suite ${suite}: the documents' figures next to ours\n\n${markdown}`);
   const html = await writeSuiteReport(
     suiteDir,
     `suite ${suite}: the source documents' figures next to ours`,
@@ -66,6 +73,20 @@ export async function summarizeSuite(
   );
   process.stdout.write(`\n${markdown}\nsuite folder: ${suiteDir}\nreport: ${html}\n`);
   return table;
+}
+
+/** A test case per configuration: its document's shape held (pass), did not (fail), or no check (skipped). */
+export function suiteJUnit(suite: string, table: readonly SuiteTableRow[]): string {
+  return buildJUnit(
+    `ztunnel-harness suite ${suite}`,
+    table.map((row) => ({
+      className: `ztunnel-harness.suite.${row.experiment.replace(/\s+/g, '-')}`,
+      name: row.configuration,
+      outcome: row.shape === 'yes' ? 'pass' : row.shape === 'no' ? 'fail' : 'skipped',
+      message: `document: ${row.document}; ours: ${row.ours}; reproduce: ${row.reproduce}`,
+    })),
+    new Date(),
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 // `npm run compare` as the nightly job meets it: the committed sample CSVs (real runs, one planted
 // regression), exit codes, and malformed input named by line and column.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -13,7 +13,12 @@ const BASELINE = join(PROJECT_ROOT, 'results', 'baselines', 'sample-baseline.csv
 const CANDIDATE = join(PROJECT_ROOT, 'results', 'baselines', 'sample-candidate.csv');
 
 const runCompare = (...args: string[]) =>
-  execa(process.execPath, [CLI, ...args], { reject: false, stdin: 'ignore', timeout: 20_000 });
+  execa(process.execPath, [CLI, ...args], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 20_000,
+    env: { GITHUB_ACTIONS: '' },
+  });
 
 const rowOf = (stdout: string, configuration: string, metric: string): string[] =>
   stdout
@@ -34,6 +39,28 @@ test('the planted regression (preStop arm: 0 -> 22 503s in 24,000 requests) fail
   for (const metric of ['failed /100k', 'http_503 /100k', 'p50_ms', 'p99_ms'])
     assert.equal(rowOf(stdout, 'workload-rollout prestop_sleep_s=0', metric).at(-2), '~', metric);
   assert.match(stdout, /Latency with 4\/4 runs cannot reach alpha 0\.01/);
+});
+
+test('CI output: JUnit with the regression as a failed case; under Actions an error annotation', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'compare-junit-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const junit = join(dir, 'compare.xml');
+  const { exitCode, stdout } = await execa(process.execPath, [CLI, BASELINE, CANDIDATE, '--junit', junit], {
+    reject: false,
+    stdin: 'ignore',
+    env: { GITHUB_ACTIONS: 'true' },
+  });
+  assert.equal(exitCode, 1);
+  assert.match(stdout, /^::error title=regression%3A workload-rollout prestop_sleep_s=5::failed: /m);
+  const xml = await readFile(junit, 'utf8');
+  const failed = [...xml.matchAll(/<testcase classname="([^"]+)" name="([^"]+)">\s*<failure/g)].map(
+    (m) => `${m[1] ?? ''} ${m[2] ?? ''}`,
+  );
+  assert.deepEqual(failed, [
+    'ztunnel-harness.compare.workload-rollout prestop_sleep_s=5 failed',
+    'ztunnel-harness.compare.workload-rollout prestop_sleep_s=5 http_503',
+  ]);
+  assert.match(xml, /<testsuites tests="\d+" failures="2" errors="0" skipped="0">/);
 });
 
 test('a file against itself: nothing significant, exit 0', async () => {

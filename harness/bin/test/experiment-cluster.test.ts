@@ -45,10 +45,12 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
     '--results-dir',
     dir,
   ];
+  const jobSummary = join(dir, 'job-summary.md');
   const result = await execa(process.execPath, [CLI, ...args], {
     reject: false,
     stdin: 'ignore',
     timeout: 120_000,
+    env: { GITHUB_STEP_SUMMARY: jobSummary },
   });
   assert.match(result.stdout, /^Code 418 : \d+ \(\d+\.\d %\)$/m);
   assert.match(result.stdout, /^All done \d+ calls \(plus 0 warmup\) [\d.]+ ms avg, [\d.]+ qps$/m);
@@ -85,6 +87,20 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
   assert.equal(row['drain_strategy'], 'none');
   assert.equal(row['prestop_sleep_s'], '0');
   assert.match(row['retry_on'] ?? '', /^connect-failure,refused-stream,/);
+  // CI output: a JUnit case per threshold (the failing one failed), the job summary's table.
+  const junit = await readFile(join(runDir, 'junit.xml'), 'utf8');
+  assert.match(junit, /<testsuites tests="3" failures="\d" errors="0" skipped="0">/);
+  assert.match(
+    junit,
+    /<testcase classname="ztunnel-harness.workload-rollout" name="p50_ms&lt;0.0001">\s*<failure message="p50_ms = /,
+  );
+  assert.match(
+    junit,
+    /<testcase classname="ztunnel-harness.workload-rollout" name="requests>=300">\s*<system-out>/,
+  );
+  const summaryMd = await readFile(jobSummary, 'utf8');
+  assert.match(summaryMd, /^### workload-rollout: fail$/m);
+  assert.match(summaryMd, /^\| p50_ms<0.0001 +\| [\d.]+ +\| \*\*no\*\* +\|$/m);
   // fortio.json: fortio's result shape, every request in its histogram and return codes, and its
   // median within one of its buckets of the tally's (the same durations, sub-millisecond).
   const fortio = JSON.parse(await readFile(join(runDir, 'fortio.json'), 'utf8')) as {

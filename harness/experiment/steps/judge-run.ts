@@ -16,6 +16,7 @@ import {
   parseThreshold,
   thresholdFigures,
 } from '../thresholds.ts';
+import type { ThresholdResult } from '../thresholds.ts';
 import { abortReasonOf } from './run-context.ts';
 import type { Observation, RunPlan } from './run-context.ts';
 
@@ -30,6 +31,8 @@ export interface Judgement {
   gatewayLog?: { requests: number; failures: number };
   drainOptions?: DrainOptionMetrics;
   failed: number;
+  /** --max-failed as failed<=N first, then --threshold's, each with the value it met. */
+  thresholds: ThresholdResult[];
   verdict: RunFacts['verdict'];
   reason: string;
 }
@@ -78,17 +81,13 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
   // E3's long-lived connections count as failed requests too.
   figures.failed = failed;
   figures.failed_rate = figures.requests > 0 ? failed / figures.requests : 0;
-  const results = evaluateThresholds(
-    params.thresholds.map((t) => parseThreshold(t)),
-    figures,
-  );
-  const withinBudget = failed <= params.maxFailed;
-  const passed = withinBudget && results.every((r) => r.ok);
-  const verdict: RunFacts['verdict'] = abortReason ? 'aborted' : passed ? 'pass' : 'fail';
-  const budget = [
-    `${String(failed)} failed ${withinBudget ? '<=' : '>'} ${String(params.maxFailed)}`,
-    ...(results.length > 0 ? [formatThresholdResults(results)] : []),
-  ].join('; ');
+  // --max-failed is the shorthand failed<=N, first; then the user's thresholds.
+  const budget = parseThreshold(`failed<=${String(params.maxFailed)}`);
+  const results = evaluateThresholds([budget, ...params.thresholds.map((t) => parseThreshold(t))], figures);
+  const verdict: RunFacts['verdict'] = abortReason ? 'aborted' : results.every((r) => r.ok) ? 'pass' : 'fail';
+  const [first, ...others] = results;
+  const budgetText = `${String(failed)} failed ${first?.ok ? '<=' : '>'} ${String(params.maxFailed)}`;
+  const judged = [budgetText, ...(others.length > 0 ? [formatThresholdResults(others)] : [])].join('; ');
   return {
     events,
     bursts,
@@ -96,7 +95,8 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
     ...(explained ? { gatewayLog: explained.gateway } : {}),
     ...(drainOptions ? { drainOptions } : {}),
     failed,
+    thresholds: results,
     verdict,
-    reason: abortReason || budget,
+    reason: abortReason || judged,
   };
 }

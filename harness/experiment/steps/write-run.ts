@@ -17,6 +17,7 @@ import {
 import type { Judgement } from './judge-run.ts';
 import type { Observation, RunPlan } from './run-context.ts';
 import { runFacts } from './run-facts.ts';
+import { writeCiReports } from './write-ci-reports.ts';
 
 /** fortio.json: the load as fortio's own result (browse and overlay it with `fortio report`). */
 async function writeFortioJson(plan: RunPlan, seen: Observation): Promise<void> {
@@ -62,6 +63,7 @@ export async function writeRun(plan: RunPlan, seen: Observation, judged: Judgeme
   const row = { ...common, ...seen.companion?.columns };
   await writeCsv(join(plan.runDir, 'summary.csv'), [row]);
   await writeFortioJson(plan, seen);
+  await writeCiReports(plan, judged);
   const tables = runTables(plan, seen, judged);
   for (const [file, rows] of Object.entries(tables))
     if (rows.length > 0) await writeCsv(join(plan.runDir, file), rows);
