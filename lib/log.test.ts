@@ -44,3 +44,27 @@ test('json format emits one parseable object per line', () => {
 test('formatFields skips undefined and quotes empty strings and errors', () => {
   assert.equal(formatFields({ a: undefined, b: '', c: new Error('boom') }), ' b="" c="boom"');
 });
+
+test("istio format is ztunnel's own: tabs, lower-case level, target from scope, Debug-quoted strings", () => {
+  const lines: string[] = [];
+  const log = createLogger({
+    component: 'ztunnel',
+    format: 'istio',
+    write: (l) => lines.push(l),
+    wallNow: () => 0,
+  });
+  log.child({ scope: 'access' }).error('connection complete', {
+    'src.addr': '10.0.0.1:4321',
+    'src.identity': 'spiffe://cluster.local/ns/default/sa/gw',
+    'dst.hbone_addr': '10.0.0.2:8080',
+    bytes_sent: 12,
+    duration: '3ms',
+    error: 'connection closed due to connection drain',
+    unset: undefined,
+  });
+  log.info('ready');
+  assert.deepEqual(lines, [
+    '1970-01-01T00:00:00.000000Z\terror\taccess\tconnection complete\tsrc.addr=10.0.0.1:4321 src.identity="spiffe://cluster.local/ns/default/sa/gw" dst.hbone_addr=10.0.0.2:8080 bytes_sent=12 duration="3ms" error="connection closed due to connection drain"',
+    '1970-01-01T00:00:00.000000Z\tinfo\tztunnel\tready',
+  ]);
+});

@@ -18,8 +18,13 @@ export interface LoggerOptions {
   /** Who is speaking: `harness`, `ztunnel`, `k6`... */
   component: string;
   level?: LogLevel;
-  /** `text` is ztunnel's shape (`<time> <level> <component> <msg> k=v ...`); `json` is one object a line. */
-  format?: 'text' | 'json';
+  /**
+   * `text`: `<time> <level> <component> <msg> k=v ...`; `json`: one object a line; `istio`: ztunnel's
+   * own (src/telemetry.rs IstioFormat): `<time>\t<level>\t<target>\t<msg>\tk=v ...`, the target
+   * being the `scope` field (e.g. `access`) or the component, string values quoted as Rust's Debug
+   * quotes them, addresses and numbers bare.
+   */
+  format?: 'text' | 'json' | 'istio';
   write?: (line: string) => void;
   /** Unix ms for the timestamp; injectable for tests. */
   wallNow?: () => number;
@@ -43,7 +48,9 @@ export function createLogger(options: LoggerOptions): Logger {
       write(
         format === 'json'
           ? JSON.stringify({ time, level: at, component: options.component, msg, ...all })
-          : `${time} ${at.padEnd(5)} ${options.component} ${msg}${formatFields(all)}`,
+          : format === 'istio'
+            ? formatIstioLine(time, at, options.component, msg, all)
+            : `${time} ${at.padEnd(5)} ${options.component} ${msg}${formatFields(all)}`,
       );
     };
     return {
@@ -80,4 +87,31 @@ function formatValue(value: unknown): string {
   if (typeof value === 'object' && value !== null) return JSON.stringify(value);
   const text = typeof value === 'string' ? value : inspect(value);
   return /[\s"=]/.test(text) || text === '' ? JSON.stringify(text) : text;
+}
+
+/** A socket address or an IP (Display in Rust, so printed bare). */
+const ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\])(?::\d+)?$/i;
+
+function istioValue(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Error) return JSON.stringify(value.message);
+  if (typeof value === 'string') return ADDRESS.test(value) ? value : JSON.stringify(value);
+  return JSON.stringify(value);
+}
+
+function formatIstioLine(
+  time: string,
+  level: LogLevel,
+  component: string,
+  msg: string,
+  fields: LogFields,
+): string {
+  const { scope, ...rest } = fields;
+  const target = typeof scope === 'string' ? scope : component;
+  // Rust's SystemTime: microseconds; JavaScript has milliseconds.
+  const stamp = time.replace(/Z$/, '000Z');
+  const pairs = Object.entries(rest)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${istioValue(v)}`);
+  return `${stamp}\t${level}\t${target}\t${msg}${pairs.length > 0 ? `\t${pairs.join(' ')}` : ''}`;
 }

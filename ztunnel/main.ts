@@ -50,7 +50,12 @@ function required(name: string): string {
 const nodeName = required('NODE_NAME');
 const nodeIp = required('NODE_IP');
 const instance = process.env['INSTANCE'] ?? `${nodeName}/${String(process.pid)}`;
-const log = createLogger({ component: 'ztunnel', write: (l) => process.stdout.write(`${l}\n`) }).child({
+// ztunnel's own line format (src/telemetry.rs): tab-separated, the access log under target `access`.
+const log = createLogger({
+  component: 'ztunnel',
+  format: 'istio',
+  write: (l) => process.stdout.write(`${l}\n`),
+}).child({
   instance,
 });
 let drainDeadlineMs = 0;

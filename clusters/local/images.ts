@@ -22,7 +22,7 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
     IMAGES.ztunnel.replace(/:[^/:]+$/, ''),
     {
       entrypoint: 'ztunnel/main.ts',
-      startedPattern: /\bztunnel ready\b/,
+      startedPattern: /\bztunnel\s+ready\b/,
       logEvents: [{ pattern: /\bdrain deadline reached\b/, kind: 'drain-deadline' }],
     },
   ],

@@ -11,11 +11,16 @@ import { measureDrainOptions } from './drain-option-metrics.ts';
 
 const WALL0 = 1_800_000_000_000; // the run clock's zero on the wall clock
 
-/** A component's log file, written line by line with the real logger at given run times. */
+/** A component's log file, written line by line with the real logger (ztunnel's format for ztunnel). */
 function logFile(component: string) {
   const lines: string[] = [];
   let at = 0;
-  const log = createLogger({ component, write: (l) => lines.push(l), wallNow: () => WALL0 + at });
+  const log = createLogger({
+    component,
+    ...(component === 'ztunnel' ? { format: 'istio' as const } : {}),
+    write: (l) => lines.push(l),
+    wallNow: () => WALL0 + at,
+  });
   return {
     at(ms: number) {
       at = ms;
@@ -57,11 +62,13 @@ test('stale pooled connections, their PINGs, new connections while terminating, 
   pool(45_000, 'ping-timeout', 3);
   pool(45_000, 'removed', 3);
   const outbound = (endMs: number, durationMs: number): void => {
-    x.at(endMs).info('connection complete', {
-      'dst.workload': 'httpbin-a',
-      direction: 'outbound',
-      duration: `${String(durationMs)}ms`,
-    });
+    x.at(endMs)
+      .child({ scope: 'access' })
+      .info('connection complete', {
+        'dst.workload': 'httpbin-a',
+        direction: 'outbound',
+        duration: `${String(durationMs)}ms`,
+      });
   };
   outbound(11_100, 100); // started while terminating
   outbound(5_100, 100); // before the deletion

@@ -39,11 +39,11 @@ interface PoolLine {
   dstAddr?: string;
 }
 
-/** `<iso> info  ztunnel hbone pool opened instance=... scope=pool conn=3 dstAddr=127.1.2.1:15008` */
-const POOL_LINE = /^(\S+)\s+\w+\s+ztunnel hbone pool (\S+)(.*)$/;
+/** `<iso>\tinfo\tpool\thbone pool opened\tinstance="..." conn=3 dstAddr=127.1.2.1:15008` (ztunnel's format) */
+const POOL_LINE = /^(\S+)\s+\w+\s+\S+\s+hbone pool (\S+)(.*)$/;
 /** An outbound `connection complete` line: when it ended, how long it lasted, which workload. */
 const OUTBOUND_LINE =
-  /^(\S+)\s+\w+\s+ztunnel connection complete .*\bdst\.workload=(\S+) .*\bdirection=outbound\b.*\bduration=(\d+)ms/;
+  /^(\S+)\s+\w+\s+access\s+connection complete\s.*\bdst\.workload="?([^"\s]+)"? .*\bdirection="?outbound\b.*\bduration="?(\d+)ms/;
 const CLOSE_NOTIFY_LINE = /\bpod drained at CNI DEL\b.*\bclose_notify=(\d+)/;
 
 const field = (rest: string, name: string): string | undefined =>

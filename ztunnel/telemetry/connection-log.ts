@@ -1,5 +1,9 @@
 import type { Logger } from '../../lib/index.ts';
+import { METRIC_LABELS } from './metrics.ts';
 import type { MetricLabels, ZtunnelMetrics } from './metrics.ts';
+
+/** istiod's default CLUSTER_ID, which ztunnel reports as source/destination_cluster. */
+const CLUSTER_ID = 'Kubernetes';
 
 /** One proxied connection, for the `connection complete` access-log line and the TCP metrics. */
 export interface ConnectionInfo {
@@ -22,28 +26,42 @@ export interface ConnectionOutcome {
 
 /**
  * Opens the record of one connection (counts it opened) and returns the function that completes it:
- * the `connection complete` line with upstream's field names (info, or warn with `error=` on a
- * failure) and the closed/failed/bytes counters.
+ * the `connection complete` line as istio/ztunnel 1.28 writes it (src/proxy/metrics.rs
+ * ConnectionResult::record_internal and access_log!: target `access`, info, or error with `error=`
+ * on a failure; the fields in upstream's order, those we do not know - src.workload, src.namespace,
+ * dst.service - left out as upstream leaves out an unknown value) and the closed and bytes counters
+ * (a connection that could not reach its destination flagged response_flags="CONNECT").
  */
 export function openConnectionRecord(
   info: ConnectionInfo,
   deps: { log: Logger; metrics: ZtunnelMetrics; now: () => number },
 ): (outcome: ConnectionOutcome) => void {
   const startMs = deps.now();
-  const labels: MetricLabels = {
+  // Upstream's labels (metrics.rs CommonTrafficLabels); what a ztunnel here does not know is unknown.
+  const base: MetricLabels = {
+    ...(Object.fromEntries(METRIC_LABELS.map((l) => [l, 'unknown'])) as MetricLabels),
     reporter: info.direction === 'inbound' ? 'destination' : 'source',
     source_principal: info.srcIdentity ?? 'unknown',
+    source_cluster: CLUSTER_ID,
     destination_workload: info.dstWorkload,
     destination_workload_namespace: info.dstNamespace,
     destination_principal: info.dstIdentity,
+    destination_cluster: CLUSTER_ID,
+    request_protocol: 'tcp',
+    response_flags: '-',
+    // A peer identity means the connection came or went over HBONE (mTLS).
+    connection_security_policy: info.srcIdentity ? 'mutual_tls' : 'unknown',
   };
-  deps.metrics.opened.inc(labels);
+  deps.metrics.opened.inc(base);
   let done = false;
   return (outcome) => {
     if (done) return;
     done = true;
+    // A connection to the destination that could not be made: upstream's ConnectionFailure.
+    const labels = /^connection failed/.test(outcome.error ?? '')
+      ? { ...base, response_flags: 'CONNECT' }
+      : base;
     deps.metrics.closed.inc(labels);
-    if (outcome.error !== undefined) deps.metrics.failed.inc(labels);
     deps.metrics.sentBytes.inc(labels, outcome.bytesSent);
     deps.metrics.receivedBytes.inc(labels, outcome.bytesRecv);
     const fields = {
@@ -61,6 +79,6 @@ export function openConnectionRecord(
       error: outcome.error,
     };
     if (outcome.error === undefined) deps.log.info('connection complete', fields);
-    else deps.log.warn('connection complete', fields);
+    else deps.log.error('connection complete', fields);
   };
 }

@@ -150,7 +150,7 @@ test(
     assert.equal(aExit.exitCode, 0, 'A exits by itself after its drain');
     assert.ok(
       a.lines.some((l) =>
-        /warn .*connection complete .*error="connection closed due to connection drain"/.test(l),
+        /\terror\taccess\tconnection complete\t.*error="connection closed due to connection drain"/.test(l),
       ),
     );
   },

@@ -93,7 +93,7 @@ test('service VIP -> a HEALTHY endpoint over HBONE; UNHEALTHY skipped; none -> r
   await pod.tracker.whenEmpty();
   assert.ok(
     sender.lines.some((l) =>
-      /warn .*connection complete .*direction=outbound .*error="no healthy upstream"/.test(l),
+      /error .*connection complete .*direction=outbound .*error="no healthy upstream"/.test(l),
     ),
     sender.lines.join('\n'),
   );
