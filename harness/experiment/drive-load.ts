@@ -5,6 +5,8 @@ import type { Clock } from '../../lib/index.ts';
 import { createRecordsTail, runLoad } from '../load/index.ts';
 import type { LoadResult } from '../load/index.ts';
 import { groupOfOwner, startCpuMonitor } from '../observe/cpu-monitor.ts';
+import { scrapeTargetsOf, startMetricsScraper } from '../observe/metrics-scraper.ts';
+import type { Scrape } from '../observe/metrics-scraper.ts';
 import type { CpuComponent, CpuReport } from '../observe/cpu-monitor.ts';
 import { createRecordTally, isFortioOk } from '../tally/index.ts';
 import type { RecordTally } from '../tally/index.ts';
@@ -18,6 +20,8 @@ export interface DrivenLoad {
   load: LoadResult;
   tally: RecordTally;
   cpu: CpuReport;
+  /** ztunnel's and the gateway's Prometheus metrics, scraped during the load (local backend). */
+  metrics: Scrape[];
 }
 
 /**
@@ -62,6 +66,12 @@ export async function driveLoad(options: {
   });
   let k6Pid: number | undefined;
   const cpu = startCpuMonitor({ clock, components: () => cpuComponents(options.backend, k6Pid) });
+  const scraper = startMetricsScraper({
+    clock,
+    targets: () => scrapeTargetsOf(options.backend.addresses().pods),
+  });
+  let metrics: Promise<Scrape[]> | undefined;
+  const stopScraping = (): Promise<Scrape[]> => (metrics ??= scraper.stop());
   try {
     const sink = createRecordTally({ clock, originMs: loadStartMs, bucketMs: BUCKET_MS, isOk: isFortioOk });
     const load = await runLoad({
@@ -73,6 +83,7 @@ export async function driveLoad(options: {
       },
       onK6Exited: () => {
         cpu.stop(); // the load is over: the tally's read below is not part of it
+        void stopScraping();
       },
       onRecord: (record) => {
         sink.add(record);
@@ -88,9 +99,10 @@ export async function driveLoad(options: {
       },
     });
     progress.finish(`${String(load.counts.total)} requests`);
-    return { load, tally: sink.result(), cpu: cpu.stop() };
+    return { load, tally: sink.result(), cpu: cpu.stop(), metrics: await stopScraping() };
   } finally {
     cpu.stop();
+    await stopScraping();
     stopTicker();
     await tail.close();
   }

@@ -2,7 +2,7 @@
 // address, its own upstream pools (HTTP/1.1 per endpoint, HBONE), its own LEAST_REQUEST counts and
 // its own buffered access log. Configuration and the certificate come from the main process (main.ts).
 import cluster from 'node:cluster';
-import { Counter } from 'prom-client';
+import { AggregatorRegistry, Counter } from 'prom-client';
 import { createSystemClock } from '../../lib/index.ts';
 import { createDiscoveryState } from '../discovery/index.ts';
 import { createHbonePool } from '../hbone/index.ts';
@@ -80,6 +80,10 @@ const gateway = await startGateway({
 // counted twice on the request path); the main process sums the workers (prom-client's
 // AggregatorRegistry), as Envoy's stats are summed over its threads.
 running.gateway = gateway;
+// prom-client answers the main process's metric requests in a worker only once an AggregatorRegistry
+// exists there (its constructor adds the listener, lib/cluster.js addListeners); without it the
+// main's /stats/prometheus waited for workers that never answered.
+new AggregatorRegistry();
 const stats = (): ReturnType<Gateway['stats']> => gateway.stats();
 new Counter({
   name: 'envoy_http_downstream_rq_total',

@@ -101,6 +101,15 @@ test('workload-rollout at 50 RPS: summary, timeline and events reconcile with k6
   const summaryMd = await readFile(jobSummary, 'utf8');
   assert.match(summaryMd, /^### workload-rollout: fail$/m);
   assert.match(summaryMd, /^\| p50_ms<0.0001 +\| [\d.]+ +\| \*\*no\*\* +\|$/m);
+  // metrics.om: ztunnel's and the gateway's metrics scraped during the load (the gateway's summed
+  // over its worker processes).
+  const om = await readFile(join(runDir, 'metrics.om'), 'utf8');
+  assert.match(om, /^istio_tcp_connections_opened_total\{reporter="destination",.*job="ztunnel",/m);
+  assert.match(
+    om,
+    /^envoy_http_downstream_rq_total\{job="gateway",instance="[\d.]+:15090",pod="istio-system\/istio-ingressgateway-[^"]+"\} \d+ \d+\.\d{3}$/m,
+  );
+  assert.ok(om.endsWith('# EOF\n'));
   // fortio.json: fortio's result shape, every request in its histogram and return codes, and its
   // median within one of its buckets of the tally's (the same durations, sub-millisecond).
   const fortio = JSON.parse(await readFile(join(runDir, 'fortio.json'), 'utf8')) as {

@@ -73,7 +73,7 @@ export async function driveWithFault(
           ? ''
           : `${scenario.fault.target.kind} ${scenario.fault.kind === 'scale' ? 'scaled' : 'restarted'} ${formatDuration(clock.now() - into.rolloutStartedMs)} ago`,
     });
-    Object.assign(into, { load: driven.load, tally: driven.tally, cpu: driven.cpu });
+    Object.assign(into, { load: driven.load, tally: driven.tally, cpu: driven.cpu, metrics: driven.metrics });
   } finally {
     if (companion) into.companion = await companion.stop();
   }

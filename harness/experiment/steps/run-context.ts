@@ -3,6 +3,7 @@ import type { ClusterBackend } from '../../../clusters/backend.ts';
 import type { Clock } from '../../../lib/index.ts';
 import type { LoadResult } from '../../load/index.ts';
 import type { CpuReport } from '../../observe/cpu-monitor.ts';
+import type { Scrape } from '../../observe/metrics-scraper.ts';
 import type { RecordTally } from '../../tally/index.ts';
 import type { K6Binary } from '../../tools/index.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
@@ -35,6 +36,7 @@ export interface Observation {
   load?: LoadResult;
   tally?: RecordTally;
   cpu?: CpuReport;
+  metrics?: Scrape[];
   rollout?: RolloutResult;
   rolloutStartedMs?: number;
   companion?: CompanionResult;

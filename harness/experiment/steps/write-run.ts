@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildFortioResult } from '../../results/fortio-json.ts';
+import { toOpenMetrics } from '../../results/openmetrics.ts';
 import { appendCsvRow, writeCsv } from '../../results/write-csv.ts';
 import type { CsvRow } from '../../results/write-csv.ts';
 import { writeRunReport } from '../../report/write-run-report.ts';
@@ -63,6 +64,7 @@ export async function writeRun(plan: RunPlan, seen: Observation, judged: Judgeme
   const row = { ...common, ...seen.companion?.columns };
   await writeCsv(join(plan.runDir, 'summary.csv'), [row]);
   await writeFortioJson(plan, seen);
+  if (seen.metrics?.length) await writeFile(join(plan.runDir, 'metrics.om'), toOpenMetrics(seen.metrics));
   await writeCiReports(plan, judged);
   const tables = runTables(plan, seen, judged);
   for (const [file, rows] of Object.entries(tables))
