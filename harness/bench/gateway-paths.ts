@@ -59,6 +59,7 @@ export async function benchGatewayPaths(options: {
           meshClientRps: 0,
           maxFailed: 0,
           thresholds: [],
+          k6Out: [],
           timing: {},
           arms: DEFAULT_ARMS,
         };

@@ -36,6 +36,7 @@ export interface ExperimentFlags {
   mesh: 'ambient' | 'off';
   maxFailed?: number;
   threshold?: string[];
+  k6Out?: string[];
   repeat?: number;
   timing?: Record<string, number>;
   resultsDir: string;
@@ -48,6 +49,18 @@ export interface ExperimentFlags {
   exitOnZeroActiveConnections: boolean;
   kindIngressPort: number;
   keepCluster: boolean;
+}
+
+/** Repeatable --k6-out: k6's `name` or `name=argument` output syntax. */
+function k6OutCollector(raw: string, previous: string[] = []): string[] {
+  if (!/^[a-z][a-z0-9-]*(=.+)?$/.test(raw))
+    throw badInput(
+      '--k6-out',
+      "a k6 output as k6's --out takes it, name or name=argument",
+      raw,
+      'e.g. --k6-out json=k6.json',
+    );
+  return [...previous, raw];
 }
 
 function retryOnParser(raw: string): string {
@@ -181,6 +194,12 @@ const OPTIONS: OptionSpec[] = [
     description:
       "pass/fail criterion in k6's style, repeatable: metric<op>number on failed, failed_rate, http_503, p99_ms, max_burst_ms, ... (e.g. 'p99_ms<500'); with --max-failed (failed<=N) all must hold",
     parse: thresholdCollector('--threshold'),
+  },
+  {
+    flags: '--k6-out <output>',
+    description:
+      "a k6 output, repeatable, passed as k6's --out (e.g. json=k6.json, web-dashboard=export=k6-dashboard.html; relative paths land in the run's k6 folder). K6_* variables from the environment are not passed to k6",
+    parse: k6OutCollector,
   },
   {
     flags: '--repeat <n>',
@@ -361,6 +380,7 @@ export function paramsFromFlags(
     meshClientRps: flags.meshClient,
     maxFailed: flags.maxFailed ?? scenario.defaultMaxFailed,
     thresholds: flags.threshold ?? [],
+    k6Out: flags.k6Out ?? [],
     timing: flags.timing ?? {},
     arms: {
       preStopSleepS: flags.prestopSleep,

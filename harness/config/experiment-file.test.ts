@@ -50,6 +50,7 @@ const EVERY_FIELD: ExperimentParams = {
   meshClientRps: 7,
   maxFailed: 99,
   thresholds: ['p99_ms<500', 'failed_rate<1e-4'],
+  k6Out: ['json=k6.json', 'web-dashboard=export=k6.html'],
   timing: { pushLatencyMs: 400, debounceQuietMs: 10 },
   arms: {
     preStopSleepS: 5,
@@ -133,6 +134,7 @@ const BAD: [string[], RegExp, string?][] = [
   [['--restart-at', '99', '--duration', '10'], /--restart-at to be a number of seconds in \[0, --duration\)/],
   [['--restart-at', 'soon'], /--restart-at/],
   [['--threshold', 'p99<500'], /--threshold to be metric<op>number/],
+  [['--k6-out', 'JSON file'], /--k6-out to be a k6 output/],
   [['--threshold', 'p99_ms=500'], /--threshold/],
   [['--threshold', 'p99_ms<fast'], /--threshold/],
   [['--threshold', 'failed_rate<0x1'], /--threshold/],

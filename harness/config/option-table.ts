@@ -15,7 +15,7 @@ export interface OptionEntry {
 }
 
 /** Repeatable options that collect a list (the file takes a YAML list). */
-const REPEATABLE = new Set(['threshold']);
+const REPEATABLE = new Set(['threshold', 'k6Out']);
 
 /** Options that select how the command runs, not what an experiment is. */
 const NOT_EXPERIMENT = new Set(['suite', 'config', 'from', 'help']);

@@ -32,6 +32,7 @@ export function paramsToFlags(p: ExperimentParams): Partial<ExperimentFlags> {
     meshClient: p.meshClientRps,
     maxFailed: p.maxFailed,
     threshold: p.thresholds,
+    k6Out: p.k6Out,
     timing: p.timing,
     prestopSleep: arms.preStopSleepS,
     retryOn: arms.retryOn,

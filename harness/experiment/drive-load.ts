@@ -96,6 +96,7 @@ export async function driveLoad(options: {
         durationS: params.durationS,
         timeoutS: params.timeoutS,
         flagHeader: FLAG_HEADER,
+        ...(params.k6Out.length > 0 ? { outputs: params.k6Out } : {}),
       },
     });
     progress.finish(`${String(load.counts.total)} requests`);

@@ -35,6 +35,8 @@ export interface ExperimentParams {
   maxFailed: number;
   /** More pass/fail criteria, as written (thresholds.ts): every one must hold. */
   thresholds: string[];
+  /** k6 outputs (`--out`), as the user named them; relative paths are in the run's k6 folder. */
+  k6Out: string[];
   timing: Partial<TimingModel>;
   arms: MitigationArms;
 }

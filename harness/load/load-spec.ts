@@ -18,6 +18,8 @@ export interface LoadSpec {
   records?: boolean;
   /** A new TCP connection for every request (k6 noConnectionReuse): connection-level scenarios. */
   newConnectionPerRequest?: boolean;
+  /** k6 outputs, each passed as `--out` (e.g. `json=run.json`, `web-dashboard=export=k6.html`). */
+  outputs?: string[];
 }
 
 /** The LOAD_* variables k6-scripts/lib/load-env.ts reads. */

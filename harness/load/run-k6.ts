@@ -53,6 +53,7 @@ export async function runK6(options: RunK6Options): Promise<K6Run> {
     '--log-format=raw',
     `--log-output=file=${files.logPath}`,
     `--summary-export=${files.summaryPath}`,
+    ...(options.spec.outputs ?? []).flatMap((out) => ['--out', out]),
     options.bundlePath,
   ];
   const subprocess = execa(options.k6Path, args, {

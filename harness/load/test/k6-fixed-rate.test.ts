@@ -59,6 +59,8 @@ test('fixed-rate k6 load: exact counts by status and k6 error code', { timeout: 
       connections: 20,
       durationS,
       timeoutS: 2,
+      // An output asked for explicitly (--k6-out) does reach k6, relative to its work folder.
+      outputs: ['json=explicit.json'],
     },
   });
 
@@ -67,6 +69,7 @@ test('fixed-rate k6 load: exact counts by status and k6 error code', { timeout: 
   assert.ok(n === qps * durationS || n === qps * durationS + 1, `k6 started ${String(n)} iterations`);
   assert.equal(result.summary.droppedIterations, 0, 'the generator kept up with the fixed rate');
   assert.equal(existsSync(strayOut), false, 'K6_OUT from the environment did not reach k6');
+  assert.ok(existsSync(join(workDir, 'explicit.json')), '--out json written in the work folder');
   assert.equal(result.counts.total, n, 'one record per request');
   // Iteration i went to target i % 4.
   const perTarget = [0, 1, 2, 3].map((k) => Math.floor(n / 4) + (k < n % 4 ? 1 : 0));
