@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { createSystemClock } from '../../lib/index.ts';
 import { runMain } from '../cli/run-main.ts';
-import { ensureChromium, ensureK6 } from '../tools/index.ts';
+import { ensureChromium, ensureK6, ensureXmllint } from '../tools/index.ts';
 
 runMain(async (signal) => {
   new Command('tools')
@@ -20,5 +20,6 @@ runMain(async (signal) => {
     process.stderr.write(t);
   };
   process.stdout.write(`chromium (for the report's screenshot test) at ${await ensureChromium(write)}\n`);
+  process.stdout.write(`xmllint (for the JUnit schema test) at ${await ensureXmllint(write)}\n`);
   return 0;
 });

@@ -26,5 +26,8 @@ export function buildJUnit(suiteName: string, cases: readonly JUnitCase[], times
     else if (c.outcome === 'skipped') testCase.skipped().standardOutput(c.message);
     else testCase.standardOutput(c.message);
   }
-  return report.build();
+  // Jenkins' schema (xunit-plugin junit-10.xsd) has no `skipped` on <testsuites>, only on each
+  // <testsuite>; junit-report-builder writes it on both. Drop it from the root so strict validators
+  // accept the file (harness/results/test/junit-schema.test.ts).
+  return report.build().replace(/(<testsuites\b[^>]*?) skipped="\d+"/, '$1');
 }

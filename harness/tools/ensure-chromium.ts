@@ -1,13 +1,4 @@
-import { execa } from 'execa';
-import { ErrorCode, HarnessError } from '../../lib/index.ts';
-
-/** Names Debian and others give the headless-capable browser, in the order tried. */
-const CANDIDATES = ['chromium', 'chromium-browser', 'google-chrome'];
-
-async function onPath(name: string): Promise<string | undefined> {
-  const r = await execa('sh', ['-c', `command -v ${name}`], { reject: false });
-  return r.exitCode === 0 ? r.stdout.trim() : undefined;
-}
+import { ensureDebianTool } from './ensure-debian-tool.ts';
 
 /**
  * The browser the report's screenshot test renders report.html in: $CHROMIUM, else one on PATH,
@@ -17,22 +8,20 @@ async function onPath(name: string): Promise<string | undefined> {
 export async function ensureChromium(write: (t: string) => void = () => undefined): Promise<string> {
   const explicit = process.env['CHROMIUM'];
   if (explicit) return explicit;
-  for (const name of CANDIDATES) {
-    const path = await onPath(name);
-    if (path) return path;
-  }
-  const hasApt = (await onPath('apt-get')) !== undefined;
-  if (process.getuid?.() !== 0 || !hasApt)
-    throw new HarnessError(
-      ErrorCode.ToolMissing,
-      'Chromium is needed to render report.html in the screenshot test and was not found; install the Debian package (apt-get install chromium) or set CHROMIUM to a Chrome/Chromium binary',
-    );
-  write('chromium: not found; installing the Debian package (apt-get install chromium)\n');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  await execa('apt-get', ['update', '-qq'], { env });
-  await execa('apt-get', ['install', '-y', '-qq', 'chromium', 'fonts-dejavu-core'], { env });
-  const path = await onPath('chromium');
-  if (!path)
-    throw new HarnessError(ErrorCode.ToolMissing, 'apt-get installed chromium but it is not on PATH');
-  return path;
+  return ensureDebianTool({
+    commands: ['chromium', 'chromium-browser', 'google-chrome'],
+    packages: ['chromium', 'fonts-dejavu-core'],
+    why: 'to render report.html in the screenshot test (or set CHROMIUM to a Chrome/Chromium binary)',
+    write,
+  });
+}
+
+/** xmllint (libxml2-utils), which the JUnit schema test validates our XML with. */
+export function ensureXmllint(write: (t: string) => void = () => undefined): Promise<string> {
+  return ensureDebianTool({
+    commands: ['xmllint'],
+    packages: ['libxml2-utils'],
+    why: "to validate the JUnit XML against Jenkins' schema in the tests",
+    write,
+  });
 }
