@@ -3,7 +3,8 @@
 // proves the classifier; load-smoke is k6 against a local target; --suite seeds runs every source
 // experiment with its arms and writes the comparison table.
 import type { Command } from 'commander';
-import { badInput, createSystemClock } from '../../lib/index.ts';
+import { refusal } from '../../clusters/capabilities.ts';
+import { createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
@@ -62,13 +63,18 @@ runMain(async (signal) => {
     process.stderr.write(t);
   };
   const clock = createSystemClock();
-  if ((flags.suite || flags.scenario === 'drain-strategies') && flags.backend === 'kind')
-    throw badInput(
-      '--backend',
-      'local with --suite and drain-strategies',
-      flags.backend,
-      'the seed suite needs in-pod capture and the drain strategies, which kind does not have; on kind run --scenario workload-rollout --backend kind (README, kind backend)',
-    );
+  // The seed suite and E5 need in-pod capture (the drain strategies, the meshed client, E1's path).
+  const suiteRefused =
+    (flags.suite || flags.scenario === 'drain-strategies') &&
+    refusal(flags.backend, [
+      {
+        capability: 'inPodCapture',
+        flag: flags.suite ? '--suite' : '--scenario',
+        value: flags.suite ?? flags.scenario,
+        why: 'on kind run --scenario workload-rollout --backend kind (README, kind backend)',
+      },
+    ]);
+  if (suiteRefused) throw suiteRefused;
   if (flags.suite) return runSuite({ suite: flags.suite, flags, clock, signal, write });
   if (flags.scenario === 'drain-strategies')
     return runSuite({ suite: 'seeds', only: 'E5', flags, clock, signal, write });

@@ -1,4 +1,6 @@
 import { Command, Option } from 'commander';
+import { refusal } from '../../clusters/capabilities.ts';
+import type { Requirement } from '../../clusters/capabilities.ts';
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import { badInput } from '../../lib/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
@@ -309,44 +311,27 @@ function parseRestartAt(
   return value;
 }
 
-/** What --backend kind cannot do, refused before anything starts (exit 2). */
-function checkKindFlags(flags: ExperimentFlags, scenario: ClusterScenario): void {
-  if (scenario.notOnKind)
-    throw badInput(
-      '--scenario',
-      'workload-rollout with --backend kind',
-      scenario.name,
-      `${scenario.name} cannot run on kind: ${scenario.notOnKind}; run it with --backend local`,
-    );
-  if (flags.drainStrategy !== 'none')
-    throw badInput(
-      '--drain-strategy',
-      'none with --backend kind',
-      flags.drainStrategy,
-      "the strategies act on one pod's listeners, and ztunnel on kind serves every pod of its node on one listener; run them with --backend local",
-    );
-  if (flags.meshClient > 0)
-    throw badInput(
-      '--mesh-client',
-      '0 with --backend kind',
-      flags.meshClient,
-      'the meshed client reaches ztunnel through in-pod outbound capture, which node-address mode on kind does not have; run it with --backend local',
-    );
+/** What the experiment asks of its backend, by the scenario and by the options that need something. */
+function requirementsOf(flags: ExperimentFlags, scenario: ClusterScenario): Requirement[] {
   const timing = Object.keys(flags.timing ?? {});
-  if (timing.length > 0)
-    throw badInput(
-      '--timing',
-      'unset with --backend kind',
-      timing.join(','),
-      "kind measures the real latencies from watch timestamps; the timing model is the local backend's",
-    );
-  if (flags.tcpMigrateReq === '1')
-    throw badInput(
-      '--tcp-migrate-req',
-      '0 with --backend kind',
-      1,
-      'the sysctl is per network namespace and would have to be set on the kind nodes; run it with --backend local',
-    );
+  const asked: (Requirement | false)[] = [
+    ...(scenario.requires ?? []).map((r) => ({ ...r, flag: '--scenario', value: scenario.name })),
+    flags.drainStrategy !== 'none' && {
+      capability: 'inPodCapture',
+      flag: '--drain-strategy',
+      value: flags.drainStrategy,
+      why: "the strategies act on one pod's listeners",
+    },
+    flags.meshClient > 0 && {
+      capability: 'inPodCapture',
+      flag: '--mesh-client',
+      value: flags.meshClient,
+      why: 'the meshed client reaches ztunnel through in-pod outbound capture',
+    },
+    timing.length > 0 && { capability: 'timingModel', flag: '--timing', value: timing.join(',') },
+    flags.tcpMigrateReq === '1' && { capability: 'perNetnsSysctls', flag: '--tcp-migrate-req', value: 1 },
+  ];
+  return asked.filter((r): r is Requirement => r !== false);
 }
 
 /** The run's parameters: the user's flags, else the scenario's defaults, else the CLI's. */
@@ -362,7 +347,8 @@ export function paramsFromFlags(
   const restartAtS = parseRestartAt(flags.restartAt, durationS, d.restartAtS);
   if (restartAtS !== undefined && restartAtS >= durationS)
     throw badInput('--duration', `longer than the restart time ${String(restartAtS)} s`, durationS);
-  if (flags.backend === 'kind') checkKindFlags(flags, scenario);
+  const refused = refusal(flags.backend, requirementsOf(flags, scenario));
+  if (refused) throw refused;
   return {
     scenario: scenario.name,
     backend: flags.backend,

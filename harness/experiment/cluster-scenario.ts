@@ -1,4 +1,5 @@
 import type { ClusterAddresses, ClusterBackend, WorkloadRef } from '../../clusters/backend.ts';
+import type { Capability } from '../../clusters/capabilities.ts';
 import type { ClusterObject } from '../../clusters/manifests/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { ExperimentParams } from './experiment-params.ts';
@@ -61,6 +62,6 @@ export interface ClusterScenario {
   /** A new TCP connection per request (k6 noConnectionReuse), for connection-level scenarios. */
   newConnectionPerRequest?: boolean;
   companion?(context: CompanionContext): Companion;
-  /** Why the scenario cannot run on --backend kind (undefined: it can). */
-  notOnKind?: string;
+  /** Backend capabilities it needs (clusters/capabilities.ts), each with why when more specific. */
+  requires?: { capability: Capability; why?: string }[];
 }

@@ -9,7 +9,7 @@ export const HTTPBIN_DEPLOYMENT = { kind: 'Deployment', namespace: 'default', na
 
 /** Why scenarios with an out-of-mesh (plain) gateway in front of ambient pods cannot run on kind. */
 export const NEEDS_IN_POD_CAPTURE =
-  'its plaintext from an out-of-mesh gateway reaches ztunnel only through in-pod capture, and on kind ztunnel runs in node-address mode with no traffic redirection, so the traffic would bypass ztunnel and measure nothing';
+  'its plaintext from an out-of-mesh gateway reaches ztunnel only through in-pod capture; without it the traffic would bypass ztunnel and measure nothing';
 
 /**
  * The standard topology (ztunnel DaemonSet, httpbin, gateway) with the run's parameters and

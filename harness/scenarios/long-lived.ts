@@ -92,7 +92,7 @@ export const longLived: ClusterScenario = {
   source: 'E3, seed 000 (Istio blog: ztunnel upgrades)',
   // The gateway carries no load here (the connections go to the pods); plain keeps it off the HBONE path.
   manifests: (p) => scenarioManifests(p),
-  notOnKind: NEEDS_IN_POD_CAPTURE,
+  requires: [{ capability: 'inPodCapture', why: NEEDS_IN_POD_CAPTURE }],
   fault: {
     kind: 'rollout-restart',
     target: ZTUNNEL_DAEMONSET,

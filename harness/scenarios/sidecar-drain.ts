@@ -10,8 +10,7 @@ import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-ma
  */
 export const sidecarDrain: ClusterScenario = {
   name: 'sidecar-drain',
-  notOnKind:
-    'in a real pod the sidecar and httpbin share one network namespace and the images do not yet split their ports (the app would need LOCAL_BIND_ADDRESS=127.0.0.1 beside the proxy on the pod IP)',
+  requires: [{ capability: 'sidecarBesideApp' }],
   summary: 'a /delay/10 request in flight to a sidecar pod while its Deployment scales to 0 (seed 004)',
   source: 'E4, seed 004 (EXIT_ON_ZERO_ACTIVE_CONNECTIONS)',
   manifests: (p) =>

@@ -18,7 +18,7 @@ export const ztunnelUpgrade: ClusterScenario = {
   summary: 'ztunnel DaemonSet rollout restart under load through the ingress gateway (ASM, seed 001)',
   source: 'E1, seed 001 (ASM fortio tests)',
   manifests: (p) => scenarioManifests(p),
-  notOnKind: NEEDS_IN_POD_CAPTURE,
+  requires: [{ capability: 'inPodCapture', why: NEEDS_IN_POD_CAPTURE }],
   fault: {
     kind: 'rollout-restart',
     target: ZTUNNEL_DAEMONSET,

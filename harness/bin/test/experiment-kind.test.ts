@@ -32,18 +32,30 @@ test('--backend kind refuses what kind cannot run, and a missing Docker engine, 
       timeout: 20_000,
       env: { PATH: fakes.path, FAKE_DIR: fakes.dir, ...env },
     });
+  // One message shape for everything kind lacks (clusters/capabilities.ts): what asked, the value,
+  // the capability it needs and why, and the backend that has it.
   const refusals: [string[], RegExp][] = [
-    [[], /ztunnel-upgrade cannot run on kind: its plaintext .* bypass ztunnel/],
+    [
+      [],
+      /--scenario to be something --backend kind can run, got "ztunnel-upgrade"; it needs in-pod traffic capture.*: its plaintext .* bypass ztunnel.*; run it with --backend local/,
+    ],
     [
       ['--scenario', 'workload-rollout', '--drain-strategy', 'evict-on-removal'],
-      /--drain-strategy to be none/,
+      /--drain-strategy to be something --backend kind can run, got "evict-on-removal"; it needs in-pod traffic capture/,
     ],
     [
       ['--scenario', 'workload-rollout', '--timing', 'debounceQuietMs=50'],
-      /kind measures the real latencies/,
+      /--timing to be something --backend kind can run, got "debounceQuietMs"; it needs a timing model .*kind measures the real latencies/,
     ],
-    [['--suite', 'seeds'], /--backend to be local with --suite/],
-    [['--scenario', 'workload-rollout', '--mesh-client', '20'], /--mesh-client to be 0 with --backend kind/],
+    [['--suite', 'seeds'], /--suite to be something --backend kind can run, got "seeds"/],
+    [
+      ['--scenario', 'workload-rollout', '--mesh-client', '20'],
+      /--mesh-client to be something --backend kind can run, got 20/,
+    ],
+    [
+      ['--scenario', 'sidecar-drain'],
+      /--scenario to be something --backend kind can run, got "sidecar-drain"; it needs a sidecar and its app in one pod/,
+    ],
     [
       ['--scenario', 'workload-rollout', '--kind-ingress-port', '70000'],
       /an integer from 1 to 65535, got "70000"/,

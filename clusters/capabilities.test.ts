@@ -1,0 +1,17 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ErrorCode, isHarnessError } from '../lib/index.ts';
+import { BACKEND_CAPABILITIES, CAPABILITIES, refusal } from './capabilities.ts';
+
+it('the local backend has every capability; a requirement kind lacks is refused in one message shape', () => {
+  assert.deepEqual([...BACKEND_CAPABILITIES.local].sort(), Object.keys(CAPABILITIES).sort());
+  const needs = [{ capability: 'timingModel' as const, flag: '--timing', value: 'pushLatencyMs' }];
+  assert.equal(refusal('local', needs), undefined);
+  const refused = refusal('kind', needs);
+  assert.ok(isHarnessError(refused, ErrorCode.BadInput));
+  assert.equal(
+    refused.message,
+    `Expected --timing to be something --backend kind can run, got "pushLatencyMs"; it needs ${CAPABILITIES.timingModel}; run it with --backend local`,
+  );
+  assert.equal(refusal('kind', []), undefined);
+});
