@@ -78,3 +78,11 @@ export function createEventLog(): EventLog {
     all: () => events,
   };
 }
+
+/**
+ * How every backend names a workload in its events: `deployment/default/httpbin`,
+ * `daemonset/istio-system/ztunnel` (kubectl's kind/name, with the namespace); pods are `namespace/name`.
+ */
+export function workloadKey(ref: { kind: string; namespace: string; name: string }): string {
+  return `${ref.kind.toLowerCase()}/${ref.namespace}/${ref.name}`;
+}

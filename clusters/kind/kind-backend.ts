@@ -5,7 +5,7 @@ import type { KubernetesObject, V1DaemonSet, V1Deployment } from '@kubernetes/cl
 import { createSystemClock, ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { ClusterAddresses, ClusterBackend, RolloutResult, WorkloadRef } from '../backend.ts';
-import { createEventLog } from '../events.ts';
+import { createEventLog, workloadKey } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import { waitForEvent } from '../wait-for-event.ts';
 import { createClusterWatch } from './cluster-watch.ts';
@@ -264,13 +264,13 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     },
     async rolloutRestart(ref) {
       requireWorkload(ref);
-      emit('rollout-started', `${ref.namespace}/${ref.name}`, `${ref.kind} rollout restart`);
+      emit('rollout-started', workloadKey(ref), 'rollout restart');
       const { generation } = await need().api.rolloutRestart(ref, new Date());
       awaitedGeneration.set(refKey(ref), generation);
     },
     async scale(ref, replicas) {
       requireWorkload(ref);
-      emit('rollout-started', `${ref.namespace}/${ref.name}`, `scale to ${String(replicas)}`);
+      emit('rollout-started', workloadKey(ref), `scale to ${String(replicas)}`);
       const current = workloadOf(ref) as V1Deployment;
       const generation = current.metadata?.generation ?? 0;
       await need().api.scale(ref, replicas);
@@ -282,7 +282,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     },
     async waitForRollout(ref, { timeoutMs, untilOldPodsGone, signal }) {
       requireWorkload(ref);
-      const key = `${ref.namespace}/${ref.name}`;
+      const key = workloadKey(ref);
       const startedAtMs =
         events.all().findLast((e) => e.kind === 'rollout-started' && e.object === key)?.atMs ?? clock.now();
       const wait = (what: string, check: () => boolean) =>

@@ -1,5 +1,6 @@
 import type { V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/index.ts';
+import { workloadKey } from '../events.ts';
 import type { EventLog, LifecycleEventKind } from '../events.ts';
 import { NODE_LABEL } from '../manifests/index.ts';
 import type { AddressPool } from './address-pool.ts';
@@ -146,7 +147,7 @@ export function startControllers(options: ControllerOptions): () => void {
     const allActive = pods.filter(isActive);
     trackRollout(
       d.rollout,
-      `deployment/${namespace}/${name}`,
+      workloadKey({ kind: 'Deployment', namespace, name }),
       isDeploymentRolledOut({
         replicas,
         statusReplicas: allActive.length,
@@ -192,7 +193,7 @@ export function startControllers(options: ControllerOptions): () => void {
     );
     trackRollout(
       ds.rollout,
-      `daemonset/${namespace}/${name}`,
+      workloadKey({ kind: 'DaemonSet', namespace, name }),
       isDaemonSetRolledOut({
         desiredNumberScheduled: options.nodes.length,
         updatedNumberScheduled: oldestPerNode.filter((p) => p?.owner.templateHash === ds.templateHash).length,

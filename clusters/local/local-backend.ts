@@ -11,7 +11,7 @@ import { createTokenIssuer, ISTIO_CA_AUDIENCE } from '../../mesh/pki/index.ts';
 import type { TokenIssuer } from '../../mesh/pki/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
 import type { ClusterBackend, PodInfo, RolloutResult, WorkloadRef } from '../backend.ts';
-import { createEventLog } from '../events.ts';
+import { createEventLog, workloadKey } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import type { ClusterObject } from '../manifests/index.ts';
 import {
@@ -233,7 +233,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     };
     workload.templateHash = hashTemplate(template);
     workload.rollout = { startedAtMs: clock.now() };
-    emit('rollout-started', `${ref.kind.toLowerCase()}/${ref.namespace}/${ref.name}`);
+    emit('rollout-started', workloadKey(ref), 'rollout restart');
     state.changed();
   };
 

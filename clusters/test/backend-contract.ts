@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode, isHarnessError } from '../../lib/index.ts';
 import type { ClusterBackend } from '../backend.ts';
+import { workloadKey } from '../events.ts';
 import { buildHttpbin } from '../manifests/index.ts';
 import type { ClusterObject } from '../manifests/index.ts';
 
@@ -94,6 +95,16 @@ export function describeBackendContract(name: string, create: () => ClusterBacke
       const after = podsOf(backend).map((p) => p.name);
       assert.equal(after.length, 2);
       assert.ok(after.every((n) => !before.includes(n)));
+      // Every backend names the workload the same way in its rollout events.
+      const rolloutObjects = backend
+        .events()
+        .filter((e) => e.kind.startsWith('rollout-'))
+        .map((e) => `${e.kind} ${e.object}`);
+      assert.deepEqual(rolloutObjects, [
+        `rollout-started ${workloadKey(HTTPBIN)}`,
+        `rollout-status-complete ${workloadKey(HTTPBIN)}`,
+        `rollout-old-pods-gone ${workloadKey(HTTPBIN)}`,
+      ]);
       await backend.close();
       await backend.close(); // idempotent
     });

@@ -303,7 +303,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     assert.deepEqual(
       backend
         .events()
-        .filter((e) => e.object === 'default/httpbin')
+        .filter((e) => e.object === 'deployment/default/httpbin')
         .map((e) => e.kind),
       ['rollout-started', 'rollout-status-complete', 'rollout-old-pods-gone'],
     );
