@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import type { ClusterBackend } from '../../clusters/backend.ts';
 import { createProgress, formatDuration, startTicker } from '../../lib/index.ts';
-import type { Clock } from '../../lib/index.ts';
+import type { Clock, Progress } from '../../lib/index.ts';
 import { createRecordsTail, runLoad } from '../load/index.ts';
 import type { LoadResult } from '../load/index.ts';
+import type { RecordsTail } from '../load/index.ts';
 import { groupOfOwner, startCpuMonitor } from '../observe/cpu-monitor.ts';
 import { scrapeTargetsOf, startMetricsScraper } from '../observe/metrics-scraper.ts';
 import type { Scrape } from '../observe/metrics-scraper.ts';
@@ -47,23 +48,7 @@ export async function driveLoad(options: {
   const { clock, params, loadStartMs } = options;
   const progress = createProgress({ phase: 'load', clock, write: options.write });
   const tail = createRecordsTail(join(options.runDir, 'k6', 'requests.csv'), isFortioOk);
-  const stopTicker = startTicker({
-    clock,
-    intervalMs: 1000,
-    signal: options.signal,
-    tick: () => {
-      const left = Math.max(0, params.durationS * 1000 - (clock.now() - loadStartMs));
-      const fault = options.faultStatus();
-      void tail.poll().then(
-        (live) => {
-          progress.update(
-            `${formatDuration(left)} of load left${fault ? `, ${fault}` : ''}; ok ${String(live.ok)}, failed ${String(live.failed)}`,
-          );
-        },
-        () => undefined, // progress only: a read error here shows up in the full read after the run
-      );
-    },
-  });
+  const stopTicker = startLoadProgress(options, progress, tail);
   let k6Pid: number | undefined;
   const cpu = startCpuMonitor({ clock, components: () => cpuComponents(options.backend, k6Pid) });
   const scraper = startMetricsScraper({
@@ -107,6 +92,38 @@ export async function driveLoad(options: {
     stopTicker();
     await tail.close();
   }
+}
+
+/** Each second: load left, what the fault is doing, live ok/failed counts from the records so far. */
+function startLoadProgress(
+  options: {
+    clock: Clock;
+    signal: AbortSignal;
+    params: ExperimentParams;
+    loadStartMs: number;
+    faultStatus: () => string;
+  },
+  progress: Progress,
+  tail: RecordsTail,
+): () => void {
+  const { clock, params, loadStartMs } = options;
+  return startTicker({
+    clock,
+    intervalMs: 1000,
+    signal: options.signal,
+    tick: () => {
+      const left = Math.max(0, params.durationS * 1000 - (clock.now() - loadStartMs));
+      const fault = options.faultStatus();
+      void tail.poll().then(
+        (live) => {
+          progress.update(
+            `${formatDuration(left)} of load left${fault ? `, ${fault}` : ''}; ok ${String(live.ok)}, failed ${String(live.failed)}`,
+          );
+        },
+        () => undefined, // progress only: a read error here shows up in the full read after the run
+      );
+    },
+  });
 }
 
 /** The harness alone, k6 with its threads, and every pod's containers with their children. */

@@ -66,30 +66,24 @@ function podsOf(events: readonly LifecycleEvent[]): Map<string, { ip: string; no
   return pods;
 }
 
-export async function measureDrainOptions(options: {
-  logDir: string;
-  events: readonly LifecycleEvent[];
-  wallOffsetMs: number;
-  /** When the load ended, on the run clock (stale connections still open then are censored there). */
-  endMs: number;
-  /** The CPU monitor's samples (component = `namespace/pod`). */
-  cpuSamples?: readonly CpuSample[];
-}): Promise<DrainOptionMetrics | undefined> {
-  const { events, wallOffsetMs } = options;
-  const runMs = (iso: string): number => Date.parse(iso) - wallOffsetMs;
-  const clientLogs = await readLogs(options.logDir, /^default_client-.*_client\.log$/);
-  if (clientLogs.size === 0) return undefined;
-  const requests = [...clientLogs.values()].flat().flatMap((l) => parseClientRequest(l) ?? []);
-  const pods = podsOf(events);
-  const clientNode = [...pods].find(([key]) => key.startsWith('default/client-'))?.[1].node;
-  // Every ztunnel log: the client node's for its pool and outbound lines, all for close_notify.
-  const ztunnelLogs = await readLogs(options.logDir, /^istio-system_ztunnel-.*\.log$/);
+type PodAddresses = ReadonlyMap<string, { ip: string; node: string }>;
+type OutboundLine = { startMs: number; workload: string };
+/** One terminating httpbin pod: from its deletion to its network going away. */
+type Window = { name: string; dst: string; deleting: number; gone: number };
+
+/** The client node ztunnel's pool and outbound lines, and every ztunnel's close_notify count. */
+function readZtunnelLines(
+  ztunnelLogs: ReadonlyMap<string, string[]>,
+  pods: PodAddresses,
+  clientNode: string | undefined,
+  runMs: (iso: string) => number,
+): { poolLines: PoolLine[]; outbound: OutboundLine[]; closeNotifySent: number } {
   const ztunnelNode = (name: string): string | undefined => {
     const key = `istio-system/${name.replace(/^istio-system_/, '').replace(/_istio-proxy\.log$/, '')}`;
     return pods.get(key)?.node;
   };
   const poolLines: PoolLine[] = [];
-  const outbound: { startMs: number; workload: string }[] = [];
+  const outbound: OutboundLine[] = [];
   let closeNotifySent = 0;
   for (const [name, lines] of ztunnelLogs) {
     const onClientNode = ztunnelNode(name) === clientNode;
@@ -114,8 +108,11 @@ export async function measureDrainOptions(options: {
       if (o) outbound.push({ startMs: runMs(o[1] ?? '') - Number(o[3]), workload: o[2] ?? '' });
     }
   }
-  // Each terminating httpbin pod: from deletion to its network going away.
-  const windows = [...pods]
+  return { poolLines, outbound, closeNotifySent };
+}
+
+function terminatingWindows(pods: PodAddresses, events: readonly LifecycleEvent[]): Window[] {
+  return [...pods]
     .filter(([key]) => key.startsWith('default/httpbin-'))
     .flatMap(([key, pod]) => {
       const deleting = events.find((e) => e.kind === 'pod-deleting' && e.object === key)?.atMs;
@@ -124,42 +121,71 @@ export async function measureDrainOptions(options: {
         ? []
         : [{ name: key.split('/')[1] ?? key, dst: `${pod.ip}:15008`, deleting, gone }];
     });
-  let staleConnections = 0;
-  let staleLingerMaxMs = 0;
-  let staleOpenAtEnd = 0;
-  let pingsAfterGone = 0;
-  let pingTimeouts = 0;
-  let hboneOpened = 0;
-  let appConnections = 0;
+}
+
+/** Stale pooled connections, PINGs to a gone pod, new HBONE connections per app connection. */
+function windowFigures(
+  windows: readonly Window[],
+  poolLines: readonly PoolLine[],
+  outbound: readonly OutboundLine[],
+  endMs: number,
+) {
+  const f = {
+    staleConnections: 0,
+    staleLingerMaxMs: 0,
+    staleOpenAtEnd: 0,
+    pingsAfterGone: 0,
+    pingTimeouts: 0,
+    hboneOpenedWhileTerminating: 0,
+    appConnectionsWhileTerminating: 0,
+  };
   for (const w of windows) {
     const toPod = poolLines.filter((l) => l.dstAddr === w.dst);
-    hboneOpened += toPod.filter((l) => l.type === 'opened' && l.atMs >= w.deleting && l.atMs < w.gone).length;
-    appConnections += outbound.filter(
+    f.hboneOpenedWhileTerminating += toPod.filter(
+      (l) => l.type === 'opened' && l.atMs >= w.deleting && l.atMs < w.gone,
+    ).length;
+    f.appConnectionsWhileTerminating += outbound.filter(
       (o) => o.workload === w.name && o.startMs >= w.deleting && o.startMs < w.gone,
     ).length;
     // Stale: still in the pool (taking new streams) when the pod's network went.
-    const opened = toPod.filter((l) => l.type === 'opened' && l.atMs < w.gone);
-    for (const o of opened) {
+    for (const o of toPod.filter((l) => l.type === 'opened' && l.atMs < w.gone)) {
       const left = toPod.find((l) => (l.type === 'removed' || l.type === 'closed') && l.conn === o.conn);
       if (left && left.atMs <= w.gone) continue;
-      staleConnections++;
-      if (!left) staleOpenAtEnd++;
-      staleLingerMaxMs = Math.max(staleLingerMaxMs, (left?.atMs ?? options.endMs) - w.gone);
+      f.staleConnections++;
+      if (!left) f.staleOpenAtEnd++;
+      f.staleLingerMaxMs = Math.max(f.staleLingerMaxMs, (left?.atMs ?? endMs) - w.gone);
       const after = toPod.filter((l) => l.conn === o.conn && l.atMs > w.gone);
-      pingsAfterGone += after.filter((l) => l.type === 'ping').length;
-      pingTimeouts += after.filter((l) => l.type === 'ping-timeout').length;
+      f.pingsAfterGone += after.filter((l) => l.type === 'ping').length;
+      f.pingTimeouts += after.filter((l) => l.type === 'ping-timeout').length;
     }
   }
+  return { ...f, staleLingerMaxMs: Math.round(f.staleLingerMaxMs) };
+}
+
+export async function measureDrainOptions(options: {
+  logDir: string;
+  events: readonly LifecycleEvent[];
+  wallOffsetMs: number;
+  /** When the load ended, on the run clock (stale connections still open then are censored there). */
+  endMs: number;
+  /** The CPU monitor's samples (component = `namespace/pod`). */
+  cpuSamples?: readonly CpuSample[];
+}): Promise<DrainOptionMetrics | undefined> {
+  const clientLogs = await readLogs(options.logDir, /^default_client-.*_client\.log$/);
+  if (clientLogs.size === 0) return undefined;
+  const requests = [...clientLogs.values()].flat().flatMap((l) => parseClientRequest(l) ?? []);
+  const pods = podsOf(options.events);
+  const clientNode = [...pods].find(([key]) => key.startsWith('default/client-'))?.[1].node;
+  const { poolLines, outbound, closeNotifySent } = readZtunnelLines(
+    await readLogs(options.logDir, /^istio-system_ztunnel-.*\.log$/),
+    pods,
+    clientNode,
+    (iso) => Date.parse(iso) - options.wallOffsetMs,
+  );
   return {
     clientRequests: requests.length,
     clientFailed: requests.filter((r) => r.status !== 418 && (r.status < 200 || r.status >= 300)).length,
-    staleConnections,
-    staleLingerMaxMs: Math.round(staleLingerMaxMs),
-    staleOpenAtEnd,
-    pingsAfterGone,
-    pingTimeouts,
-    hboneOpenedWhileTerminating: hboneOpened,
-    appConnectionsWhileTerminating: appConnections,
+    ...windowFigures(terminatingWindows(pods, options.events), poolLines, outbound, options.endMs),
     closeNotifySent,
     ...clientZtunnelCpu(options.cpuSamples ?? [], pods, clientNode),
   };
