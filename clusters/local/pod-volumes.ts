@@ -11,6 +11,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Volume } from '@kubernetes/client-node';
+import { boundPodOf } from '../../mesh/pki/index.ts';
 import type { TokenIssuer } from '../../mesh/pki/index.ts';
 import type { PodRecord } from './cluster-state.ts';
 
@@ -61,19 +62,10 @@ export async function mountPodVolumes(pod: PodRecord, context: VolumeContext): P
     if (v.configMap) await writeFile(join(dir, 'root-cert.pem'), context.rootCertPem);
     const token = v.projected?.sources?.[0]?.serviceAccountToken;
     if (token) {
-      const jwt = await context.tokens.issue(
-        {
-          namespace: pod.namespace,
-          serviceAccount: pod.serviceAccount,
-          podName: pod.name,
-          podUid: pod.uid,
-          nodeName: pod.nodeName,
-        },
-        {
-          audience: token.audience ?? 'https://kubernetes.default.svc',
-          expirationSeconds: token.expirationSeconds ?? 3600,
-        },
-      );
+      const jwt = await context.tokens.issue(boundPodOf(pod), {
+        audience: token.audience ?? 'https://kubernetes.default.svc',
+        expirationSeconds: token.expirationSeconds ?? 3600,
+      });
       await writeFile(join(dir, token.path), jwt, { mode: 0o600 });
     }
   }

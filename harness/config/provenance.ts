@@ -12,7 +12,8 @@ export const PROVENANCE_FILE = 'provenance.json';
 export interface Provenance {
   argv: string[];
   cwd: string;
-  git: { sha: string; dirty: boolean | 'unknown' };
+  /** sha in full; shortSha as `git rev-parse --short` gives it (the summary row's git_sha). */
+  git: { sha: string; shortSha: string; dirty: boolean | 'unknown' };
   versions: { node: string; k6: string; harness: string };
   machine: { cpuModel: string; cpus: number; memoryGiB: number; kernel: string; platform: string };
   k6Env: Record<string, string>;
@@ -20,9 +21,15 @@ export interface Provenance {
 
 async function gitState(): Promise<Provenance['git']> {
   const run = (args: string[]) => execa('git', args, { cwd: PROJECT_ROOT, reject: false });
-  const [sha, status] = await Promise.all([run(['rev-parse', 'HEAD']), run(['status', '--porcelain'])]);
-  if (sha.exitCode !== 0) return { sha: 'unknown (not a git checkout)', dirty: 'unknown' };
-  return { sha: sha.stdout.trim(), dirty: status.exitCode === 0 ? status.stdout.trim() !== '' : 'unknown' };
+  // One rev-parse for both forms: the full sha, then the short one.
+  const [shas, status] = await Promise.all([
+    run(['rev-parse', 'HEAD', '--short', 'HEAD']),
+    run(['status', '--porcelain']),
+  ]);
+  const [sha, shortSha] = shas.stdout.trim().split('\n');
+  if (shas.exitCode !== 0 || !sha || !shortSha)
+    return { sha: 'unknown (not a git checkout)', shortSha: 'unknown', dirty: 'unknown' };
+  return { sha, shortSha, dirty: status.exitCode === 0 ? status.stdout.trim() !== '' : 'unknown' };
 }
 
 export async function collectProvenance(options: {

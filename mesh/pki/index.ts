@@ -17,7 +17,12 @@ export type { CaClientOptions, RequestCertificate } from './ca-client.ts';
 export { createCsr } from './csr.ts';
 export { checkImpersonation, DEFAULT_TRUSTED_NODE_ACCOUNTS } from './node-authorizer.ts';
 export type { AuthorizerPod } from './node-authorizer.ts';
-export { createTokenIssuer, ISTIO_CA_AUDIENCE, SERVICE_ACCOUNT_ISSUER } from './service-account-token.ts';
+export {
+  boundPodOf,
+  createTokenIssuer,
+  ISTIO_CA_AUDIENCE,
+  SERVICE_ACCOUNT_ISSUER,
+} from './service-account-token.ts';
 export type { BoundPod, TokenCaller, TokenIssuer } from './service-account-token.ts';
 export { startStandaloneCa, writeCredentials } from './standalone-ca.ts';
 export type { CaEnv, StandaloneCa } from './standalone-ca.ts';

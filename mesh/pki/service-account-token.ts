@@ -34,6 +34,23 @@ export interface TokenIssuer {
   ): Promise<TokenCaller | string>;
 }
 
+/** The claim a token for this pod carries (a pod as the API state or a test names it). */
+export function boundPodOf(pod: {
+  namespace: string;
+  name: string;
+  uid: string;
+  serviceAccount: string;
+  nodeName: string;
+}): BoundPod {
+  return {
+    namespace: pod.namespace,
+    serviceAccount: pod.serviceAccount,
+    podName: pod.name,
+    podUid: pod.uid,
+    nodeName: pod.nodeName,
+  };
+}
+
 interface KubernetesClaim {
   namespace?: unknown;
   pod?: { name?: unknown; uid?: unknown };

@@ -7,7 +7,7 @@ import { createCertificateAuthority } from './ca.ts';
 import type { CertificateAuthority } from './ca.ts';
 import { startCaServer } from './ca-server.ts';
 import type { AuthorizerPod } from './node-authorizer.ts';
-import { createTokenIssuer, ISTIO_CA_AUDIENCE } from './service-account-token.ts';
+import { boundPodOf, createTokenIssuer, ISTIO_CA_AUDIENCE } from './service-account-token.ts';
 import type { TokenIssuer } from './service-account-token.ts';
 
 export interface StandaloneCa {
@@ -32,16 +32,10 @@ export async function writeCredentials(options: {
   const { dir, pod } = options;
   const rootFile = join(dir, 'root-cert.pem');
   const tokenFile = join(dir, `${pod.namespace}_${pod.name}.token`);
-  const token = await options.tokens.issue(
-    {
-      namespace: pod.namespace,
-      serviceAccount: pod.serviceAccount,
-      podName: pod.name,
-      podUid: pod.uid,
-      nodeName: pod.nodeName,
-    },
-    { audience: ISTIO_CA_AUDIENCE, expirationSeconds: 3600 },
-  );
+  const token = await options.tokens.issue(boundPodOf(pod), {
+    audience: ISTIO_CA_AUDIENCE,
+    expirationSeconds: 3600,
+  });
   await writeFile(rootFile, options.rootPem);
   await writeFile(tokenFile, token, { mode: 0o600 });
   return { CA_ADDRESS: options.caUrl, CA_ROOT_CA: rootFile, AUTH_TOKEN: tokenFile };

@@ -34,6 +34,7 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   const runDir = join(request.resultsDir, runId);
   await mkdir(join(runDir, 'pods'), { recursive: true });
   await writeRunConfig(runDir, params);
-  await writeProvenance(runDir, await collectProvenance({ k6Version: k6.version }));
-  return { ...request, k6, runId, runDir, startedAtWallMs };
+  const provenance = await collectProvenance({ k6Version: k6.version });
+  await writeProvenance(runDir, provenance);
+  return { ...request, k6, provenance, runId, runDir, startedAtWallMs };
 }

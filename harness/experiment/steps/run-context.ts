@@ -6,6 +6,7 @@ import type { CpuReport } from '../../observe/cpu-monitor.ts';
 import type { Scrape } from '../../observe/metrics-scraper.ts';
 import type { RecordTally } from '../../tally/index.ts';
 import type { K6Binary } from '../../tools/index.ts';
+import type { Provenance } from '../../config/provenance.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
 import type { BackendSettings } from '../create-backend.ts';
 import type { ExperimentParams } from '../experiment-params.ts';
@@ -24,6 +25,8 @@ export interface RunRequest {
 /** The plan step's result: where the run goes and with what, before anything starts. */
 export interface RunPlan extends RunRequest {
   k6: K6Binary;
+  /** What the run ran on (provenance.json); the summary row's git sha comes from it. */
+  provenance: Provenance;
   runId: string;
   runDir: string;
   startedAtWallMs: number;

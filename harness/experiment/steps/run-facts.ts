@@ -1,13 +1,6 @@
-import { execa } from 'execa';
-import { PROJECT_ROOT } from '../../paths.ts';
 import type { RunFacts } from '../summary-row.ts';
 import type { Judgement } from './judge-run.ts';
 import type { Observation, RunPlan } from './run-context.ts';
-
-async function gitSha(): Promise<string> {
-  const result = await execa('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, reject: false });
-  return result.exitCode === 0 ? result.stdout.trim() : 'unknown';
-}
 
 function rolloutFacts(seen: Observation): Pick<RunFacts, 'rollout'> {
   if (seen.rolloutStartedMs === undefined) return {};
@@ -22,12 +15,12 @@ function rolloutFacts(seen: Observation): Pick<RunFacts, 'rollout'> {
 }
 
 /** Everything the summary row says besides the parameters and the tally. */
-export async function runFacts(plan: RunPlan, seen: Observation, judged: Judgement): Promise<RunFacts> {
+export function runFacts(plan: RunPlan, seen: Observation, judged: Judgement): RunFacts {
   const { load, cpu } = seen;
   return {
     runId: plan.runId,
     startedAtWallMs: plan.startedAtWallMs,
-    gitSha: await gitSha(),
+    gitSha: plan.provenance.git.shortSha,
     k6Version: plan.k6.version,
     droppedIterations: load?.summary.droppedIterations ?? 0,
     k6HttpReqs: load?.summary.httpReqs ?? 0,

@@ -60,7 +60,7 @@ function runTables(plan: RunPlan, seen: Observation, judged: Judgement): Record<
  * appended to runs.csv (one schema for every scenario). Returns the summary row.
  */
 export async function writeRun(plan: RunPlan, seen: Observation, judged: Judgement): Promise<CsvRow> {
-  const common = buildSummaryRow(plan.params, seen.tally, judged.bursts, await runFacts(plan, seen, judged));
+  const common = buildSummaryRow(plan.params, seen.tally, judged.bursts, runFacts(plan, seen, judged));
   const row = { ...common, ...seen.companion?.columns };
   await writeCsv(join(plan.runDir, 'summary.csv'), [row]);
   await writeFortioJson(plan, seen);

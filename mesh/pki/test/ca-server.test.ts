@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
+  boundPodOf,
   createCaClient,
   createCertificateAuthority,
   createCsr,
@@ -41,16 +42,7 @@ async function withCa(t: { after(fn: () => unknown): void }): Promise<Standalone
 }
 
 const tokenFor = (ca: StandaloneCa, p: AuthorizerPod, audience = 'istio-ca', uid = p.uid) =>
-  ca.tokens.issue(
-    {
-      namespace: p.namespace,
-      serviceAccount: p.serviceAccount,
-      podName: p.name,
-      podUid: uid,
-      nodeName: p.nodeName,
-    },
-    { audience, expirationSeconds: 3600 },
-  );
+  ca.tokens.issue({ ...boundPodOf(p), podUid: uid }, { audience, expirationSeconds: 3600 });
 
 function post(ca: StandaloneCa, body: string, token?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
