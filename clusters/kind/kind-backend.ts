@@ -162,10 +162,20 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const ours = <T extends { metadata?: { namespace?: string } }>(list: T[]): T[] =>
     list.filter((o) => WATCHED_NAMESPACES.has(o.metadata?.namespace ?? ''));
 
+  /** Every Deployment and DaemonSet applied: waitForReady waits until the watch has seen each. */
+  const applied: WorkloadRef[] = [];
   async function applyAll(objects: readonly KubernetesObject[]): Promise<void> {
     validateAgainstModels(objects);
     const { api: kube } = need();
-    for (const object of objects) await kube.apply(object);
+    for (const object of objects) {
+      await kube.apply(object);
+      if (object.kind === 'Deployment' || object.kind === 'DaemonSet')
+        applied.push({
+          kind: object.kind,
+          namespace: object.metadata?.namespace ?? 'default',
+          name: object.metadata?.name ?? '',
+        });
+    }
   }
   const waitRolledOut = (ref: WorkloadRef, timeoutMs: number, signal?: AbortSignal): Promise<unknown> =>
     waitForEvent({
@@ -249,7 +259,10 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
         check: () => {
           const w = need().watch;
           const pods = ours(w.list('pods')).map(toPodInfo);
-          return ours(w.list('deployments')).every((d) => isRolledOut(d, 'Deployment')) &&
+          // An applied object the watch has not delivered yet is not Ready (the list would pass
+          // without it, and the gateway would then have no address).
+          return applied.every((ref) => workloadOf(ref) !== undefined) &&
+            ours(w.list('deployments')).every((d) => isRolledOut(d, 'Deployment')) &&
             ours(w.list('daemonSets')).every((d) => isRolledOut(d, 'DaemonSet')) &&
             pods.every((p) => p.isReady && !p.isDeleting)
             ? true
