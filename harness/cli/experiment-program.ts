@@ -12,13 +12,15 @@ import type { ExperimentParams } from '../experiment/experiment-params.ts';
 import { DEFAULT_ARMS } from '../experiment/mitigation-arms.ts';
 import { thresholdCollector } from '../experiment/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
-import { CLUSTER_SCENARIOS, SCENARIO_NAMES, SUITES } from '../scenarios/index.ts';
+import { CLUSTER_SCENARIOS, SCENARIO_NAMES } from '../scenarios/index.ts';
+import { suitePath } from '../suite/suite-path.ts';
 import type { ScenarioName } from '../scenarios/index.ts';
 import { choiceParser, numberParser, pathParser, timingParser } from './parse-values.ts';
 
 export interface ExperimentFlags {
   scenario: ScenarioName;
-  suite?: (typeof SUITES)[number];
+  /** A suite name under suites/ or a suite file's path. */
+  suite?: string;
   /** Already expanded into the arguments (config/experiment-file.ts); kept for --help. */
   config?: string;
   from?: string;
@@ -98,9 +100,13 @@ const OPTIONS: OptionSpec[] = [
     default: 'ztunnel-upgrade',
   },
   {
-    flags: '--suite <name>',
-    description: 'run a whole suite instead: seeds (every source experiment and arm)',
-    parse: choiceParser('--suite', SUITES),
+    flags: '--suite <name|file>',
+    description:
+      'run a whole suite instead: seeds (suites/seeds.yaml: every source experiment and arm) or a suite file of the same format',
+    parse: (value: string) => {
+      suitePath(value);
+      return value;
+    },
   },
   {
     flags: '--config <file>',

@@ -6,25 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ErrorCode, isHarnessError } from '../../lib/index.ts';
-import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from '../cli/experiment-program.ts';
-import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import type { ExperimentParams } from '../experiment/experiment-params.ts';
 import { PROJECT_ROOT } from '../paths.ts';
-import { flagsToArgs } from '../suite/flags-to-args.ts';
-import { expandExperimentFile } from './experiment-file.ts';
-import { paramsToFlags, writeRunConfig } from './run-config.ts';
-
-/** What `npm run experiment` resolves from a command line, without running anything. */
-async function resolve(argv: string[]): Promise<ExperimentParams> {
-  const program = buildExperimentProgram().configureOutput({
-    writeErr: () => undefined,
-    writeOut: () => undefined,
-  });
-  const flags = program.parse(await expandExperimentFile(argv), { from: 'user' }).opts<ExperimentFlags>();
-  const scenario = CLUSTER_SCENARIOS[flags.scenario];
-  assert.ok(scenario, flags.scenario);
-  return paramsFromFlags(program, flags, scenario);
-}
+import { parse } from 'yaml';
+import { experimentArgsOf } from './experiment-file.ts';
+import { formatRunConfig, writeRunConfig } from './run-config.ts';
+import { EVERY_FIELD, resolve } from './test/experiment-fixtures.ts';
 
 async function tempDir(t: { after(fn: () => unknown): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'experiment-file-'));
@@ -32,43 +19,12 @@ async function tempDir(t: { after(fn: () => unknown): void }): Promise<string> {
   return dir;
 }
 
-/** Every field different from its default, so a field dropped anywhere shows. */
-const EVERY_FIELD: ExperimentParams = {
-  scenario: 'workload-rollout',
-  backend: 'local',
-  mesh: 'ambient',
-  graceS: 45,
-  qps: 123.5,
-  connections: 17,
-  durationS: 42,
-  timeoutS: 2.5,
-  path: '/delay/0.05',
-  restartAtS: 11,
-  replicas: 2,
-  gatewayConcurrency: 3,
-  gatewayMode: 'plain',
-  meshClientRps: 7,
-  maxFailed: 99,
-  thresholds: ['p99_ms<500', 'failed_rate<1e-4'],
-  k6Out: ['json=k6.json', 'web-dashboard=export=k6.html'],
-  timing: { pushLatencyMs: 400, debounceQuietMs: 10 },
-  arms: {
-    preStopSleepS: 5,
-    retryOn: 'connect-failure,reset',
-    maxConnectionDurationS: 30,
-    hboneIdleTimeoutS: 20,
-    drainStrategy: 'goaway-on-shutdown-start',
-    poolBackoff: true,
-    tcpMigrateReq: 1,
-    exitOnZeroActiveConnections: true,
-  },
-};
-
 describe('experiments as data', () => {
-  it('every parameter survives params -> flags -> argv (the suite path) -> params', async () => {
-    assert.deepEqual(await resolve(flagsToArgs(paramsToFlags(EVERY_FIELD))), EVERY_FIELD);
+  it('every parameter survives params -> experiment file -> argv -> params', async () => {
+    const viaFile = (p: ExperimentParams): string[] => experimentArgsOf(parse(formatRunConfig(p, 'x')), 'x');
+    assert.deepEqual(await resolve(viaFile(EVERY_FIELD)), EVERY_FIELD);
     const loadOnly = { ...EVERY_FIELD, restartAtS: undefined };
-    assert.deepEqual(await resolve(flagsToArgs(paramsToFlags(loadOnly))), loadOnly);
+    assert.deepEqual(await resolve(viaFile(loadOnly)), loadOnly);
   });
 
   it('--from <run dir> resolves exactly what the run recorded; flags override it', async (t) => {

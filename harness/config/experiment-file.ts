@@ -70,14 +70,22 @@ export async function experimentFileArgs(path: string, flag: '--config' | '--fro
   } catch (err) {
     throw badInput(`${flag} ${path}`, 'YAML or JSON', text.slice(0, 60), (err as Error).message);
   }
+  return experimentArgsOf(data, path);
+}
+
+/**
+ * An experiment's options (a map of long flag names to values, as in an experiment file) as the
+ * arguments they stand for; bad input (exit 2) names `where`, the key and the value.
+ */
+export function experimentArgsOf(data: unknown, where: string): string[] {
   const table = optionTable(buildExperimentProgram());
   const checked = schemaOf(table).safeParse(data);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    const [where, expected] = issue ? describeIssue(issue, table) : ['the file', 'valid options'];
+    const [key, expected] = issue ? describeIssue(issue, table) : ['the file', 'valid options'];
     const value = issue?.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown>)[k], data);
     // A string as badInput quotes it; anything else as its JSON (an array reads [1,2], not 1,2).
-    throw badInput(`${path}: ${where}`, expected, typeof value === 'string' ? value : asJson(value));
+    throw badInput(`${where}: ${key}`, expected, typeof value === 'string' ? value : asJson(value));
   }
   const byAttribute = Object.fromEntries(
     table.flatMap((o) => {
@@ -89,7 +97,7 @@ export async function experimentFileArgs(path: string, flag: '--config' | '--fro
   try {
     buildExperimentProgram().parse(args, { from: 'user' });
   } catch (err) {
-    if (isHarnessError(err)) throw badInput(path, 'valid option values', args.join(' '), err.message);
+    if (isHarnessError(err)) throw badInput(where, 'valid option values', args.join(' '), err.message);
     throw err;
   }
   return args;

@@ -62,6 +62,8 @@ export interface ClusterScenario {
   /** A new TCP connection per request (k6 noConnectionReuse), for connection-level scenarios. */
   newConnectionPerRequest?: boolean;
   companion?(context: CompanionContext): Companion;
+  /** The summary-row columns its companion adds (CompanionResult.columns has exactly these). */
+  companionColumns?: readonly string[];
   /** Backend capabilities it needs (clusters/capabilities.ts), each with why when more specific. */
   requires?: { capability: Capability; why?: string }[];
 }

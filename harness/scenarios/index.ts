@@ -21,5 +21,3 @@ export const SCENARIO_NAMES = [
   'load-smoke',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
-
-export const SUITES = ['seeds'] as const;

@@ -17,6 +17,17 @@ const INTERVAL_MS = 1000;
 /** An end counts as "at the deadline" within this window after SIGTERM + deadline. */
 const AT_DEADLINE_MS = { before: 250, after: 1500 };
 
+/** E3's summary-row columns. */
+export const LONG_LIVED_COLUMNS = [
+  'long_lived_connections',
+  'long_lived_fin',
+  'long_lived_reset',
+  'long_lived_ended_at_deadline',
+  'long_lived_end_offset_s',
+  'long_lived_reconnects',
+  'long_lived_reconnect_failures',
+] as const;
+
 /** The Ready httpbin pods, whose addresses their node's ztunnel captures. */
 function httpbinPods(addresses: ClusterAddresses) {
   return addresses.pods.filter((p) => p.owner === 'deployment/httpbin' && p.isReady && !p.isDeleting);
@@ -33,7 +44,7 @@ export function judgeLongLived(
   ztunnelSigtermByNode: ReadonlyMap<string, number>,
   deadlineMs: number,
   loadStartMs: number,
-): CompanionResult {
+): CompanionResult & { columns: Record<(typeof LONG_LIVED_COLUMNS)[number], string | number> } {
   const first = lives.filter((l) => l.generation === 0);
   const later = lives.filter((l) => l.generation > 0);
   const offsets: number[] = [];
@@ -103,6 +114,7 @@ export const longLived: ClusterScenario = {
   loadTargets: (addresses, p) =>
     httpbinPods(addresses).map((pod) => `http://${pod.podIp}:${String(HTTPBIN_PORT)}${p.path}`),
   newConnectionPerRequest: true,
+  companionColumns: LONG_LIVED_COLUMNS,
   companion(ctx) {
     const loadStartMs = ctx.clock.now();
     const conns = startLongLivedConnections({

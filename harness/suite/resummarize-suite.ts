@@ -1,23 +1,28 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { flagsToArgs } from './flags-to-args.ts';
-import { SEED_SUITE } from './seed-suite.ts';
+import { entryArgs } from './run-suite.ts';
+import { loadSuite, SUITE_FILE } from './suite-file.ts';
 import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';
 import type { RanEntry } from './summarize-suite.ts';
 
-/** Rebuilds a seed-suite folder's table and suite.html from the runs in it (e.g. after a change to the report). */
+/**
+ * Rebuilds a suite folder's table and suite.html from the runs in it (e.g. after a change to the
+ * report), judged by the suite file the folder holds (a folder from before suite files: the seeds).
+ */
 export async function resummarizeSuite(suiteDir: string): Promise<void> {
+  const own = join(suiteDir, SUITE_FILE);
+  const suite = await loadSuite(existsSync(own) ? own : 'seeds');
   const ran: RanEntry[] = [];
-  for (const [i, entry] of SEED_SUITE.entries()) {
+  for (const [i, entry] of suite.entries.entries()) {
     const dir = join(suiteDir, entryDirName(i, entry));
     const { rows, runDirs } = existsSync(dir) ? await entryRuns(dir) : { rows: [], runDirs: [] };
     ran.push({
       entry,
       rows,
       runDirs,
-      args: flagsToArgs({ ...entry.flags, repeat: rows.length || entry.repeats }),
+      args: entryArgs(entry, rows.length || entry.repeats),
       note: existsSync(dir) ? '' : 'not run',
     });
   }
-  await summarizeSuite(suiteDir, 'seeds', ran);
+  await summarizeSuite(suiteDir, suite.name, ran);
 }

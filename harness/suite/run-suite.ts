@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { badInput, formatDuration } from '../../lib/index.ts';
@@ -6,22 +6,29 @@ import type { Clock } from '../../lib/index.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { createRunId } from '../scenarios/load-smoke.ts';
-import { flagsToArgs } from './flags-to-args.ts';
-import { SEED_SUITE } from './seed-suite.ts';
-import type { SuiteEntry } from './seed-suite.ts';
+import { loadSuite, SUITE_FILE, suiteCopy } from './suite-file.ts';
+import type { SuiteEntry } from './suite-file.ts';
 import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';
 import type { RanEntry } from './summarize-suite.ts';
 
 const EXPERIMENT_BIN = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 
+/** The arguments of an entry's runs. */
+export const entryArgs = (entry: SuiteEntry, repeats: number): string[] => [
+  ...entry.args,
+  '--repeat',
+  String(repeats),
+];
+
 /**
- * `--suite seeds`: each entry is one `npm run experiment` child (its own process group, so Ctrl-C
+ * `--suite seeds` (or a suite file): each entry is one `npm run experiment` child (its own process group, so Ctrl-C
  * reaches it once, through this process), with its own results folder under the suite's; then
  * one table, Markdown and CSV, of the document's figure next to ours and whether the shape holds.
  * The total time is bounded: every run is, and the estimate is printed before the first one.
  */
 export async function runSuite(options: {
-  suite: 'seeds';
+  /** A name under suites/ or a suite file's path. */
+  suite: string;
   only?: string;
   flags: ExperimentFlags;
   clock: Clock;
@@ -30,23 +37,26 @@ export async function runSuite(options: {
 }): Promise<number> {
   const { flags, write, signal } = options;
   const isAborted = (): boolean => signal.aborted;
-  const entries = SEED_SUITE.filter((e) => !options.only || e.experiment.startsWith(options.only));
+  const suite = await loadSuite(options.suite);
+  const entries = suite.entries.filter((e) => !options.only || e.experiment.startsWith(options.only));
   const repeatsOf = (e: SuiteEntry): number => flags.repeat ?? e.repeats;
   const totalS = entries.reduce((s, e) => s + e.estimateS * repeatsOf(e), 0);
   const suiteId = createRunId(
-    `suite-${options.only ?? options.suite}`,
+    `suite-${options.only ?? suite.name}`,
     options.clock.now() + options.clock.wallOffsetMs,
   );
   const suiteDir = join(flags.resultsDir, suiteId);
   await mkdir(suiteDir, { recursive: true });
+  // The suite as it ran: the table can be rebuilt from the folder alone (npm run report).
+  await writeFile(join(suiteDir, SUITE_FILE), suiteCopy(suite));
   write(
-    `suite ${options.suite}: ${String(entries.length)} configurations, about ${formatDuration(totalS * 1000)} in all; results in ${suiteDir}\n`,
+    `suite ${suite.name} (${suite.path}): ${String(entries.length)} configurations, about ${formatDuration(totalS * 1000)} in all; results in ${suiteDir}\n`,
   );
   const ran: RanEntry[] = [];
   const startedMs = options.clock.now();
   let leftS = totalS;
   for (const [i, entry] of entries.entries()) {
-    const args = flagsToArgs({ ...entry.flags, repeat: repeatsOf(entry) });
+    const args = entryArgs(entry, repeatsOf(entry));
     const entryDir = join(suiteDir, entryDirName(i, entry));
     let note = '';
     if (signal.aborted) note = 'not run: suite aborted';
@@ -73,7 +83,7 @@ export async function runSuite(options: {
     const { rows, runDirs } = await entryRuns(entryDir);
     ran.push({ entry, rows, runDirs, args, note });
   }
-  const table = await summarizeSuite(suiteDir, options.suite, ran);
+  const table = await summarizeSuite(suiteDir, suite.name, ran);
   if (signal.aborted) return 130;
   return table.every((r) => r.shape !== 'no') ? 0 : 1;
 }

@@ -4,7 +4,10 @@ import { writeSuiteReport } from '../report/suite-report.ts';
 import { appendJobSummary } from '../results/ci-output.ts';
 import { buildJUnit } from '../results/junit.ts';
 import { readCsvRows as readRows, writeCsv } from '../results/write-csv.ts';
-import type { Row, SuiteEntry } from './seed-suite.ts';
+import { ENTRY_REPORTS } from './entry-reports.ts';
+import { judgeShape } from './shape-rule.ts';
+import type { Row } from './shape-rule.ts';
+import type { SuiteEntry } from './suite-file.ts';
 import { formatSuiteMarkdown } from './suite-table.ts';
 import type { SuiteTableRow } from './suite-table.ts';
 
@@ -56,8 +59,13 @@ export async function summarizeSuite(
     configuration: entry.configuration,
     repeats: rows.length,
     document: entry.documentFigure,
-    ours: rows.length ? entry.ours(rows) : note || 'no result',
-    shape: !entry.shape || !rows.length || note ? '-' : entry.shape(rows, byConfiguration) ? 'yes' : 'no',
+    ours: rows.length ? ENTRY_REPORTS[entry.report](rows) : note || 'no result',
+    shape:
+      !entry.shape || !rows.length || note
+        ? '-'
+        : judgeShape(entry.shape, rows, byConfiguration)
+          ? 'yes'
+          : 'no',
     reproduce: `npm run experiment -- ${args.join(' ')}`,
   }));
   await writeCsv(join(suiteDir, 'suite.csv'), table as unknown as Row[]);

@@ -27,7 +27,14 @@ const BAD_INPUTS: [string[], RegExp][] = [
     ['--restart-at', '99', '--duration', '10'],
     /--restart-at to be a number of seconds in \[0, --duration\) or "none", got "99"/,
   ],
-  [['--suite', 'all'], /^error: Expected --suite to be one of seeds, got "all"$/m],
+  [
+    ['--suite', 'all'],
+    /^error: Expected --suite to be a suite name under suites\/ \(seeds\) or the path of a YAML suite file, got "all"$/m,
+  ],
+  [
+    ['--suite', join(PROJECT_ROOT, 'harness/bin/test/fixtures/broken-suite.yaml')],
+    /broken-suite\.yaml: entries\[0\]\.shape\.median\[0\] to be a condition, got "faild == 0"; .*no column "faild"/,
+  ],
   [['--config', '/no/such/experiment.yaml'], /--config to be a readable YAML or JSON experiment file/],
 ];
 

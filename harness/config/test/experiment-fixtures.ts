@@ -1,0 +1,50 @@
+// Shared by the tests of experiment files and suite files.
+import assert from 'node:assert/strict';
+import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from '../../cli/experiment-program.ts';
+import type { ExperimentFlags } from '../../cli/experiment-program.ts';
+import type { ExperimentParams } from '../../experiment/experiment-params.ts';
+import { expandExperimentFile } from '../experiment-file.ts';
+
+/** What `npm run experiment` resolves from a command line, without running anything. */
+export async function resolve(argv: string[]): Promise<ExperimentParams> {
+  const program = buildExperimentProgram().configureOutput({
+    writeErr: () => undefined,
+    writeOut: () => undefined,
+  });
+  const flags = program.parse(await expandExperimentFile(argv), { from: 'user' }).opts<ExperimentFlags>();
+  const scenario = CLUSTER_SCENARIOS[flags.scenario];
+  assert.ok(scenario, flags.scenario);
+  return paramsFromFlags(program, flags, scenario);
+}
+
+/** Every field different from its default, so a field dropped anywhere shows. */
+export const EVERY_FIELD: ExperimentParams = {
+  scenario: 'workload-rollout',
+  backend: 'local',
+  mesh: 'ambient',
+  graceS: 45,
+  qps: 123.5,
+  connections: 17,
+  durationS: 42,
+  timeoutS: 2.5,
+  path: '/delay/0.05',
+  restartAtS: 11,
+  replicas: 2,
+  gatewayConcurrency: 3,
+  gatewayMode: 'plain',
+  meshClientRps: 7,
+  maxFailed: 99,
+  thresholds: ['p99_ms<500', 'failed_rate<1e-4'],
+  k6Out: ['json=k6.json', 'web-dashboard=export=k6.html'],
+  timing: { pushLatencyMs: 400, debounceQuietMs: 10 },
+  arms: {
+    preStopSleepS: 5,
+    retryOn: 'connect-failure,reset',
+    maxConnectionDurationS: 30,
+    hboneIdleTimeoutS: 20,
+    drainStrategy: 'goaway-on-shutdown-start',
+    poolBackoff: true,
+    tcpMigrateReq: 1,
+    exitOnZeroActiveConnections: true,
+  },
+};
