@@ -1,3 +1,4 @@
+import type { BackendDescription } from './backend-columns.ts';
 import type { Clock, HarnessError } from '../lib/index.ts';
 import type { EventListener, LifecycleEvent } from './events.ts';
 import type { ClusterObject } from './manifests/index.ts';
@@ -78,8 +79,16 @@ export interface ClusterBackend {
   /** Container output (last lines), for `namespace/pod`. */
   logs(pod: string): readonly string[];
   /** Parameters to record with every result (backend kind, timing model, ...). */
-  describe(): Record<string, string | number>;
-  /** Tears the cluster down; idempotent. The local backend stops every process it started. */
+  describe(): BackendDescription;
+  /**
+   * Tears the cluster down in order, idempotent: every pod gets SIGTERM and a short grace period
+   * (2 s, as `kubectl delete --grace-period=2`) before SIGKILL, then the cluster goes. The local
+   * backend stops every process it started; kind deletes our workloads and pods, then the cluster.
+   */
   close(): Promise<void>;
+  /**
+   * Tears the cluster down at once (an aborted or crashed run): SIGKILL, no grace; cuts a close()
+   * in progress short. Idempotent, and safe after close().
+   */
   destroy(err?: Error): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import type { BackendDescription } from '../backend-columns.ts';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -27,6 +28,9 @@ import { isRolledOut } from './rollout-predicate.ts';
 const WATCHED_NAMESPACES = new Set(['default', 'istio-system']);
 const GATEWAY = { kind: 'Deployment', namespace: 'istio-system', name: 'istio-ingressgateway' } as const;
 
+/** The grace period close() gives our pods (`kubectl delete --grace-period=2`), as the local backend. */
+export const CLOSE_GRACE_S = 2;
+
 export interface KindBackendOptions {
   clock?: Clock;
   /** kind cluster name (default ztunnel-harness). */
@@ -51,6 +55,8 @@ export interface KindBackendOptions {
   waitS?: number;
   /** How long istiod may take to roll out after the cluster is up (default 180 s). */
   controlPlaneTimeoutMs?: number;
+  /** How long close() waits for our pods to be gone before deleting the cluster (default 20 s). */
+  closeWaitMs?: number;
 }
 
 /**
@@ -70,7 +76,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const failureListeners = new Set<(err: HarnessError) => void>();
   const changeListeners = new Set<() => void>();
   // Every key from the start: runs.csv's columns are checked before the cluster exists.
-  const facts: Record<string, string | number> = {
+  const facts: BackendDescription = {
     nodes: workers,
     kind_cluster: name,
     timing_model: 'measured',
@@ -196,8 +202,38 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     created = false;
   };
 
-  // Nothing to drain gracefully on kind: close and destroy both stop watching and delete the cluster.
-  const closeOnce = (): Promise<void> => (closing ??= teardown());
+  /** Aborts a drain in progress: destroy() during close() deletes the cluster at once. */
+  const draining = new AbortController();
+  /**
+   * close(): as `kubectl delete` would, before the cluster goes: every workload we applied deleted
+   * (its pods by garbage collection), every pod of ours deleted with a grace period of
+   * CLOSE_GRACE_S (SIGTERM, then SIGKILL from the kubelet), and up to closeWaitMs for them to be
+   * gone; then the cluster is deleted. A kept cluster (--keep-cluster) is left as it is.
+   */
+  const drain = async (): Promise<void> => {
+    const kube = api;
+    const w = watch;
+    if (!created || options.keepCluster || !kube || !w) return;
+    const pods = () => ours(w.list('pods'));
+    await Promise.allSettled([...applied].reverse().map((ref) => kube.deleteWorkload(ref)));
+    await Promise.allSettled(
+      pods().map((p) => kube.deletePod(p.metadata?.namespace ?? '', p.metadata?.name ?? '', CLOSE_GRACE_S)),
+    );
+    await waitForEvent({
+      events: changes,
+      clock,
+      timeoutMs: options.closeWaitMs ?? 20_000,
+      what: `the pods of kind cluster ${name} to be gone`,
+      signal: draining.signal,
+      check: () => (pods().length === 0 ? true : undefined),
+    }).catch(() => undefined); // bounded: the cluster is deleted either way
+  };
+  const close = (): Promise<void> => (closing ??= drain().then(teardown));
+  // destroy(): the cluster deleted at once (an aborted or crashed run), a drain in progress cut short.
+  const destroy = (): Promise<void> => {
+    draining.abort();
+    return (closing ??= teardown());
+  };
 
   return {
     kind: 'kind',
@@ -358,7 +394,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       `(kind: container logs are not kept by the harness; kubectl logs -n ${pod.replace('/', ' ')})`,
     ],
     describe: () => ({ backend: 'kind', ...facts }),
-    close: closeOnce,
-    destroy: closeOnce,
+    close,
+    destroy,
   };
 }

@@ -25,7 +25,9 @@ export interface KubeApi {
   rolloutRestart(ref: WorkloadRef, now: Date): Promise<{ generation: number }>;
   /** What `kubectl scale` sends: a merge patch of the scale subresource. */
   scale(ref: WorkloadRef, replicas: number): Promise<void>;
-  deletePod(namespace: string, name: string): Promise<void>;
+  deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void>;
+  /** Deletes a workload; its pods go by garbage collection (background propagation). */
+  deleteWorkload(ref: WorkloadRef): Promise<void>;
 }
 
 export function createKubeApi(kc: KubeConfig): KubeApi {
@@ -73,8 +75,22 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
     },
-    async deletePod(namespace, name) {
-      await core.deleteNamespacedPod({ name, namespace });
+    async deletePod(namespace, name, gracePeriodSeconds) {
+      await core.deleteNamespacedPod({
+        name,
+        namespace,
+        ...(gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds }),
+      });
+    },
+    async deleteWorkload(ref) {
+      await objects.delete(
+        { apiVersion: 'apps/v1', kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } },
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        'Background',
+      );
     },
   };
 }

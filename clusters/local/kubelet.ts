@@ -73,8 +73,11 @@ export interface Kubelet {
   logs(pod: string): string[];
   /** The PIDs of a pod's running container processes (by pod uid), if it runs here. */
   containerPids(podUid: string): number[];
-  /** Kills every container with SIGKILL and waits for the exits (cluster teardown). */
-  destroy(): Promise<void>;
+  /**
+   * Stops every container and waits for the exits (cluster teardown): SIGTERM first and up to
+   * `graceMs` for them to exit on their own (close), then SIGKILL for the rest (0: at once, destroy).
+   */
+  destroy(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -360,7 +363,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     },
     containerPids: (podUid) => runtimes.get(podUid)?.containers.map((c) => c.process.pid) ?? [],
     processCount: () => [...runtimes.values()].reduce((n, r) => n + r.containers.length, 0),
-    destroy: async () => {
+    destroy: async (graceMs = 0) => {
       lifecycle.destroyed = true;
       unwatch();
       const all = [...runtimes.values()];
@@ -368,7 +371,12 @@ export function createKubelet(options: KubeletOptions): Kubelet {
         r.terminating ??= Promise.resolve(); // a kill now is teardown, not a crash
         r.probes.abort();
       }
-      for (const r of all) for (const c of r.containers) c.process.kill('SIGKILL');
+      const containers = all.flatMap((r) => r.containers);
+      if (graceMs > 0) {
+        for (const c of containers) c.process.kill('SIGTERM');
+        await waitAtMost(clock, Promise.all(containers.map((c) => c.process.exited)), graceMs);
+      }
+      for (const c of containers) c.process.kill('SIGKILL');
       for (const h of holders) h.release();
       holders.clear();
       await Promise.all(all.flatMap((r) => r.containers.map((c) => c.process.exited)));

@@ -1,3 +1,4 @@
+import type { BackendDescription } from '../backend-columns.ts';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,14 @@ export interface LocalBackend extends ClusterBackend {
   /** The mesh root (the istio-ca-root-cert ConfigMap's root-cert.pem). Only after up(). */
   meshRootPem(): string;
 }
+
+/**
+ * close(): every container gets SIGTERM and this long to exit by itself (its handlers run: logs
+ * flushed, connections closed), as `kubectl delete --grace-period=2` would; then SIGKILL. Short on
+ * purpose: ztunnel's own drain would wait for the gateway's pooled connections until its deadline.
+ * destroy(): SIGKILL at once (an aborted or crashed run).
+ */
+export const CLOSE_GRACE_MS = 2000;
 
 /** The embedded default backend: Kubernetes semantics over real processes on loopback (docs/architecture.md, The local backend). */
 export function createLocalBackend(options: LocalBackendOptions = {}): LocalBackend {
@@ -259,10 +268,11 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     return gateway ? { ingress: `${gateway.podIp}:${String(GATEWAY_PORT)}` } : {};
   };
 
-  const teardown = async (): Promise<void> => {
+  /** Stops controllers, then every container (SIGTERM and `graceMs` to exit, then SIGKILL), then the control plane. */
+  const teardown = async (graceMs: number): Promise<void> => {
     stopControllers?.();
     state.close();
-    await Promise.all(kubelets.map((k) => k.destroy()));
+    await Promise.all(kubelets.map((k) => k.destroy(graceMs)));
     await Promise.all([controlPlane?.close(), ...agents.map((a) => a.close())]);
     if (runDir) await rm(runDir, { recursive: true, force: true });
   };
@@ -358,11 +368,19 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     describe: () => ({
       backend: 'local',
       nodes: nodeCount,
+      timing_model: 'modelled',
+      ztunnel_mode: 'in-pod',
       address_block: addresses.block,
-      ...Object.fromEntries(Object.entries(timing).map(([k, v]) => [`timing_${k}`, v])),
+      ...(Object.fromEntries(
+        Object.entries(timing).map(([k, v]) => [`timing_${k}`, v]),
+      ) as BackendDescription),
     }),
-    close: () => (closing ??= teardown()),
-    destroy: () => (closing ??= teardown()),
+    close: () => (closing ??= teardown(CLOSE_GRACE_MS)),
+    destroy: () => {
+      // An abort during a close: whatever is still running is killed now.
+      if (closing) for (const k of kubelets) void k.destroy(0);
+      return (closing ??= teardown(0));
+    },
     createToken: (serviceAccount, audience = ISTIO_CA_AUDIENCE) => {
       if (!tokens) return Promise.reject(new Error('the cluster is not up'));
       return tokens.issue(

@@ -32,8 +32,16 @@ const NOT_PARAMETERS = new Set<string>([
   'started_at',
   'git_sha',
   'k6_version',
-  // The local backend's loopback block: where, not how.
+  // The local backend's loopback block and the kind cluster's name: where, not how.
   'address_block',
+  'kind_cluster',
+  // Follow from `backend` (clusters/backend-columns.ts); rows before schema 4 do not have them.
+  'timing_model',
+  'ztunnel_mode',
+  // The environment's versions, as k6_version.
+  'kind_version',
+  'docker_server_version',
+  'kubernetes_version',
 ]);
 
 export interface Configuration {

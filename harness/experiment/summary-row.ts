@@ -1,3 +1,5 @@
+import { backendColumns } from '../../clusters/backend-columns.ts';
+import type { BackendDescription } from '../../clusters/backend-columns.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { Burst, OutcomeClass, RecordTally, Timeline } from '../tally/index.ts';
 import { OUTCOME_CLASSES, summaryColumnOf } from '../tally/index.ts';
@@ -10,7 +12,7 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 3;
+export const SUMMARY_SCHEMA_VERSION = 4;
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a
@@ -34,7 +36,7 @@ export interface RunFacts {
   deadlines?: { atMs: readonly number[]; explanations: readonly BurstExplanation[] };
   /** Per component group (harness, gateway, ...), from the CPU monitor; absent on an early abort. */
   componentCpu?: ReadonlyMap<string, CpuGroupFigures>;
-  backend: Record<string, string | number>;
+  backend: BackendDescription;
   rollout?: { startedAtMs: number; statusCompleteAtMs?: number; oldPodsGoneAtMs?: number };
   loadStartMs: number;
   verdict: 'pass' | 'fail' | 'aborted';
@@ -125,7 +127,7 @@ export function buildSummaryRow(
     git_sha: facts.gitSha,
     k6_version: facts.k6Version,
     ...armColumns(params.arms),
-    ...facts.backend,
+    ...backendColumns(facts.backend),
   };
 }
 

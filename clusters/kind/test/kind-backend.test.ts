@@ -333,6 +333,38 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     assert.equal((await ok.fakes.calls()).filter((c) => c.args[0] === 'delete').length, 1);
   });
 
+  it('close() deletes our workloads and pods with a 2 s grace, waits for the pods, then the cluster; destroy() only the cluster', async (t) => {
+    const { api, fakes, backend } = await upAndWatching(t);
+    api.put('pods', pod('httpbin-abc-1'));
+    await until(() => backend.addresses().pods.length === 1, 'the pod seen by the watch');
+    const closed = backend.close();
+    // The pod goes once its deletion has been asked for (the kubelet's part, played here).
+    await until(
+      () => api.requests.some((r) => r.method === 'DELETE' && r.path.endsWith('/pods/httpbin-abc-1')),
+      'the pod deleted',
+    );
+    const clusterDeletedEarly = (await fakes.calls()).some((c) => c.args[0] === 'delete');
+    api.remove('pods', 'default', 'httpbin-abc-1');
+    await closed;
+    assert.equal(clusterDeletedEarly, false, 'the cluster stays until the pods are gone');
+    const deletes = api.requests.filter((r) => r.method === 'DELETE');
+    assert.deepEqual(
+      deletes.map((r) => r.path),
+      [
+        '/apis/apps/v1/namespaces/istio-system/deployments/istiod',
+        '/api/v1/namespaces/default/pods/httpbin-abc-1',
+      ],
+    );
+    assert.equal(deletes[1]?.query['gracePeriodSeconds'], '2');
+    assert.equal((await fakes.calls()).filter((c) => c.args[0] === 'delete').length, 1);
+
+    const other = await upAndWatching(t);
+    other.api.put('pods', pod('httpbin-abc-2'));
+    await other.backend.destroy(new Error('Ctrl-C'));
+    assert.equal(other.api.requests.filter((r) => r.method === 'DELETE').length, 0);
+    assert.equal((await other.fakes.calls()).filter((c) => c.args[0] === 'delete').length, 1);
+  });
+
   it('says what to do when kind is missing or the Docker engine is down (exit 2), creating nothing', async (t) => {
     const down = await setUp(t, { FAKE_DOCKER_DOWN: '1' });
     await assert.rejects(
@@ -370,5 +402,13 @@ async function eventually(fn: () => Promise<void>): Promise<void> {
       if (i > 100 || !isHarnessError(err, ErrorCode.BadInput)) throw err;
       await new Promise((r) => setTimeout(r, 10));
     }
+  }
+}
+
+/** Polls `check` every 10 ms for up to 5 s. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; !check(); i += 1) {
+    if (i > 500) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
   }
 }

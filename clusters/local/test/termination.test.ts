@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
 import type { LifecycleEvent } from '../../events.ts';
 import { buildHttpbin } from '../../manifests/index.ts';
-import { createLocalBackend } from '../local-backend.ts';
+import { CLOSE_GRACE_MS, createLocalBackend } from '../local-backend.ts';
 
 const at = (events: readonly LifecycleEvent[], kind: LifecycleEvent['kind']): number => {
   const found = events.find((e) => e.kind === kind);
@@ -83,5 +86,39 @@ describe('pod termination (kubelet killContainer)', () => {
     assert.ok((rel.get('sigterm') ?? NaN) < 400);
     assert.equal(rel.has('sigkill'), false);
     assert.ok((rel.get('container-exited') ?? Infinity) < 2000);
+  });
+});
+
+describe('cluster teardown: close() lets pods stop, destroy() kills them', () => {
+  /** One httpbin pod; tears the cluster down with `how`; its last log lines and how long it took. */
+  async function tearDown(how: 'close' | 'destroy', addressBlock: number, env: Record<string, string> = {}) {
+    // Logs kept outside the cluster's own folder, which teardown removes.
+    const logDir = await mkdtemp(join(tmpdir(), 'teardown-'));
+    after(() => rm(logDir, { recursive: true, force: true }));
+    const backend = createLocalBackend({ nodeCount: 1, addressBlock, logDir });
+    await backend.up();
+    await backend.apply(buildHttpbin({ replicas: 1, mesh: 'off', env }));
+    await backend.waitForReady({ timeoutMs: 10_000 });
+    const [pod] = backend.addresses().pods;
+    assert.ok(pod);
+    const started = performance.now();
+    await (how === 'close' ? backend.close() : backend.destroy(new Error('test')));
+    return { ms: performance.now() - started, log: backend.logs(`${pod.namespace}/${pod.name}`).join('\n') };
+  }
+
+  it('close(): SIGTERM, and the app shuts down by its own handler', async () => {
+    const { log } = await tearDown('close', 213);
+    assert.match(log, /received SIGTERM, shutting down/);
+  });
+
+  it('destroy(): SIGKILL at once, no handler runs', async () => {
+    const { log } = await tearDown('destroy', 214);
+    assert.doesNotMatch(log, /received SIGTERM/);
+  });
+
+  it('close() with a pod that ignores SIGTERM: SIGKILL after the 2 s grace, not its 30 s', async () => {
+    const { ms, log } = await tearDown('close', 215, { IGNORE_SIGTERM: '1' });
+    assert.match(log, /received SIGTERM, ignoring it/);
+    assert.ok(ms >= CLOSE_GRACE_MS && ms < CLOSE_GRACE_MS + 3000, `took ${ms.toFixed(0)} ms`);
   });
 });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { ClusterBackend } from '../../../clusters/backend.ts';
 import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../../mesh/gateway/access-log-writer.ts';
 import { createBackend } from '../create-backend.ts';
 import { bringUp } from './bring-up.ts';
@@ -8,7 +9,8 @@ import type { Observation, RunPlan } from './run-context.ts';
 
 /**
  * Steps 2 and 3 with the cluster's lifetime around them: whatever happens (a refusal, a component
- * failure, Ctrl-C), the cluster is closed and what was observed so far is returned with the reason.
+ * failure, Ctrl-C), the cluster is closed (destroyed when the run was cut short) and what was observed
+ * so far is returned with the reason.
  */
 export async function observeRun(plan: RunPlan): Promise<Observation> {
   const { params, clock } = plan;
@@ -41,7 +43,20 @@ export async function observeRun(plan: RunPlan): Promise<Observation> {
     // flush happen before the cluster goes, so the log holds every request of the run.
     if (seen.load && !signal.aborted)
       await clock.sleep(ISTIO_FILE_FLUSH_INTERVAL_MS + 200).catch(() => undefined);
-    await backend.close();
+    // A finished run closes the cluster in order; an aborted or failed one destroys it at once.
+    if (seen.abortReason) await backend.destroy(new Error(seen.abortReason));
+    else await closeUnlessAborted(backend, plan.signal);
   }
   return seen;
+}
+
+/** close(), cut short by destroy() if Ctrl-C comes meanwhile. */
+async function closeUnlessAborted(backend: ClusterBackend, signal: AbortSignal): Promise<void> {
+  const destroy = (): void => void backend.destroy(new Error('aborted while closing'));
+  signal.addEventListener('abort', destroy, { once: true });
+  try {
+    await backend.close();
+  } finally {
+    signal.removeEventListener('abort', destroy);
+  }
 }

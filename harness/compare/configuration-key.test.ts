@@ -1,0 +1,26 @@
+// The nightly job compares today's runs with a committed baseline: a column added since (schema 4's
+// one column set for every backend) must not split their configurations.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createLocalBackend } from '../../clusters/local/index.ts';
+import { buildSummaryRow, EMPTY_FACTS } from '../experiment/summary-row.ts';
+import { PROJECT_ROOT } from '../paths.ts';
+import { resolve } from '../config/test/experiment-fixtures.ts';
+import { loadSuite } from '../suite/suite-file.ts';
+import { configurationOf } from './configuration-key.ts';
+import { readRuns } from './read-runs.ts';
+
+test("today's E1 c=100 row has the committed baseline's configuration key (schema 3 -> 4)", async () => {
+  const baseline = await readRuns(join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds.csv'));
+  const seeds = await loadSuite('seeds');
+  const entry = seeds.entries.find((e) => e.configuration === 'c=100, 60 s, grace 30');
+  assert.ok(entry);
+  const params = await resolve(entry.args);
+  const backend = createLocalBackend({ nodeCount: 2 }).describe();
+  const today = buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend });
+  const values = Object.fromEntries(Object.entries(today).map(([k, v]) => [k, String(v)]));
+  const key = configurationOf({ line: 2, values, counts: {} as never, latency: {} }).key;
+  const matching = baseline.filter((r) => configurationOf(r).key === key);
+  assert.equal(matching.length, 5, 'the five baseline runs of this configuration');
+});

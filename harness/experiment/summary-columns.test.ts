@@ -1,0 +1,26 @@
+// One column set for every backend: local and kind rows share one runs.csv.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BACKEND_COLUMNS } from '../../clusters/backend-columns.ts';
+import { createKindBackend } from '../../clusters/kind/index.ts';
+import { createLocalBackend } from '../../clusters/local/index.ts';
+import { EVERY_FIELD } from '../config/test/experiment-fixtures.ts';
+import { PROJECT_ROOT } from '../paths.ts';
+import { buildSummaryRow, EMPTY_FACTS } from './summary-row.ts';
+
+test('a local row and a kind row have the same columns in the same order; each backend fills its own', () => {
+  const local = createLocalBackend({ nodeCount: 2 }).describe();
+  const kind = createKindBackend({ projectRoot: PROJECT_ROOT }).describe();
+  for (const described of [local, kind])
+    for (const key of Object.keys(described))
+      assert.ok((BACKEND_COLUMNS as readonly string[]).includes(key), `${key} is not a backend column`);
+  const row = (backend: typeof local) =>
+    buildSummaryRow(EVERY_FIELD, undefined, [], { ...EMPTY_FACTS, backend });
+  const [l, k] = [row(local), row({ ...kind, backend: 'kind' })];
+  assert.deepEqual(Object.keys(l), Object.keys(k));
+  assert.equal(l['timing_model'], 'modelled');
+  assert.equal(k['timing_model'], 'measured');
+  assert.equal(l['kind_cluster'], '');
+  assert.equal(k['timing_pushLatencyMs'], '');
+  assert.notEqual(l['timing_pushLatencyMs'], '');
+});
