@@ -127,6 +127,130 @@ export function drainWindows(events: Row[], endS: number): DrainWindow[] {
     .filter((w) => w.end_s > w.start_s);
 }
 
+const PANEL_WIDTH = 760;
+
+/** What every panel of a timeline shares: the time axis, the shaded drain windows, the event rules. */
+function frameOf(events: Row[], endS: number) {
+  const x: TimeAxis = {
+    field: 't_s',
+    type: 'quantitative',
+    title: 'seconds from load start',
+    scale: { domain: [0, endS] },
+  };
+  const marks = events
+    .filter((e) => MARKED.has(String(e['kind'])) && Number(e['t_s']) >= 0 && Number(e['t_s']) <= endS)
+    .map((e) => ({ t_s: Number(e['t_s']), kind: String(e['kind']), object: String(e['object']) }));
+  const frame: { x: TimeAxis; marks: typeof marks; shade: Layer; rules: Layer } = {
+    x,
+    marks,
+    shade: {
+      data: { values: drainWindows(events, endS) },
+      mark: { type: 'rect' as const, color: DRAIN_COLOUR, opacity: 0.5 },
+      encoding: { x: { ...x, field: 'start_s' }, x2: { field: 'end_s' }, tooltip: [{ field: 'object' }] },
+    },
+    rules: {
+      data: { values: marks },
+      mark: { type: 'rule' as const, color: EVENT_COLOUR, strokeDash: [3, 3], strokeWidth: 1 },
+      encoding: { x, tooltip: [{ field: 'kind' }, { field: 'object' }, { field: 't_s' }] },
+    },
+  };
+  return frame;
+}
+
+type Frame = ReturnType<typeof frameOf>;
+/** vega-lite's types for a vconcat's layered panel and its layers (vega-lite exports only the top). */
+type LayerPanel = Extract<Extract<TopLevelSpec, { vconcat: unknown }>['vconcat'][number], { layer: unknown }>;
+type Layer = LayerPanel['layer'][number];
+
+/** A panel: the drain windows, `layer` over them, the event rules on top (then `extra` layers). */
+const panel = (frame: Frame, height: number, layer: Layer, extra: Layer[] = []): LayerPanel => ({
+  width: PANEL_WIDTH,
+  height,
+  layer: [frame.shade, layer, frame.rules, ...extra],
+});
+
+/** Failures per second by class, stacked, one bar per bucket. */
+function failurePanel(frame: Frame, values: Record<string, unknown>[], title: string) {
+  const classes = Object.keys(FAILURE_COLOURS);
+  return panel(frame, 140, {
+    data: { values },
+    mark: { type: 'rect' as const },
+    encoding: {
+      x: frame.x,
+      x2: { field: 't_end_s' },
+      y: {
+        aggregate: 'sum' as const,
+        field: 'rate',
+        type: 'quantitative' as const,
+        title,
+        stack: 'zero' as const,
+      },
+      color: {
+        field: 'class',
+        type: 'nominal' as const,
+        title: 'failure class',
+        scale: { domain: classes, range: classes.map((c) => FAILURE_COLOURS[c] ?? '#000') },
+      },
+      tooltip: [{ field: 'class' }, { field: 't_s' }, { field: 'rate', aggregate: 'sum' as const }],
+    },
+  });
+}
+
+/** p50 and p99 per bucket, on a symlog scale. */
+function latencyPanel(frame: Frame, values: Record<string, unknown>[]) {
+  return panel(frame, 120, {
+    data: { values },
+    mark: { type: 'line' as const, interpolate: 'step-after' as const },
+    encoding: {
+      x: frame.x,
+      y: {
+        field: 'ms',
+        type: 'quantitative' as const,
+        title: 'latency, ms',
+        scale: { type: 'symlog' as const },
+      },
+      strokeDash: { field: 'quantile', type: 'nominal' as const, title: 'latency' },
+      color: { value: '#444444' },
+    },
+  });
+}
+
+/** CPU per component group, % of one core. */
+function cpuPanel(frame: Frame, values: ReturnType<typeof cpuByGroup>) {
+  const groups = [...new Set([...Object.keys(CPU_COLOURS), ...values.map((c) => c.group)])];
+  return panel(frame, 140, {
+    data: { values },
+    mark: { type: 'line' as const, interpolate: 'step-before' as const },
+    encoding: {
+      x: frame.x,
+      y: { field: 'cpu_pct', type: 'quantitative' as const, title: 'CPU, % of one core' },
+      color: {
+        field: 'group',
+        type: 'nominal' as const,
+        title: 'component',
+        scale: { domain: groups, range: groups.map((g) => CPU_COLOURS[g] ?? '#bcbd22') },
+      },
+      tooltip: [{ field: 'group' }, { field: 't_s' }, { field: 'cpu_pct' }],
+    },
+  });
+}
+
+/** Timeline rows as per-second rates: OK, and one entry per failure class and bucket. */
+function ratesOf(rows: Row[], bucketMs: number) {
+  const perS = 1000 / bucketMs;
+  return {
+    ok: rows.map((r) => ({ t_s: Number(r['t_s']), rate: Number(r['ok']) * perS })),
+    failures: rows.flatMap((r) =>
+      OUTCOME_CLASSES.filter((c) => c !== 'ok' && Number(r[c]) > 0).map((c) => ({
+        t_s: Number(r['t_s']),
+        t_end_s: Number(r['t_s']) + bucketMs / 1000,
+        class: c,
+        rate: Number(r[c]) * perS,
+      })),
+    ),
+  };
+}
+
 /**
  * The run's timeline as vega-lite: requests/s (OK) on top, failures/s by class below, both with
  * the drain windows shaded and lifecycle events as vertical rules, on one time axis (seconds from
@@ -144,152 +268,36 @@ export function buildTimelineSpec(options: {
   bucketMs: number;
   title: string;
 }): TopLevelSpec {
-  const perS = 1000 / options.bucketMs;
   const endS = Math.max(1, ...options.timeline.map((r) => Number(r['t_s']) + options.bucketMs / 1000));
-  const ok = options.timeline.map((r) => ({ t_s: Number(r['t_s']), rate: Number(r['ok']) * perS }));
-  const failuresOf = (rows: Row[]) =>
-    rows.flatMap((r) =>
-      OUTCOME_CLASSES.filter((c) => c !== 'ok' && Number(r[c]) > 0).map((c) => ({
-        t_s: Number(r['t_s']),
-        t_end_s: Number(r['t_s']) + options.bucketMs / 1000,
-        class: c,
-        rate: Number(r[c]) * perS,
-      })),
-    );
-  const failures = failuresOf(options.timeline);
-  const failuresByEnd = failuresOf(options.byEnd ?? []);
+  const { ok, failures } = ratesOf(options.timeline, options.bucketMs);
+  const failuresByEnd = ratesOf(options.byEnd ?? [], options.bucketMs).failures;
   const latency = (options.latency ?? []).flatMap((r) => [
     { t_s: Number(r['t_s']), quantile: 'p50', ms: Number(r['p50_ms']) },
     { t_s: Number(r['t_s']), quantile: 'p99', ms: Number(r['p99_ms']) },
   ]);
-  const windows = drainWindows(options.events, endS);
-  const marks = options.events
-    .filter((e) => MARKED.has(String(e['kind'])) && Number(e['t_s']) >= 0 && Number(e['t_s']) <= endS)
-    .map((e) => ({ t_s: Number(e['t_s']), kind: String(e['kind']), object: String(e['object']) }));
-  const x: TimeAxis = {
-    field: 't_s',
-    type: 'quantitative',
-    title: 'seconds from load start',
-    scale: { domain: [0, endS] },
-  };
-  const shade = {
-    data: { values: windows },
-    mark: { type: 'rect' as const, color: DRAIN_COLOUR, opacity: 0.5 },
-    encoding: { x: { ...x, field: 'start_s' }, x2: { field: 'end_s' }, tooltip: [{ field: 'object' }] },
-  };
-  const rules = {
-    data: { values: marks },
-    mark: { type: 'rule' as const, color: EVENT_COLOUR, strokeDash: [3, 3], strokeWidth: 1 },
-    encoding: { x, tooltip: [{ field: 'kind' }, { field: 'object' }, { field: 't_s' }] },
-  };
+  const cpu = cpuByGroup(options.cpu ?? []);
+  const frame = frameOf(options.events, endS);
   // The overview names only the run's landmarks; every event is named in the burst zooms.
   const labels = eventLabels(
-    marks.filter((m) => OVERVIEW_LABELS.has(m.kind)),
-    x,
+    frame.marks.filter((m) => OVERVIEW_LABELS.has(m.kind)),
+    frame.x,
     220,
   );
-  const classes = Object.keys(FAILURE_COLOURS);
-  const failurePanel = (values: Record<string, unknown>[], title: string) => ({
-    width: 760,
-    height: 140,
-    layer: [
-      shade,
-      {
-        data: { values },
-        mark: { type: 'rect' as const },
-        encoding: {
-          x,
-          x2: { field: 't_end_s' },
-          y: {
-            aggregate: 'sum' as const,
-            field: 'rate',
-            type: 'quantitative' as const,
-            title,
-            stack: 'zero' as const,
-          },
-          color: {
-            field: 'class',
-            type: 'nominal' as const,
-            title: 'failure class',
-            scale: { domain: classes, range: classes.map((c) => FAILURE_COLOURS[c] ?? '#000') },
-          },
-          tooltip: [{ field: 'class' }, { field: 't_s' }, { field: 'rate', aggregate: 'sum' as const }],
-        },
-      },
-      rules,
-    ],
-  });
-  const latencyPanel = {
-    width: 760,
-    height: 120,
-    layer: [
-      shade,
-      {
-        data: { values: latency },
-        mark: { type: 'line' as const, interpolate: 'step-after' as const },
-        encoding: {
-          x,
-          y: {
-            field: 'ms',
-            type: 'quantitative' as const,
-            title: 'latency, ms',
-            scale: { type: 'symlog' as const },
-          },
-          strokeDash: { field: 'quantile', type: 'nominal' as const, title: 'latency' },
-          color: { value: '#444444' },
-        },
-      },
-      rules,
-    ],
-  };
-  const cpu = cpuByGroup(options.cpu ?? []);
-  const groups = [...new Set([...Object.keys(CPU_COLOURS), ...cpu.map((c) => c.group)])];
-  const cpuPanel = {
-    width: 760,
-    height: 140,
-    layer: [
-      shade,
-      {
-        data: { values: cpu },
-        mark: { type: 'line' as const, interpolate: 'step-before' as const },
-        encoding: {
-          x,
-          y: { field: 'cpu_pct', type: 'quantitative' as const, title: 'CPU, % of one core' },
-          color: {
-            field: 'group',
-            type: 'nominal' as const,
-            title: 'component',
-            scale: { domain: groups, range: groups.map((g) => CPU_COLOURS[g] ?? '#bcbd22') },
-          },
-          tooltip: [{ field: 'group' }, { field: 't_s' }, { field: 'cpu_pct' }],
-        },
-      },
-      rules,
-    ],
+  const okLayer: Layer = {
+    data: { values: ok },
+    mark: { type: 'line', color: OK_COLOUR, interpolate: 'step-after' },
+    encoding: { x: frame.x, y: { field: 'rate', type: 'quantitative', title: 'OK requests/s' } },
   };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: options.title,
     config: { font: 'DejaVu Sans, Arial, sans-serif', view: { stroke: '#ccc' } },
     vconcat: [
-      {
-        width: 760,
-        height: 220,
-        layer: [
-          shade,
-          {
-            data: { values: ok },
-            mark: { type: 'line', color: OK_COLOUR, interpolate: 'step-after' },
-            encoding: { x, y: { field: 'rate', type: 'quantitative', title: 'OK requests/s' } },
-          },
-          rules,
-          labels,
-        ],
-      },
-      failurePanel(failures, 'failures/s, by request start'),
-      ...(failuresByEnd.length > 0 ? [failurePanel(failuresByEnd, 'failures/s, by completion')] : []),
-      ...(latency.length > 0 ? [latencyPanel] : []),
-      ...(cpu.length > 0 ? [cpuPanel] : []),
+      panel(frame, 220, okLayer, [labels]),
+      failurePanel(frame, failures, 'failures/s, by request start'),
+      ...(failuresByEnd.length > 0 ? [failurePanel(frame, failuresByEnd, 'failures/s, by completion')] : []),
+      ...(latency.length > 0 ? [latencyPanel(frame, latency)] : []),
+      ...(cpu.length > 0 ? [cpuPanel(frame, cpu)] : []),
     ],
     resolve: { scale: { color: 'independent' } },
   };

@@ -18,6 +18,34 @@ const ZOOM_KINDS = new Set([
   'workload-removed-pushed',
 ]);
 
+/** Requests per fine bucket by outcome class: the stacked bars. */
+function barsOf(rows: Row[]) {
+  return rows.flatMap((r) =>
+    OUTCOME_CLASSES.filter((c) => Number(r[c]) > 0).map((c) => ({
+      t_s: Number(r['t_s']),
+      t_end_s: Number(r['t_s']) + FINE_BUCKET_MS / 1000,
+      class: c,
+      n: Number(r[c]),
+    })),
+  );
+}
+
+/** The cause's own story in [from, to], named by kind alone, and any ztunnel deadline there. */
+function marksOf(events: Row[], causeObject: string, from: number, to: number) {
+  return events
+    .map((e) => ({ t_s: Number(e['t_s']), kind: String(e['kind']), object: String(e['object']) }))
+    .filter(
+      (e) =>
+        e.t_s >= from &&
+        e.t_s <= to &&
+        ((e.object === causeObject && ZOOM_KINDS.has(e.kind)) || e.kind === 'drain-deadline'),
+    )
+    .map((e) => ({
+      ...e,
+      label: e.object === causeObject ? e.kind : `${e.kind} ${e.object.split('/').pop() ?? ''}`,
+    }));
+}
+
 /**
  * One burst up close: a second either side of it in 10 ms buckets by request start, requests per
  * bucket (OK as a line, failures stacked by class) with every lifecycle event in the window drawn
@@ -38,30 +66,8 @@ export function buildZoomSpec(options: {
     title: 'seconds from load start',
     scale: { domain: [from, to] },
   };
-  const bars = options.rows.flatMap((r) =>
-    OUTCOME_CLASSES.filter((c) => Number(r[c]) > 0).map((c) => ({
-      t_s: Number(r['t_s']),
-      t_end_s: Number(r['t_s']) + FINE_BUCKET_MS / 1000,
-      class: c,
-      n: Number(r[c]),
-    })),
-  );
-  // The cause's own story, named by kind alone, and any ztunnel deadline in the window.
-  const causeObject = String(options.burst['cause_object']);
-  const marks = options.events
-    .map((e) => ({ t_s: Number(e['t_s']), kind: String(e['kind']), object: String(e['object']) }))
-    .filter(
-      (e) =>
-        e.t_s >= from &&
-        e.t_s <= to &&
-        ((e.object === causeObject && ZOOM_KINDS.has(e.kind)) || e.kind === 'drain-deadline'),
-    )
-    .map((e) => ({
-      ...e,
-      label: e.object === causeObject ? e.kind : `${e.kind} ${e.object.split('/').pop() ?? ''}`,
-    }));
+  const marks = marksOf(options.events, String(options.burst['cause_object']), from, to);
   const classes = ['ok', ...Object.keys(FAILURE_COLOURS)];
-  const colours = [OK_COLOUR, ...Object.values(FAILURE_COLOURS)];
   const b = options.burst;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
@@ -71,7 +77,7 @@ export function buildZoomSpec(options: {
     height: HEIGHT_PX,
     layer: [
       {
-        data: { values: bars },
+        data: { values: barsOf(options.rows) },
         mark: { type: 'rect' },
         encoding: {
           x,
@@ -87,7 +93,7 @@ export function buildZoomSpec(options: {
             field: 'class',
             type: 'nominal',
             title: 'outcome',
-            scale: { domain: classes, range: colours },
+            scale: { domain: classes, range: [OK_COLOUR, ...Object.values(FAILURE_COLOURS)] },
           },
         },
       },

@@ -38,43 +38,64 @@ export function pinnedK6Path(toolsDir: string): string {
   return join(toolsDir, `k6-v${K6_VERSION}`, process.platform === 'win32' ? 'k6.exe' : 'k6');
 }
 
+/** How ensureK6's steps report: lines for the user, and why each source did not do. */
+interface Search {
+  toolsDir: string;
+  env: NodeJS.ProcessEnv;
+  write: (t: string) => void;
+  say: (line: string) => void;
+  reasons: string[];
+}
+
 /**
  * Finds or provisions the pinned k6, in this order: the tools folder; a `k6` on PATH whose version
  * fits; a build with `go` when Go is present; the release download. Says what it does at each step.
  */
 export async function ensureK6(options: EnsureK6Options = {}): Promise<K6Binary> {
-  const toolsDir = options.toolsDir ?? DEFAULT_TOOLS_DIR;
-  const env = options.env ?? process.env;
   const write = options.write ?? ((t: string) => process.stderr.write(t));
-  const say = (line: string): void => {
-    write(`k6: ${line}\n`);
+  const search: Search = {
+    toolsDir: options.toolsDir ?? DEFAULT_TOOLS_DIR,
+    env: options.env ?? process.env,
+    write,
+    say: (line) => {
+      write(`k6: ${line}\n`);
+    },
+    reasons: [],
   };
-  const reasons: string[] = [];
+  return (await findInstalled(search)) ?? (await provision(search, options));
+}
 
+/** The pinned k6 in the tools folder, or a fitting one on PATH. */
+async function findInstalled({ toolsDir, env, say, reasons }: Search): Promise<K6Binary | undefined> {
   const pinned = pinnedK6Path(toolsDir);
   const pinnedVersion = (await isExecutable(pinned)) ? await probeK6Version(pinned, env) : undefined;
   if (pinnedVersion === K6_VERSION) return { path: pinned, version: pinnedVersion, source: 'tools' };
-
   const onPath = await findOnPath('k6', env);
-  if (onPath) {
-    const version = await probeK6Version(onPath, env);
-    if (version && isK6VersionFit(version)) {
-      say(`using ${onPath} (v${version}, fits >= ${K6_VERSION} < ${nextMajor()})`);
-      return { path: onPath, version, source: 'path' };
-    }
-    reasons.push(
-      `${onPath} reports ${version ? `v${version}` : 'no version'}, not >= ${K6_VERSION} < ${nextMajor()}`,
-    );
-  } else {
+  if (!onPath) {
     reasons.push('no k6 on PATH');
+    return undefined;
   }
+  const version = await probeK6Version(onPath, env);
+  if (version && isK6VersionFit(version)) {
+    say(`using ${onPath} (v${version}, fits >= ${K6_VERSION} < ${nextMajor()})`);
+    return { path: onPath, version, source: 'path' };
+  }
+  reasons.push(
+    `${onPath} reports ${version ? `v${version}` : 'no version'}, not >= ${K6_VERSION} < ${nextMajor()}`,
+  );
+  return undefined;
+}
 
+/** Builds k6 with go, else downloads the release, into the tools folder; says why neither worked. */
+async function provision(search: Search, options: EnsureK6Options): Promise<K6Binary> {
+  const { toolsDir, env, say, reasons } = search;
+  const pinned = pinnedK6Path(toolsDir);
   await mkdir(toolsDir, { recursive: true });
   const progressFor = (phase: string): Progress =>
     createProgress({
       phase,
       clock: options.clock ?? createSystemClock(),
-      write,
+      write: search.write,
       ...(options.isTty === undefined ? {} : { isTty: options.isTty }),
     });
   const attempts: {
