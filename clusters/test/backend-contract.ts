@@ -1,5 +1,5 @@
-// The behaviour every ClusterBackend must show, run against each implementation (conventions.md:
-// one contract suite per interface). Workloads outside the mesh keep it fast; the mesh path has its
+// The behaviour every ClusterBackend must show, run against each implementation (CONTRIBUTING.md,
+// Adding a backend: one contract suite per interface). Workloads outside the mesh keep it fast; the mesh path has its
 // own end-to-end test.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -29,6 +29,63 @@ const PATHS = [
   { path: 'gateway -> httpbin (mesh off)', mesh: 'off' as const },
 ];
 
+/** The experiment a bench row runs: E2's topology at max rate, no restart. */
+function paramsOf(
+  scenario: string,
+  mesh: 'ambient' | 'off',
+  connections: number,
+  durationS: number,
+): ExperimentParams {
+  return {
+    scenario,
+    backend: 'local',
+    mesh,
+    graceS: 30,
+    qps: 0,
+    connections,
+    durationS,
+    timeoutS: 10,
+    path: '/status/418',
+    restartAtS: undefined,
+    replicas: 3,
+    gatewayConcurrency: GATEWAY_DEFAULT_CONCURRENCY,
+    gatewayMode: 'hbone',
+    meshClientRps: 0,
+    maxFailed: 0,
+    thresholds: [],
+    k6Out: [],
+    timing: {},
+    arms: DEFAULT_ARMS,
+  };
+}
+
+/** A bench row from the run's summary row. */
+function rowOf(
+  path: string,
+  connections: number,
+  durationS: number,
+  summary: Record<string, unknown>,
+): GatewayPathRow {
+  const n = (name: string): number => Number(summary[name] ?? NaN);
+  const cpuOf = (group: string) => ({ avg: n(`${group}_cpu_avg_pct`), max: n(`${group}_cpu_max_pct`) });
+  return {
+    path,
+    connections,
+    perSecond: n('requests') / durationS,
+    p50Ms: n('p50_ms'),
+    p99Ms: n('p99_ms'),
+    failed: n('requests') - n('ok'),
+    dropped: n('dropped_iterations'),
+    cpu: {
+      harness: cpuOf('harness'),
+      k6: cpuOf('k6'),
+      gateway: cpuOf('gateway'),
+      ztunnel: cpuOf('ztunnel'),
+      httpbin: cpuOf('httpbin'),
+    },
+  };
+}
+
 export async function benchGatewayPaths(options: {
   connections: number[];
   durationS: number;
@@ -42,56 +99,15 @@ export async function benchGatewayPaths(options: {
   try {
     for (const p of PATHS) {
       for (const connections of options.connections) {
-        const params: ExperimentParams = {
-          scenario: scenario.name,
-          backend: 'local',
-          mesh: p.mesh,
-          graceS: 30,
-          qps: 0,
-          connections,
-          durationS: options.durationS,
-          timeoutS: 10,
-          path: '/status/418',
-          restartAtS: undefined,
-          replicas: 3,
-          gatewayConcurrency: GATEWAY_DEFAULT_CONCURRENCY,
-          gatewayMode: 'hbone',
-          meshClientRps: 0,
-          maxFailed: 0,
-          thresholds: [],
-          k6Out: [],
-          timing: {},
-          arms: DEFAULT_ARMS,
-        };
         const run = await runClusterExperiment({
           scenario,
-          params,
+          params: paramsOf(scenario.name, p.mesh, connections, options.durationS),
           resultsDir,
           clock: options.clock,
           signal: options.signal,
           write: () => undefined,
         });
-        const n = (name: string): number => Number(run.row[name] ?? NaN);
-        const cpuOf = (group: string) => ({
-          avg: n(`${group}_cpu_avg_pct`),
-          max: n(`${group}_cpu_max_pct`),
-        });
-        rows.push({
-          path: p.path,
-          connections,
-          perSecond: n('requests') / options.durationS,
-          p50Ms: n('p50_ms'),
-          p99Ms: n('p99_ms'),
-          failed: n('requests') - n('ok'),
-          dropped: n('dropped_iterations'),
-          cpu: {
-            harness: cpuOf('harness'),
-            k6: { avg: n('k6_cpu_avg_pct'), max: n('k6_cpu_max_pct') },
-            gateway: cpuOf('gateway'),
-            ztunnel: cpuOf('ztunnel'),
-            httpbin: cpuOf('httpbin'),
-          },
-        });
+        rows.push(rowOf(p.path, connections, options.durationS, run.row));
       }
     }
     return rows;

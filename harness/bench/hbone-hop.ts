@@ -10,6 +10,7 @@ import { execa } from 'execa';
 import { openHboneSession, openTunnel } from '../../mesh/hbone/index.ts';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
 import { startStandaloneCa } from '../../mesh/pki/index.ts';
+import type { StandaloneCa } from '../../mesh/pki/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import type { EchoLoadResult } from './echo-load.ts';
@@ -24,6 +25,46 @@ const POD: LocalWorkload = {
   appIp: '127.62.0.1',
   ports: [8080],
 };
+
+/** The echo load over `connections` TCP connections straight to the app. */
+async function directLoad(connections: number, durationMs: number): Promise<EchoLoadResult> {
+  const sockets = await Promise.all(
+    Array.from({ length: connections }, async () => {
+      const s: Socket = connect({ host: POD.appIp, port: 8080, noDelay: true });
+      await once(s, 'connect');
+      return s;
+    }),
+  );
+  const result = await runEchoLoad({ connections: sockets, durationMs });
+  for (const s of sockets) s.destroy();
+  return result;
+}
+
+/** The echo load over `connections` HBONE tunnels through the pod's ztunnel (100 streams a session, the pool's limit). */
+async function hboneLoad(
+  ca: StandaloneCa['ca'],
+  connections: number,
+  durationMs: number,
+): Promise<EchoLoadResult> {
+  const client = await ca.issue({ namespace: 'default', serviceAccount: 'bench-client' });
+  const sessions = await Promise.all(
+    Array.from({ length: Math.ceil(connections / 100) }, () =>
+      openHboneSession({ host: POD.podIp, cert: client }),
+    ),
+  );
+  const tunnels: Duplex[] = await Promise.all(
+    Array.from({ length: connections }, async (_, i) => {
+      const session = sessions[Math.floor(i / 100)];
+      if (!session) throw new Error('no session');
+      const tunnel = await openTunnel(session, `${POD.podIp}:8080`);
+      if (tunnel.status !== 200) throw new Error(`CONNECT answered ${String(tunnel.status)}`);
+      return tunnel.stream;
+    }),
+  );
+  const result = await runEchoLoad({ connections: tunnels, durationMs });
+  for (const s of sessions) s.destroy();
+  return result;
+}
 
 export async function benchHboneHop(options: { connections: number; durationMs: number }): Promise<{
   direct: EchoLoadResult;
@@ -45,7 +86,6 @@ export async function benchHboneHop(options: { connections: number; durationMs: 
     ...onNode,
   };
   const caServer = await startStandaloneCa({ dir, pods: [{ ...POD, ...onNode }, ztunnelPod] });
-  const ca = caServer.ca;
   const agent = await startNodeAgentServer(join(dir, 'zds.sock'));
   await agent.addWorkload(POD);
   const ztunnel = execa(process.execPath, [join(PROJECT_ROOT, 'ztunnel', 'main.ts')], {
@@ -63,34 +103,8 @@ export async function benchHboneHop(options: { connections: number; durationMs: 
   });
   try {
     await agent.whenSnapshotAcked('bench');
-    const directConns = await Promise.all(
-      Array.from({ length: options.connections }, async () => {
-        const s: Socket = connect({ host: POD.appIp, port: 8080, noDelay: true });
-        await once(s, 'connect');
-        return s;
-      }),
-    );
-    const direct = await runEchoLoad({ connections: directConns, durationMs: options.durationMs });
-    for (const s of directConns) s.destroy();
-
-    // The pool's limit: 100 streams per HTTP/2 connection.
-    const client = await ca.issue({ namespace: 'default', serviceAccount: 'bench-client' });
-    const sessions = await Promise.all(
-      Array.from({ length: Math.ceil(options.connections / 100) }, () =>
-        openHboneSession({ host: POD.podIp, cert: client }),
-      ),
-    );
-    const tunnels: Duplex[] = await Promise.all(
-      Array.from({ length: options.connections }, async (_, i) => {
-        const session = sessions[Math.floor(i / 100)];
-        if (!session) throw new Error('no session');
-        const tunnel = await openTunnel(session, `${POD.podIp}:8080`);
-        if (tunnel.status !== 200) throw new Error(`CONNECT answered ${String(tunnel.status)}`);
-        return tunnel.stream;
-      }),
-    );
-    const hbone = await runEchoLoad({ connections: tunnels, durationMs: options.durationMs });
-    for (const s of sessions) s.destroy();
+    const direct = await directLoad(options.connections, options.durationMs);
+    const hbone = await hboneLoad(caServer.ca, options.connections, options.durationMs);
     return { direct, hbone };
   } finally {
     ztunnel.kill('SIGKILL');

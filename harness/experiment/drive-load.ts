@@ -25,6 +25,20 @@ export interface DrivenLoad {
   metrics: Scrape[];
 }
 
+/** What k6 runs: the experiment's load shape against the targets, every request flagged. */
+function loadSpecOf(params: ExperimentParams, targets: string[], newConnectionPerRequest: boolean) {
+  return {
+    targets,
+    ...(newConnectionPerRequest ? { newConnectionPerRequest: true } : {}),
+    qps: params.qps,
+    connections: params.connections,
+    durationS: params.durationS,
+    timeoutS: params.timeoutS,
+    flagHeader: FLAG_HEADER,
+    ...(params.k6Out.length > 0 ? { outputs: params.k6Out } : {}),
+  };
+}
+
 /**
  * The "drive load" step: k6 against the targets for the run's duration, with a progress line, and
  * every component's CPU sampled while it runs. The harness stays off the hot path: k6 writes its
@@ -45,7 +59,7 @@ export async function driveLoad(options: {
   /** What the fault is doing now, for the progress line ('' before it starts). */
   faultStatus: () => string;
 }): Promise<DrivenLoad> {
-  const { clock, params, loadStartMs } = options;
+  const { clock, loadStartMs } = options;
   const progress = createProgress({ phase: 'load', clock, write: options.write });
   const tail = createRecordsTail(join(options.runDir, 'k6', 'requests.csv'), isFortioOk);
   const stopTicker = startLoadProgress(options, progress, tail);
@@ -73,16 +87,7 @@ export async function driveLoad(options: {
       onRecord: (record) => {
         sink.add(record);
       },
-      spec: {
-        targets: options.targets,
-        ...(options.newConnectionPerRequest ? { newConnectionPerRequest: true } : {}),
-        qps: params.qps,
-        connections: params.connections,
-        durationS: params.durationS,
-        timeoutS: params.timeoutS,
-        flagHeader: FLAG_HEADER,
-        ...(params.k6Out.length > 0 ? { outputs: params.k6Out } : {}),
-      },
+      spec: loadSpecOf(options.params, options.targets, options.newConnectionPerRequest),
     });
     progress.finish(`${String(load.counts.total)} requests`);
     return { load, tally: sink.result(), cpu: cpu.stop(), metrics: await stopScraping() };

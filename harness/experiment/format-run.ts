@@ -3,52 +3,36 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { Burst, RecordTally } from '../tally/index.ts';
 import { OUTCOME_CLASSES } from '../tally/index.ts';
 
-/** fortio's closing lines, then failure classes, bursts and the verdict. */
-export function formatClusterRun(options: {
-  tally?: RecordTally | undefined;
-  bursts: Burst[];
-  explanations?: BurstExplanation[];
-  loadStartMs: number;
-  row: Record<string, string | number>;
-  runDir: string;
-  notes?: string[];
-}): string {
-  const { tally, row } = options;
+type SummaryRow = Record<string, string | number>;
+
+/** fortio's closing lines (its percentiles, each status with -1 for no response), then the classes. */
+function fortioLines(tally: RecordTally, row: SummaryRow): string[] {
   const lines: string[] = [];
-  if (tally && tally.total > 0) {
-    // fortio's lines: its percentiles (seconds, from the same histogram as fortio.json), then each
-    // status, -1 for no response.
-    for (const p of tally.fortio.durations.Percentiles ?? [])
-      lines.push(`# target ${String(p.Percentile)}% ${p.Value.toPrecision(6).replace(/\.?0+$/, '')}`);
-    for (const [status, count] of [...tally.byStatus].sort((a, b) => a[0] - b[0]))
-      lines.push(
-        `Code ${String(status === 0 ? -1 : status).padStart(3)} : ${String(count)} (${((100 * count) / tally.total).toFixed(1)} %)`,
-      );
-    const seconds = Number(row['duration_s']);
+  for (const p of tally.fortio.durations.Percentiles ?? [])
+    lines.push(`# target ${String(p.Percentile)}% ${p.Value.toPrecision(6).replace(/\.?0+$/, '')}`);
+  for (const [status, count] of [...tally.byStatus].sort((a, b) => a[0] - b[0]))
     lines.push(
-      `All done ${String(tally.total)} calls (plus 0 warmup) ${tally.latency.avgMs.toFixed(3)} ms avg, ${(tally.total / seconds).toFixed(1)} qps`,
+      `Code ${String(status === 0 ? -1 : status).padStart(3)} : ${String(count)} (${((100 * count) / tally.total).toFixed(1)} %)`,
     );
-    const totals = tally.timeline.totals();
-    const failed = OUTCOME_CLASSES.filter((c) => c !== 'ok' && totals[c] > 0).map(
-      (c) => `${c} ${String(totals[c])}`,
-    );
-    lines.push(
-      `503s: ${String(row['http_503'])}; failures by class: ${failed.length ? failed.join(', ') : 'none'}`,
-    );
-  }
-  options.bursts.forEach((b, i) => {
-    const cause = b.cause
-      ? ` after ${b.cause.kind} ${b.cause.object} at ${((b.cause.atMs - options.loadStartMs) / 1000).toFixed(3)} s`
-      : '';
-    lines.push(
-      `burst at ${((b.startMs - options.loadStartMs) / 1000).toFixed(1)} s: ${String(b.failures)} failed over ${String(b.durationMs)} ms${cause}`,
-    );
-    const why = options.explanations?.[i];
-    if (why) lines.push(`  mechanism ${why.mechanism}: ${why.text}`);
-  });
+  const seconds = Number(row['duration_s']);
   lines.push(
-    `k6 http_reqs ${String(row['k6_http_reqs'])} = tallied ${String(row['requests'])}; dropped iterations ${String(row['dropped_iterations'])}`,
+    `All done ${String(tally.total)} calls (plus 0 warmup) ${tally.latency.avgMs.toFixed(3)} ms avg, ${(tally.total / seconds).toFixed(1)} qps`,
   );
+  const totals = tally.timeline.totals();
+  const failed = OUTCOME_CLASSES.filter((c) => c !== 'ok' && totals[c] > 0).map(
+    (c) => `${c} ${String(totals[c])}`,
+  );
+  lines.push(
+    `503s: ${String(row['http_503'])}; failures by class: ${failed.length ? failed.join(', ') : 'none'}`,
+  );
+  return lines;
+}
+
+/** Where the run's requests and CPU went: k6 against the tally, the gateway's log, CPU per component. */
+function accountingLines(row: SummaryRow): string[] {
+  const lines = [
+    `k6 http_reqs ${String(row['k6_http_reqs'])} = tallied ${String(row['requests'])}; dropped iterations ${String(row['dropped_iterations'])}`,
+  ];
   if (row['gateway_log_requests'] !== '' && row['gateway_log_requests'] !== undefined)
     lines.push(
       `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (k6 counted ${String(Number(row['requests']) - Number(row['ok']))} failed)`,
@@ -64,7 +48,32 @@ export function formatClusterRun(options: {
     lines.push(
       `cpu, % of one core (mean/max over the load): ${cpu.join(', ')}; per pod and second in cpu.csv`,
     );
-  lines.push(...(options.notes ?? []));
+  return lines;
+}
+
+/** fortio's closing lines, then failure classes, bursts and the verdict. */
+export function formatClusterRun(options: {
+  tally?: RecordTally | undefined;
+  bursts: Burst[];
+  explanations?: BurstExplanation[];
+  loadStartMs: number;
+  row: SummaryRow;
+  runDir: string;
+  notes?: string[];
+}): string {
+  const { tally, row } = options;
+  const lines: string[] = tally && tally.total > 0 ? fortioLines(tally, row) : [];
+  options.bursts.forEach((b, i) => {
+    const cause = b.cause
+      ? ` after ${b.cause.kind} ${b.cause.object} at ${((b.cause.atMs - options.loadStartMs) / 1000).toFixed(3)} s`
+      : '';
+    lines.push(
+      `burst at ${((b.startMs - options.loadStartMs) / 1000).toFixed(1)} s: ${String(b.failures)} failed over ${String(b.durationMs)} ms${cause}`,
+    );
+    const why = options.explanations?.[i];
+    if (why) lines.push(`  mechanism ${why.mechanism}: ${why.text}`);
+  });
+  lines.push(...accountingLines(row), ...(options.notes ?? []));
   lines.push(`run folder: ${options.runDir}`);
   lines.push(`verdict: ${String(row['verdict'])} (${String(row['reason'])})`);
   return `${lines.join('\n')}\n`;

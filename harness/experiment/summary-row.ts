@@ -57,6 +57,41 @@ export const EMPTY_FACTS: RunFacts = {
   reason: '',
 };
 
+/** Requests by summary column (outcome classes folded as summaryColumnOf says), then p50 and p99. */
+function countColumns(tally: RecordTally | undefined): CsvRow {
+  const totals = tally?.timeline.totals();
+  const column = (name: string): number =>
+    totals
+      ? OUTCOME_CLASSES.filter((c) => summaryColumnOf(c) === name).reduce((n, c) => n + totals[c], 0)
+      : 0;
+  return {
+    requests: tally?.total ?? 0,
+    ok: column('ok'),
+    http_503: column('http_503'),
+    other_5xx: column('other_5xx'),
+    refused: column('refused'),
+    reset: column('reset'),
+    eof: column('eof'),
+    timeout: column('timeout'),
+    other: column('other') + column('h2'),
+    p50_ms: tally ? tally.latency.p50Ms.toFixed(2) : '',
+    p99_ms: tally ? tally.latency.p99Ms.toFixed(2) : '',
+  };
+}
+
+/** What k6 and the gateway counted, and what the generator cost. */
+function generatorColumns(facts: RunFacts): CsvRow {
+  return {
+    k6_http_reqs: facts.k6HttpReqs,
+    gateway_log_requests: facts.gatewayLog?.requests ?? '',
+    gateway_log_failures: facts.gatewayLog?.failures ?? '',
+    dropped_iterations: facts.droppedIterations,
+    k6_cpu_avg_pct: facts.generatorCpu ? facts.generatorCpu.processAvgPct.toFixed(1) : '',
+    k6_cpu_max_pct: facts.generatorCpu ? facts.generatorCpu.processMaxPct.toFixed(1) : '',
+    machine_cpu_busy_pct: facts.generatorCpu ? facts.generatorCpu.machineBusyPct.toFixed(1) : '',
+  };
+}
+
 /** The one summary row (summary.csv and runs.csv). Column order is fixed: first the documented ones. */
 export function buildSummaryRow(
   params: ExperimentParams,
@@ -65,10 +100,6 @@ export function buildSummaryRow(
   facts: RunFacts,
 ): CsvRow {
   const totals = tally?.timeline.totals();
-  const column = (name: string): number =>
-    totals
-      ? OUTCOME_CLASSES.filter((c) => summaryColumnOf(c) === name).reduce((n, c) => n + totals[c], 0)
-      : 0;
   const cls = (c: OutcomeClass): number => totals?.[c] ?? 0;
   const rel = (ms: number | undefined): string =>
     ms === undefined ? '' : ((ms - facts.loadStartMs) / 1000).toFixed(3);
@@ -82,17 +113,7 @@ export function buildSummaryRow(
     qps: params.qps,
     connections: params.connections,
     duration_s: params.durationS,
-    requests: tally?.total ?? 0,
-    ok: column('ok'),
-    http_503: column('http_503'),
-    other_5xx: column('other_5xx'),
-    refused: column('refused'),
-    reset: column('reset'),
-    eof: column('eof'),
-    timeout: column('timeout'),
-    other: column('other') + column('h2'),
-    p50_ms: tally ? tally.latency.p50Ms.toFixed(2) : '',
-    p99_ms: tally ? tally.latency.p99Ms.toFixed(2) : '',
+    ...countColumns(tally),
     bursts: bursts.length,
     max_burst_ms: Math.max(0, ...bursts.map((b) => b.durationMs)),
     verdict: facts.verdict,
@@ -110,13 +131,7 @@ export function buildSummaryRow(
     gateway_mode: params.gatewayMode,
     mesh_client_rps: params.meshClientRps,
     max_failed: params.maxFailed,
-    k6_http_reqs: facts.k6HttpReqs,
-    gateway_log_requests: facts.gatewayLog?.requests ?? '',
-    gateway_log_failures: facts.gatewayLog?.failures ?? '',
-    dropped_iterations: facts.droppedIterations,
-    k6_cpu_avg_pct: facts.generatorCpu ? facts.generatorCpu.processAvgPct.toFixed(1) : '',
-    k6_cpu_max_pct: facts.generatorCpu ? facts.generatorCpu.processMaxPct.toFixed(1) : '',
-    machine_cpu_busy_pct: facts.generatorCpu ? facts.generatorCpu.machineBusyPct.toFixed(1) : '',
+    ...generatorColumns(facts),
     ...cpuColumns(facts.componentCpu),
     rollout_started_s: rel(facts.rollout?.startedAtMs),
     rollout_status_complete_s: rel(facts.rollout?.statusCompleteAtMs),

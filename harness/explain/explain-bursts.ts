@@ -94,6 +94,38 @@ function span(failures: readonly GatewayFailure[], originMs: number): string {
   return `+${Math.min(...starts).toFixed(3)} and +${Math.max(...starts).toFixed(3)} s`;
 }
 
+/**
+ * A drain deadline's burst: what the old ztunnel dropped, and which of the gateway's failures were
+ * sent before the drop (in flight) or after it (onto a connection it had not yet seen close).
+ */
+function explainDeadline(
+  cause: NonNullable<Burst['cause']>,
+  causeEvent: LifecycleEvent | undefined,
+  inBurst: readonly GatewayFailure[],
+  story: string,
+): BurstExplanation {
+  const figures = parseDeadlineFigures(causeEvent?.detail);
+  const before = inBurst.filter((f) => f.startMs < cause.atMs);
+  const after = inBurst.filter((f) => f.startMs >= cause.atMs);
+  const reaction = after.length ? Math.max(...after.map((f) => f.startMs)) - cause.atMs : undefined;
+  const dropped = figures
+    ? `${cause.object} dropped ${String(figures.connections)} connections at its drain deadline (${String(figures.inFlight)} with a request in flight inside it)`
+    : `${cause.object} dropped its connections at its drain deadline`;
+  return {
+    mechanism: 'drain-deadline',
+    text:
+      `${dropped}; the gateway failed ${String(inBurst.length)}: ${String(before.length)} sent before the drop, ` +
+      `${String(after.length)} sent after it onto a connection it had not yet seen close` +
+      (reaction === undefined ? '' : ` (the last ${String(Math.round(reaction))} ms after the drop)`),
+    gatewayFailures: inBurst.length,
+    causeTimeline: story,
+    ...(figures ? { droppedConnections: figures.connections, droppedInFlight: figures.inFlight } : {}),
+    failedBeforeDrop: before.length,
+    failedAfterDrop: after.length,
+    ...(reaction === undefined ? {} : { gatewayReactionMs: Math.round(reaction) }),
+  };
+}
+
 /** `inBurst`: the gateway's failures that make up the burst (group-by-cause.ts). */
 export function explainBurst(
   burst: Burst,
@@ -106,28 +138,7 @@ export function explainBurst(
     ? events.find((e) => e.atMs === cause.atMs && e.kind === cause.kind && e.object === cause.object)
     : undefined;
   const isZtunnel = cause?.object.startsWith('istio-system/ztunnel') ?? false;
-  if (cause?.kind === 'drain-deadline') {
-    const figures = parseDeadlineFigures(causeEvent?.detail);
-    const before = inBurst.filter((f) => f.startMs < cause.atMs);
-    const after = inBurst.filter((f) => f.startMs >= cause.atMs);
-    const reaction = after.length ? Math.max(...after.map((f) => f.startMs)) - cause.atMs : undefined;
-    const dropped = figures
-      ? `${cause.object} dropped ${String(figures.connections)} connections at its drain deadline (${String(figures.inFlight)} with a request in flight inside it)`
-      : `${cause.object} dropped its connections at its drain deadline`;
-    return {
-      mechanism: 'drain-deadline',
-      text:
-        `${dropped}; the gateway failed ${String(inBurst.length)}: ${String(before.length)} sent before the drop, ` +
-        `${String(after.length)} sent after it onto a connection it had not yet seen close` +
-        (reaction === undefined ? '' : ` (the last ${String(Math.round(reaction))} ms after the drop)`),
-      gatewayFailures: inBurst.length,
-      causeTimeline: story,
-      ...(figures ? { droppedConnections: figures.connections, droppedInFlight: figures.inFlight } : {}),
-      failedBeforeDrop: before.length,
-      failedAfterDrop: after.length,
-      ...(reaction === undefined ? {} : { gatewayReactionMs: Math.round(reaction) }),
-    };
-  }
+  if (cause?.kind === 'drain-deadline') return explainDeadline(cause, causeEvent, inBurst, story);
   if (cause && isZtunnel && LISTENER_CLOSE.has(cause.kind))
     return {
       mechanism: 'listener-close',

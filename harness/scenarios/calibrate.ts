@@ -32,6 +32,23 @@ export interface CalibrationRow {
   got: number;
 }
 
+/** Per class, what k6's request count says it must be (iteration i takes target i mod n) next to the tally. */
+function expectedAgainstTallied(
+  targets: readonly (readonly [string, OutcomeClass])[],
+  total: number,
+  totals: Record<OutcomeClass, number>,
+): CalibrationRow[] {
+  const expected = new Map<OutcomeClass, number>();
+  targets.forEach(([, outcome], k) => {
+    expected.set(outcome, Math.floor((total - k - 1) / targets.length) + 1);
+  });
+  return OUTCOME_CLASSES.map((outcome) => ({
+    outcome,
+    expected: expected.get(outcome) ?? 0,
+    got: totals[outcome],
+  }));
+}
+
 /**
  * `--scenario calibrate`: k6 takes six targets in turn (by iteration number), each producing one
  * known outcome - 418 (ok), 503 (http_503), a refused port, a TCP reset, a close without response
@@ -81,17 +98,7 @@ export async function runCalibration(options: {
       },
     });
     const tally = sink.result();
-    const totals = tally.timeline.totals();
-    const expected = new Map<OutcomeClass, number>();
-    targets.forEach(([, outcome], k) => {
-      // Iterations 0..total-1 take target i mod n.
-      expected.set(outcome, Math.floor((tally.total - k - 1) / targets.length) + 1);
-    });
-    const rows = OUTCOME_CLASSES.map((outcome) => ({
-      outcome,
-      expected: expected.get(outcome) ?? 0,
-      got: totals[outcome],
-    }));
+    const rows = expectedAgainstTallied(targets, tally.total, tally.timeline.totals());
     const isExact = rows.every((r) => r.expected === r.got) && tally.total === load.summary.httpReqs;
     await writeCsv(
       join(runDir, 'calibration.csv'),

@@ -36,7 +36,6 @@ export async function runSuite(options: {
   write: (t: string) => void;
 }): Promise<number> {
   const { flags, write, signal } = options;
-  const isAborted = (): boolean => signal.aborted;
   const suite = await loadSuite(options.suite);
   const entries = suite.entries.filter((e) => !options.only || e.experiment.startsWith(options.only));
   const repeatsOf = (e: SuiteEntry): number => flags.repeat ?? e.repeats;
@@ -58,27 +57,18 @@ export async function runSuite(options: {
   for (const [i, entry] of entries.entries()) {
     const args = entryArgs(entry, repeatsOf(entry));
     const entryDir = join(suiteDir, entryDirName(i, entry));
-    let note = '';
-    if (signal.aborted) note = 'not run: suite aborted';
-    else if (entry.flags.tcpMigrateReq === '1' && process.getuid?.() !== 0)
-      note = 'not available: tcp_migrate_req=1 needs root for a network namespace of its own';
-    else {
+    const announceAndRun = (n: number): Promise<string> => {
       write(
-        `\n[${String(i + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +
+        `\n[${String(n + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +
           `  npm run experiment -- ${args.join(' ')}\n`,
       );
-      const child = await execa(process.execPath, [EXPERIMENT_BIN, ...args, '--results-dir', entryDir], {
-        stdio: 'inherit',
-        detached: true,
-        cancelSignal: signal,
-        forceKillAfterDelay: 10_000,
-        reject: false,
-        cwd: PROJECT_ROOT,
-      });
-      if (child.exitCode === 2 && !isAborted())
-        throw badInput(`suite entry "${entry.configuration}"`, 'valid experiment flags', args.join(' '));
-      if (isAborted()) note = 'aborted';
-    }
+      return runEntry(entry, args, entryDir, signal);
+    };
+    const note = signal.aborted
+      ? 'not run: suite aborted'
+      : entry.flags.tcpMigrateReq === '1' && process.getuid?.() !== 0
+        ? 'not available: tcp_migrate_req=1 needs root for a network namespace of its own'
+        : await announceAndRun(i);
     leftS -= entry.estimateS * repeatsOf(entry);
     const { rows, runDirs } = await entryRuns(entryDir);
     ran.push({ entry, rows, runDirs, args, note });
@@ -86,4 +76,28 @@ export async function runSuite(options: {
   const table = await summarizeSuite(suiteDir, suite.name, ran);
   if (signal.aborted) return 130;
   return table.every((r) => r.shape !== 'no') ? 0 : 1;
+}
+
+/**
+ * One entry as an `npm run experiment` child (its own process group, so Ctrl-C reaches it once,
+ * through this process); '' or why it has no full result.
+ */
+async function runEntry(
+  entry: SuiteEntry,
+  args: string[],
+  entryDir: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const child = await execa(process.execPath, [EXPERIMENT_BIN, ...args, '--results-dir', entryDir], {
+    stdio: 'inherit',
+    detached: true,
+    cancelSignal: signal,
+    forceKillAfterDelay: 10_000,
+    reject: false,
+    cwd: PROJECT_ROOT,
+  });
+  if (signal.aborted) return 'aborted';
+  if (child.exitCode === 2)
+    throw badInput(`suite entry "${entry.configuration}"`, 'valid experiment flags', args.join(' '));
+  return '';
 }

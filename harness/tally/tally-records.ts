@@ -34,6 +34,25 @@ export interface RecordTallySink {
 const percentile = (sorted: Float64Array, q: number): number =>
   sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN);
 
+/** p50 and p99 per bucket, in bucket order. */
+function bucketLatencies(
+  durationsByBucket: ReadonlyMap<number, number[]>,
+  originMs: number,
+  bucketMs: number,
+) {
+  return [...durationsByBucket]
+    .sort((a, b) => a[0] - b[0])
+    .map(([bucket, list]) => {
+      const inBucket = Float64Array.from(list).sort();
+      return {
+        startMs: originMs + bucket * bucketMs,
+        requests: list.length,
+        p50Ms: percentile(inBucket, 0.5),
+        p99Ms: percentile(inBucket, 0.99),
+      };
+    });
+}
+
 /**
  * Places every k6 record on the run's monotonic clock (k6 writes Unix ms; the clock's wall offset
  * converts), classified, in `bucketMs` buckets from `originMs`.
@@ -72,17 +91,7 @@ export function createRecordTally(options: {
       const total = durations.length;
       const sorted = Float64Array.from(durations).sort();
       const sum = durations.reduce((a, b) => a + b, 0);
-      const latencyByBucket = [...durationsByBucket]
-        .sort((a, b) => a[0] - b[0])
-        .map(([bucket, list]) => {
-          const inBucket = Float64Array.from(list).sort();
-          return {
-            startMs: options.originMs + bucket * options.bucketMs,
-            requests: list.length,
-            p50Ms: percentile(inBucket, 0.5),
-            p99Ms: percentile(inBucket, 0.99),
-          };
-        });
+      const latencyByBucket = bucketLatencies(durationsByBucket, options.originMs, options.bucketMs);
       return {
         timeline,
         byEnd,
