@@ -11,6 +11,8 @@ export const CAPABILITIES = {
   sidecarBesideApp:
     'a sidecar and its app in one pod on their own addresses (in a real pod they share one network namespace, and the images do not yet split their ports)',
   timingModel: "a timing model to override (kind measures the real latencies from the watches' timestamps)",
+  containerSignals:
+    'lifecycle events for the signals a container gets (kind sees pods through the API server: deletion, exit and removal, not SIGTERM or SIGKILL)',
   perNetnsSysctls:
     "per-network-namespace sysctls where the listeners live (tcp_migrate_req would have to be set on kind's nodes)",
 } as const;

@@ -297,7 +297,10 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
           const pods = ours(w.list('pods')).map(toPodInfo);
           // An applied object the watch has not delivered yet is not Ready (the list would pass
           // without it, and the gateway would then have no address).
-          return applied.every((ref) => workloadOf(ref) !== undefined) &&
+          // ... nor is one whose last change (a scale) the watch has not delivered yet.
+          const seen = (ref: WorkloadRef): boolean =>
+            (workloadOf(ref)?.metadata?.generation ?? 0) >= (awaitedGeneration.get(refKey(ref)) ?? 0);
+          return applied.every((ref) => workloadOf(ref) !== undefined && seen(ref)) &&
             ours(w.list('deployments')).every((d) => isRolledOut(d, 'Deployment')) &&
             ours(w.list('daemonSets')).every((d) => isRolledOut(d, 'DaemonSet')) &&
             pods.every((p) => p.isReady && !p.isDeleting)
@@ -328,6 +331,18 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     },
     async deletePod(namespace, podName) {
       await need().api.deletePod(namespace, podName);
+      // Resolved once the watch shows it deleting (or gone), so what is read next reflects it.
+      const pod = () =>
+        need()
+          .watch.list('pods')
+          .find((p) => p.metadata?.namespace === namespace && p.metadata.name === podName);
+      await waitForEvent({
+        events: changes,
+        clock,
+        timeoutMs: 10_000,
+        what: `pod ${namespace}/${podName} in kind cluster ${name} to be seen deleting`,
+        check: () => (pod()?.metadata?.deletionTimestamp || !pod() ? true : undefined),
+      });
     },
     async waitForRollout(ref, { timeoutMs, untilOldPodsGone, signal }) {
       requireWorkload(ref);

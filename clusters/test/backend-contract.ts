@@ -12,9 +12,18 @@ import type { ClusterObject } from '../manifests/index.ts';
 type After = { after: (fn: () => Promise<void>) => void };
 const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
 
-export function describeBackendContract(name: string, create: () => ClusterBackend): void {
+export interface ContractSubject {
+  /** A new backend (not up); anything it needs torn down is registered on `t`. */
+  create(t: After): Promise<ClusterBackend>;
+  /** Whether it sees the signals a container gets (capabilities.ts, containerSignals). */
+  seesSignals: boolean;
+  /** httpbin's Deployment changed into something this backend refuses, and the message saying why. */
+  unrunnable: (deployment: ClusterObject) => { object: ClusterObject; message: RegExp };
+}
+
+export function describeBackendContract(name: string, subject: ContractSubject): void {
   const start = async (t: After, objects: ClusterObject[]): Promise<ClusterBackend> => {
-    const backend = create();
+    const backend = await subject.create(t);
     t.after(() => backend.close());
     await backend.up();
     await backend.apply(objects);
@@ -25,20 +34,20 @@ export function describeBackendContract(name: string, create: () => ClusterBacke
 
   describe(`ClusterBackend contract: ${name}`, () => {
     it('refuses an object it cannot run, applying nothing, with a BadInput error', async (t) => {
-      const backend = create();
+      const backend = await subject.create(t);
       t.after(() => backend.close());
       await backend.up();
       const [deployment, service] = buildHttpbin({ replicas: 1, mesh: 'off' });
-      const broken = structuredClone(deployment);
-      const container = broken.spec?.template.spec?.containers[0];
-      assert.ok(container);
-      container.livenessProbe = { httpGet: { path: '/get', port: 8080 } };
+      const broken = subject.unrunnable(deployment);
       await assert.rejects(
-        () => backend.apply([service, broken]),
+        () => backend.apply([service, broken.object]),
         (err: unknown) =>
-          isHarnessError(err, ErrorCode.BadInput) && /livenessProbe/.test(err.message) && err.exitCode === 2,
+          isHarnessError(err, ErrorCode.BadInput) && broken.message.test(err.message) && err.exitCode === 2,
       );
-      assert.deepEqual(backend.addresses().services, []);
+      assert.deepEqual(
+        backend.addresses().services.filter((svc) => svc.name === 'httpbin'),
+        [],
+      );
       await assert.rejects(
         () => backend.rolloutRestart(HTTPBIN),
         (err: unknown) => isHarnessError(err, ErrorCode.BadInput),
@@ -69,13 +78,8 @@ export function describeBackendContract(name: string, create: () => ClusterBacke
         .events()
         .filter((e) => e.object === key)
         .map((e) => e.kind);
-      for (const kind of [
-        'pod-deleting',
-        'sigterm',
-        'container-exited',
-        'pod-terminal',
-        'pod-removed',
-      ] as const)
+      const expected = ['pod-deleting', 'container-exited', 'pod-terminal', 'pod-removed'] as const;
+      for (const kind of subject.seesSignals ? [...expected, 'sigterm' as const] : expected)
         assert.ok(kinds.includes(kind), `${kind} in ${kinds.join(', ')}`);
       const times = backend.events().map((e) => e.atMs);
       assert.deepEqual(

@@ -1,5 +1,17 @@
+import type { V1Deployment } from '@kubernetes/client-node';
 import { createLocalBackend } from '../local/index.ts';
+import { BACKEND_CAPABILITIES } from '../capabilities.ts';
 import { describeBackendContract } from './backend-contract.ts';
 
 let block = 230;
-describeBackendContract('local', () => createLocalBackend({ nodeCount: 2, addressBlock: block++ }));
+describeBackendContract('local', {
+  create: () => Promise.resolve(createLocalBackend({ nodeCount: 2, addressBlock: block++ })),
+  seesSignals: BACKEND_CAPABILITIES.local.has('containerSignals'),
+  // The kubelet here runs readiness probes only: a liveness probe would silently not be run.
+  unrunnable: (deployment) => {
+    const object = structuredClone(deployment) as V1Deployment;
+    const container = object.spec?.template.spec?.containers[0];
+    if (container) container.livenessProbe = { httpGet: { path: '/get', port: 8080 } };
+    return { object, message: /livenessProbe/ };
+  },
+});

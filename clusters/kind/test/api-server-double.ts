@@ -64,6 +64,9 @@ export interface ApiServerDouble {
   put(resource: keyof typeof COLLECTIONS, object: Obj): void;
   remove(resource: keyof typeof COLLECTIONS, namespace: string, name: string): void;
   get(resource: keyof typeof COLLECTIONS, namespace: string, name: string): Obj | undefined;
+  list(resource: keyof typeof COLLECTIONS): Obj[];
+  /** Called after every change to the store (a controller double reconciles on it). */
+  onChange(listener: (resource: string) => void): void;
   /** Resolves once at least `n` watches are open. */
   watching(n: number): Promise<void>;
   close(): Promise<void>;
@@ -88,8 +91,10 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   let version = 1;
   let onWatch = (): void => undefined;
   const key = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
+  const changeListeners: ((resource: string) => void)[] = [];
   const notify = (resource: string, type: string, object: Obj): void => {
     for (const res of watchers.get(resource) ?? []) res.write(`${JSON.stringify({ type, object })}\n`);
+    for (const listener of changeListeners) listener(resource);
   };
   const put = (resource: string, object: Obj): void => {
     const objects = store.get(resource);
@@ -189,12 +194,15 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
           send(res, 404, { kind: 'Status', code: 404, reason: 'NotFound' });
           return;
         }
+        // The grace period asked for, else the pod's (30 s when it has none), as the API server does.
+        const spec = (current as { spec?: { terminationGracePeriodSeconds?: number } }).spec;
+        const graceS = Number(query['gracePeriodSeconds'] ?? spec?.terminationGracePeriodSeconds ?? 30);
         put(resource, {
           ...current,
           metadata: {
             ...current.metadata,
-            deletionTimestamp: new Date(Date.now() + 30_000).toISOString(),
-            deletionGracePeriodSeconds: 30,
+            deletionTimestamp: new Date(Date.now() + graceS * 1000).toISOString(),
+            deletionGracePeriodSeconds: graceS,
           },
         });
         send(res, 200, current);
@@ -296,6 +304,10 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       notify(resource, 'DELETED', object);
     },
     get: (resource, namespace, name) => store.get(resource)?.get(key(namespace, name)),
+    list: (resource) => [...(store.get(resource)?.values() ?? [])],
+    onChange(listener) {
+      changeListeners.push(listener);
+    },
     async watching(n) {
       const open = (): number => [...watchers.values()].reduce((s, w) => s + w.size, 0);
       while (open() < n) await new Promise<void>((resolve) => (onWatch = resolve));
