@@ -78,6 +78,11 @@ export interface ClusterBackend {
   addresses(): ClusterAddresses;
   /** Container output (last lines), for `namespace/pod`. */
   logs(pod: string): readonly string[];
+  /**
+   * Everything that would make up() fail for want of something on this machine, checked before
+   * anything starts: a BadInput or ToolMissing error (exit 2) saying what to install or change.
+   */
+  preflight(): Promise<void>;
   /** Parameters to record with every result (backend kind, timing model, ...). */
   describe(): BackendDescription;
   /**

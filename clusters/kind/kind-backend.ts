@@ -196,6 +196,21 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       },
     });
 
+  /**
+   * Whether the watches have caught up with a workload: its object is there (an applied one the watch
+   * has not delivered would pass the list without it, and the gateway would have no address), at
+   * the generation our last change made (a scale), and its pods' informer has as many Ready pods as
+   * its status says (the pods and the workload come on separate watches, in either order).
+   */
+  const isCaughtUp = (ref: WorkloadRef): boolean => {
+    const w = workloadOf(ref);
+    if (!w || (w.metadata?.generation ?? 0) < (awaitedGeneration.get(refKey(ref)) ?? 0)) return false;
+    const ready = podsOf(ref).filter((p) => toPodInfo(p).isReady && !p.metadata?.deletionTimestamp).length;
+    const status: { readyReplicas?: number; numberReady?: number } = w.status ?? {};
+    const claimed = ref.kind === 'Deployment' ? status.readyReplicas : status.numberReady;
+    return ready >= (claimed ?? 0);
+  };
+
   const teardown = async (): Promise<void> => {
     await watch?.stop();
     if (created && !options.keepCluster) await tools.deleteCluster(name, kubeconfigPath);
@@ -295,12 +310,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
         check: () => {
           const w = need().watch;
           const pods = ours(w.list('pods')).map(toPodInfo);
-          // An applied object the watch has not delivered yet is not Ready (the list would pass
-          // without it, and the gateway would then have no address).
-          // ... nor is one whose last change (a scale) the watch has not delivered yet.
-          const seen = (ref: WorkloadRef): boolean =>
-            (workloadOf(ref)?.metadata?.generation ?? 0) >= (awaitedGeneration.get(refKey(ref)) ?? 0);
-          return applied.every((ref) => workloadOf(ref) !== undefined && seen(ref)) &&
+          return applied.every(isCaughtUp) &&
             ours(w.list('deployments')).every((d) => isRolledOut(d, 'Deployment')) &&
             ours(w.list('daemonSets')).every((d) => isRolledOut(d, 'DaemonSet')) &&
             pods.every((p) => p.isReady && !p.isDeleting)
@@ -408,6 +418,10 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     logs: (pod) => [
       `(kind: container logs are not kept by the harness; kubectl logs -n ${pod.replace('/', ' ')})`,
     ],
+    // Docker's engine and kind must answer (ToolMissing, exit 2, saying what to install).
+    preflight: async () => {
+      await tools.checkInstalled();
+    },
     describe: () => ({ backend: 'kind', ...facts }),
     close,
     destroy,

@@ -1,3 +1,5 @@
+import { connect, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { badInput } from '../../lib/index.ts';
 
 /**
@@ -45,4 +47,37 @@ export function createAddressPool(block: number): AddressPool {
 /** A block for a new cluster: random in 150-249, so concurrent clusters (tests) rarely collide. */
 export function pickAddressBlock(random: () => number = Math.random): number {
   return 150 + Math.floor(random() * 100);
+}
+
+/**
+ * The local backend's preflight: a listener on the block's first node address and a connection to
+ * it. Linux routes all of 127.0.0.0/8 to `lo`; macOS, for one, has only 127.0.0.1 unless each
+ * address is aliased, and there every pod would fail to start.
+ */
+export async function checkLoopbackBlock(pool: AddressPool): Promise<void> {
+  const host = pool.node(0);
+  const server = createServer((socket) => socket.end());
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host, port: 0 }, resolve);
+    });
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect({ host, port }, () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', reject);
+    });
+  } catch (err) {
+    throw badInput(
+      'the local backend',
+      `able to use ${host} (every address of 127.0.0.0/8 on the loopback interface, as Linux has it)`,
+      (err as Error).message,
+      'run on Linux, or give the loopback interface the 127.<block>.0.0/16 addresses, or use --backend kind',
+    );
+  } finally {
+    server.close();
+  }
 }

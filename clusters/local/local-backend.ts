@@ -22,7 +22,7 @@ import {
   isDeployment,
   isService,
 } from '../manifests/index.ts';
-import { createAddressPool, pickAddressBlock } from './address-pool.ts';
+import { checkLoopbackBlock, createAddressPool, pickAddressBlock } from './address-pool.ts';
 import { createClusterState, isActive, podKey } from './cluster-state.ts';
 import type { DaemonSetRecord, DeploymentRecord } from './cluster-state.ts';
 import { startControllers } from './controllers.ts';
@@ -365,6 +365,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       pods: podInfo(),
     }),
     logs: (pod) => kubelets.flatMap((k) => k.logs(pod)),
+    preflight: () => checkLoopbackBlock(addresses),
     describe: () => ({
       backend: 'local',
       nodes: nodeCount,

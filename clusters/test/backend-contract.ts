@@ -33,6 +33,12 @@ export function describeBackendContract(name: string, subject: ContractSubject):
   const podsOf = (b: ClusterBackend) => b.addresses().pods.filter((p) => p.owner === 'deployment/httpbin');
 
   describe(`ClusterBackend contract: ${name}`, () => {
+    it('passes its preflight on a machine that has what it needs, starting nothing', async (t) => {
+      const backend = await subject.create(t);
+      await backend.preflight();
+      assert.deepEqual(backend.events(), []);
+    });
+
     it('refuses an object it cannot run, applying nothing, with a BadInput error', async (t) => {
       const backend = await subject.create(t);
       t.after(() => backend.close());

@@ -92,6 +92,7 @@ runMain(async (signal) => {
     if (flags.events) backend.onEvent((e) => process.stderr.write(formatEvent(e)));
     const startMs = clock.now();
     process.stderr.write('cluster: starting control plane and nodes\n');
+    await backend.preflight();
     await backend.up(signal);
     await backend.apply(
       buildMeshManifests({

@@ -17,6 +17,7 @@ runMain(async (signal) => {
   };
   try {
     say('creating the kind cluster, building and loading images (several minutes)');
+    await backend.preflight();
     await backend.up(signal);
     say(`up: ${JSON.stringify(backend.describe())}`);
     await backend.apply(buildHttpbin({ replicas: 3, mesh: 'off' }));

@@ -1,11 +1,11 @@
 // The controllers and kubelets a kind cluster would run, played against the API server double so the
 // kind backend can go through the backend contract without Docker: a Deployment's pods follow its
-// template (pod-template-hash, a new set before the old one goes: maxSurge), its status counts them
-// as the deployment controller does, a deleted pod's containers exit and the pod goes after a step,
+// template (pod-template-hash, a new set before the old one goes: maxSurge), a DaemonSet has one pod
+// per node (surge 1, unavailable 0, as our ztunnel's), their status counts them as the controllers do, a deleted pod's containers exit and the pod goes after a step,
 // a deleted Deployment takes its pods with it (garbage collection). Every change takes `stepMs`,
 // so the backend sees the intermediate states a real cluster shows through its watches.
 import { createHash } from 'node:crypto';
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import type { ApiServerDouble } from './api-server-double.ts';
 
 type Stored = Parameters<ApiServerDouble['put']>[1];
@@ -14,12 +14,18 @@ type Resource = Parameters<ApiServerDouble['put']>[0];
 const hashOf = (template: unknown): string =>
   createHash('sha256').update(JSON.stringify(template)).digest('hex').slice(0, 10);
 
-const ownedBy = (pod: V1Pod, deployment: V1Deployment): boolean =>
-  pod.metadata?.namespace === deployment.metadata?.namespace &&
-  (pod.metadata?.ownerReferences ?? []).some(
-    (r) => r.kind === 'ReplicaSet' && r.name.startsWith(`${deployment.metadata?.name ?? ''}-`),
-  ) &&
-  pod.metadata?.labels?.['app.kubernetes.io/controller-double'] === deployment.metadata?.name;
+type Workload = V1Deployment | V1DaemonSet;
+
+/** The controller label says which workload made a pod (`Deployment/httpbin`). */
+const ownerLabel = (kind: string, w: Workload): string => `${kind}.${w.metadata?.name ?? ''}`;
+const ownedBy = (pod: V1Pod, kind: string, w: Workload): boolean =>
+  pod.metadata?.namespace === w.metadata?.namespace &&
+  pod.metadata?.labels?.['controller-double/owner'] === ownerLabel(kind, w);
+const hashLabel = (pod: V1Pod): string | undefined =>
+  pod.metadata?.labels?.['pod-template-hash'] ?? pod.metadata?.labels?.['controller-revision-hash'];
+
+/** Nodes a DaemonSet runs on: the double's nodes, else kind's two workers. */
+const NODES = ['harness-test-worker', 'harness-test-worker2'];
 
 const isReady = (pod: V1Pod): boolean =>
   pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
@@ -33,14 +39,35 @@ export function startControllerDouble(
   let stopped = false;
   let scheduled: NodeJS.Timeout | undefined;
   const pods = () => api.list('pods') as V1Pod[];
-  const store = (resource: Resource, object: V1Pod | V1Deployment): void => {
+  const store = (resource: Resource, object: V1Pod | Workload): void => {
     api.put(resource, object as unknown as Stored);
   };
 
-  const newPod = (d: V1Deployment, hash: string): V1Pod => {
+  const newPod = (
+    kind: 'Deployment' | 'DaemonSet',
+    d: Workload,
+    hash: string,
+    node = NODES[0] ?? '',
+  ): V1Pod => {
     podNumber += 1;
     const name = `${d.metadata?.name ?? ''}-${hash}-${String(podNumber)}`;
     const template = d.spec?.template;
+    const owner =
+      kind === 'Deployment'
+        ? {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: `${d.metadata?.name ?? ''}-${hash}`,
+            uid: 'rs',
+            controller: true,
+          }
+        : {
+            apiVersion: 'apps/v1',
+            kind: 'DaemonSet',
+            name: d.metadata?.name ?? '',
+            uid: 'ds',
+            controller: true,
+          };
     return {
       metadata: {
         name,
@@ -48,24 +75,12 @@ export function startControllerDouble(
         uid: `uid-${name}`,
         labels: {
           ...template?.metadata?.labels,
-          'pod-template-hash': hash,
-          'app.kubernetes.io/controller-double': d.metadata?.name ?? '',
+          [kind === 'Deployment' ? 'pod-template-hash' : 'controller-revision-hash']: hash,
+          'controller-double/owner': ownerLabel(kind, d),
         },
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: `${d.metadata?.name ?? ''}-${hash}`,
-            uid: 'rs',
-            controller: true,
-          },
-        ],
+        ownerReferences: [owner],
       },
-      spec: {
-        ...template?.spec,
-        containers: template?.spec?.containers ?? [],
-        nodeName: 'harness-test-worker',
-      },
+      spec: { ...template?.spec, containers: template?.spec?.containers ?? [], nodeName: node },
       status: {
         phase: 'Running',
         podIP: `10.244.${String(Math.floor(podNumber / 250))}.${String((podNumber % 250) + 2)}`,
@@ -120,22 +135,17 @@ export function startControllerDouble(
 
   /** The deployment controller, one step: surge the new set, then retire the old; then the status. */
   const reconcile = (d: V1Deployment): void => {
-    const owned = pods().filter((p) => ownedBy(p, d) && !p.metadata?.deletionTimestamp);
-    if (d.metadata?.deletionTimestamp) {
-      for (const p of owned) markDeleting(p);
-      if (!pods().some((p) => ownedBy(p, d)))
-        api.remove('deployments', d.metadata.namespace ?? '', d.metadata.name ?? '');
-      return;
-    }
+    if (collect('Deployment', d)) return;
+    const owned = pods().filter((p) => ownedBy(p, 'Deployment', d) && !p.metadata?.deletionTimestamp);
     const hash = hashOf(d.spec?.template);
     const desired = d.spec?.replicas ?? 1;
-    const current = owned.filter((p) => p.metadata?.labels?.['pod-template-hash'] === hash);
-    const old = owned.filter((p) => p.metadata?.labels?.['pod-template-hash'] !== hash);
-    if (current.length < desired) store('pods', newPod(d, hash));
+    const current = owned.filter((p) => hashLabel(p) === hash);
+    const old = owned.filter((p) => hashLabel(p) !== hash);
+    if (current.length < desired) store('pods', newPod('Deployment', d, hash));
     else if (current.length > desired) markDeleting(current[current.length - 1] as V1Pod);
     else if (old.length > 0 && current.every(isReady)) markDeleting(old[0] as V1Pod);
-    const live = pods().filter((p) => ownedBy(p, d) && !p.metadata?.deletionTimestamp);
-    const updated = live.filter((p) => p.metadata?.labels?.['pod-template-hash'] === hash);
+    const live = pods().filter((p) => ownedBy(p, 'Deployment', d) && !p.metadata?.deletionTimestamp);
+    const updated = live.filter((p) => hashLabel(p) === hash);
     const status = {
       observedGeneration: d.metadata?.generation ?? 1,
       replicas: live.length,
@@ -146,11 +156,50 @@ export function startControllerDouble(
     if (JSON.stringify(status) !== JSON.stringify(d.status)) store('deployments', { ...d, status });
   };
 
+  /** A workload being deleted takes its pods (garbage collection), then goes; true while it is. */
+  const collect = (kind: 'Deployment' | 'DaemonSet', w: Workload): boolean => {
+    if (!w.metadata?.deletionTimestamp) return false;
+    for (const p of pods().filter((pod) => ownedBy(pod, kind, w) && !pod.metadata?.deletionTimestamp))
+      markDeleting(p);
+    if (!pods().some((p) => ownedBy(p, kind, w)))
+      api.remove(
+        kind === 'Deployment' ? 'deployments' : 'daemonsets',
+        w.metadata.namespace ?? '',
+        w.metadata.name ?? '',
+      );
+    return true;
+  };
+
+  /** The DaemonSet controller, one step: per node, a new pod beside the old one, then the old one goes. */
+  const reconcileDaemonSet = (ds: V1DaemonSet): void => {
+    if (collect('DaemonSet', ds)) return;
+    const hash = hashOf(ds.spec?.template);
+    const live = () => pods().filter((p) => ownedBy(p, 'DaemonSet', ds) && !p.metadata?.deletionTimestamp);
+    for (const node of NODES) {
+      const onNode = live().filter((p) => p.spec?.nodeName === node);
+      const current = onNode.find((p) => hashLabel(p) === hash);
+      if (!current) store('pods', newPod('DaemonSet', ds, hash, node));
+      else if (isReady(current)) for (const old of onNode.filter((p) => p !== current)) markDeleting(old);
+    }
+    const all = live();
+    const status = {
+      observedGeneration: ds.metadata?.generation ?? 1,
+      desiredNumberScheduled: NODES.length,
+      currentNumberScheduled: new Set(all.map((p) => p.spec?.nodeName)).size,
+      updatedNumberScheduled: all.filter((p) => hashLabel(p) === hash).length,
+      numberReady: all.filter(isReady).length,
+      numberAvailable: all.filter(isReady).length,
+      numberMisscheduled: 0,
+    };
+    if (JSON.stringify(status) !== JSON.stringify(ds.status)) store('daemonsets', { ...ds, status });
+  };
+
   const step = (): void => {
     scheduled = undefined;
     if (stopped) return;
     for (const pod of pods()) terminate(pod);
     for (const d of api.list('deployments') as V1Deployment[]) reconcile(d);
+    for (const ds of api.list('daemonsets') as V1DaemonSet[]) reconcileDaemonSet(ds);
   };
   api.onChange(() => {
     if (!stopped && !scheduled) scheduled = setTimeout(step, stepMs);

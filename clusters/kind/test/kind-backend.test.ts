@@ -309,6 +309,31 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     );
   });
 
+  it("waitForReady waits for the pods' watch to catch up with what a Deployment's status claims", async (t) => {
+    const { api, backend } = await upAndWatching(t);
+    const istiodPod = pod('istiod-abc-1');
+    istiodPod.metadata = {
+      ...istiodPod.metadata,
+      namespace: 'istio-system',
+      labels: { app: 'istiod', 'pod-template-hash': 'abc' },
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'istiod-abc', uid: 'i', controller: true },
+      ],
+    };
+    api.put('pods', istiodPod);
+    await backend.apply(buildHttpbin({ replicas: 1, mesh: 'off' }));
+    const applied = api.get('deployments', 'default', 'httpbin');
+    // The controller's status arrives on the Deployment watch before the pod on the pods watch.
+    api.put('deployments', { ...applied, status: rolledOut(applied?.metadata?.generation ?? 1, 1) });
+    let ready = false;
+    const waiting = backend.waitForReady({ timeoutMs: 5000 }).then(() => (ready = true));
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(ready, false, 'the status says 1 Ready, the pods watch has none yet');
+    api.put('pods', pod('httpbin-abc-1'));
+    await waiting;
+    assert.equal(backend.addresses().pods.filter((p) => p.owner === 'deployment/httpbin').length, 1);
+  });
+
   it('tears the cluster down when a step after create fails, and on close exactly once', async (t) => {
     const { fakes, backend } = await setUp(t, { FAKE_KIND_LOAD_FAIL: '1' });
     await assert.rejects(

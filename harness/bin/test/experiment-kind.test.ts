@@ -16,6 +16,7 @@ import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
 import { startApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
+import { startControllerDouble } from '../../../clusters/kind/test/controller-double.ts';
 import { createFakeKindAndDocker, kindKubeconfig } from '../../../clusters/kind/test/fake-kind-docker.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 
@@ -82,8 +83,12 @@ test(
   async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'cli-kind-run-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const api = await startApiServerDouble({ rollOutOnApply: 'all' });
-    t.after(() => api.close());
+    const api = await startApiServerDouble();
+    const controllers = startControllerDouble(api);
+    t.after(async () => {
+      controllers.stop();
+      await api.close();
+    });
     const fakes = await createFakeKindAndDocker(kindKubeconfig('ztunnel-harness', api.url));
     // The gateway behind kind's port mapping: 200 for the readiness requests, 418 for k6's.
     const ingress = createServer((req, res) => {

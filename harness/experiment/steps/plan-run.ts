@@ -7,20 +7,20 @@ import { createRunId } from '../../scenarios/load-smoke.ts';
 import { strayK6Variables } from '../../load/run-k6.ts';
 import { ensureK6 } from '../../tools/index.ts';
 import { createBackend } from '../create-backend.ts';
-import { checkKindTools } from '../kind-experiment.ts';
 import { buildSummaryRow, EMPTY_FACTS } from '../summary-row.ts';
 import type { RunPlan, RunRequest } from './run-context.ts';
 
 /**
- * Step 1, plan: everything that can refuse the run does so before anything starts (Docker and kind
- * for the kind backend, runs.csv taking this run's columns, k6); then the run folder with what to
+ * Step 1, plan: everything that can refuse the run does so before anything starts (the backend's
+ * preflight: Docker and kind for kind, the loopback block for local; runs.csv taking this run's columns, k6); then the run folder with what to
  * re-run (experiment.yaml) and what it ran on (provenance.json).
  */
 export async function planRun(request: RunRequest): Promise<RunPlan> {
   const { params, clock } = request;
-  if (params.backend === 'kind') await checkKindTools();
-  // Creating a backend starts nothing; this one only describes itself (its columns).
-  const described = createBackend(params, { clock, settings: request.backendSettings ?? {} }).describe();
+  // Creating a backend starts nothing; this one checks the machine and describes itself (its columns).
+  const probe = createBackend(params, { clock, settings: request.backendSettings ?? {} });
+  await probe.preflight();
+  const described = probe.describe();
   const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
   await checkCsvHeader(join(request.resultsDir, 'runs.csv'), columns);
   const k6 = await ensureK6({ signal: request.signal, clock, write: request.write });
