@@ -10,7 +10,7 @@ import { writeCsv } from '../results/write-csv.ts';
 import { createRecordTally, isFortioOk, OUTCOME_CLASSES } from '../tally/index.ts';
 import type { OutcomeClass } from '../tally/index.ts';
 import { ensureK6 } from '../tools/index.ts';
-import { createRunId } from './load-smoke.ts';
+import { createRunId } from '../results/run-id.ts';
 
 /** Per-request timeout for calibration: the /delay target outlasts it by far. */
 export const CALIBRATION_TIMEOUT_S = 0.5;

@@ -1,3 +1,4 @@
+import { createRunId } from '../results/run-id.ts';
 import { join } from 'node:path';
 import { createProgress, formatDuration, startTicker } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
@@ -27,14 +28,6 @@ export interface LoadSmokeRun {
   runId: string;
   runDir: string;
   result: LoadResult;
-}
-
-export function createRunId(scenario: string, wallMs: number): string {
-  const stamp = new Date(wallMs)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  return `${stamp}-${scenario}`;
 }
 
 export async function runLoadSmoke(options: LoadSmokeOptions): Promise<LoadSmokeRun> {

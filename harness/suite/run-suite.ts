@@ -5,7 +5,7 @@ import { badInput, formatDuration } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { PROJECT_ROOT } from '../paths.ts';
-import { createRunId } from '../scenarios/load-smoke.ts';
+import { createRunId } from '../results/run-id.ts';
 import { loadSuite, SUITE_FILE, suiteCopy } from './suite-file.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { collectProvenance, writeProvenance } from '../../config/provenance.ts';
 import { writeRunConfig } from '../../config/run-config.ts';
 import { checkCsvHeader } from '../../results/write-csv.ts';
-import { createRunId } from '../../scenarios/load-smoke.ts';
+import { createRunId } from '../../results/run-id.ts';
 import { strayK6Variables } from '../../load/run-k6.ts';
 import { ensureK6 } from '../../tools/index.ts';
 import { createBackend } from '../create-backend.ts';
