@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalTarget } from '../scenarios/local-target.ts';
+import { startLocalTarget } from '../checks/local-target.ts';
 import type { K6Binary } from '../tools/index.ts';
 import { measureK6 } from './k6-row.ts';
 import type { K6BenchRow } from './k6-row.ts';

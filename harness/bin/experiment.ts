@@ -16,7 +16,7 @@ import { formatRepeats } from '../experiment/format-repeats.ts';
 import { formatClusterRun } from '../experiment/format-run.ts';
 import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
-import { runCalibrateCommand, runLoadSmokeCommand } from '../scenarios/standalone-commands.ts';
+import { runCalibrateCommand, runLoadSmokeCommand } from '../checks/standalone-commands.ts';
 import { runSuite } from '../suite/run-suite.ts';
 
 async function runClusterScenario(
