@@ -7,7 +7,7 @@ import type { LoadResult } from '../load/index.ts';
 import type { RecordsTail } from '../load/index.ts';
 import { groupOfOwner, startCpuMonitor } from '../observe/cpu-monitor.ts';
 import { scrapeTargetsOf, startMetricsScraper } from '../observe/metrics-scraper.ts';
-import type { Scrape } from '../observe/metrics-scraper.ts';
+import type { MetricsScraper, Scrape } from '../observe/metrics-scraper.ts';
 import type { CpuComponent, CpuReport } from '../observe/cpu-monitor.ts';
 import { createRecordTally, isFortioOk } from '../tally/index.ts';
 import type { RecordTally } from '../tally/index.ts';
@@ -58,6 +58,10 @@ export async function driveLoad(options: {
   write: (text: string) => void;
   /** What the fault is doing now, for the progress line ('' before it starts). */
   faultStatus: () => string;
+  /** The bundled k6 script (the plan step made it). */
+  k6Script?: string;
+  /** A scraper started before the load (its baseline scrape done); default: started here. */
+  scraper?: MetricsScraper;
 }): Promise<DrivenLoad> {
   const { clock, loadStartMs } = options;
   const progress = createProgress({ phase: 'load', clock, write: options.write });
@@ -65,10 +69,9 @@ export async function driveLoad(options: {
   const stopTicker = startLoadProgress(options, progress, tail);
   let k6Pid: number | undefined;
   const cpu = startCpuMonitor({ clock, components: () => cpuComponents(options.backend, k6Pid) });
-  const scraper = startMetricsScraper({
-    clock,
-    targets: () => scrapeTargetsOf(options.backend.addresses().pods),
-  });
+  const scraper =
+    options.scraper ??
+    startMetricsScraper({ clock, targets: () => scrapeTargetsOf(options.backend.addresses().pods) });
   let metrics: Promise<Scrape[]> | undefined;
   const stopScraping = (): Promise<Scrape[]> => (metrics ??= scraper.stop());
   try {
@@ -76,6 +79,7 @@ export async function driveLoad(options: {
     const load = await runLoad({
       k6: options.k6,
       workDir: join(options.runDir, 'k6'),
+      ...(options.k6Script ? { bundlePath: options.k6Script } : {}),
       signal: options.signal,
       onSpawn: (pid) => {
         k6Pid = pid;

@@ -14,5 +14,5 @@ export { startCpuSampler } from './cpu-sampler.ts';
 export type { CpuUsage } from './cpu-sampler.ts';
 export { createRecordsTail } from './records-tail.ts';
 export type { RecordsTail } from './records-tail.ts';
-export { runLoad } from './run-load.ts';
+export { K6_SCRIPT, runLoad } from './run-load.ts';
 export type { LoadResult, RunLoadOptions } from './run-load.ts';

@@ -34,7 +34,12 @@ export interface RunLoadOptions {
   onSpawn?: (pid: number) => void;
   /** Called when k6 has exited, before its records are read: the end of the load. */
   onK6Exited?: () => void;
+  /** The script, bundled already (a run does it before its load starts); default: bundled here. */
+  bundlePath?: string;
 }
+
+/** The k6 script every load runs (k6-scripts/). */
+export const K6_SCRIPT = 'fortio.ts';
 
 /**
  * Bundles the fortio-like script, runs it with k6, and reads every request back. The record count
@@ -42,10 +47,9 @@ export interface RunLoadOptions {
  */
 export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
   await mkdir(options.workDir, { recursive: true });
-  const bundlePath = await bundleK6Script({
-    script: 'fortio.ts',
-    outFile: join(options.workDir, 'fortio.js'),
-  });
+  const bundlePath =
+    options.bundlePath ??
+    (await bundleK6Script({ script: K6_SCRIPT, outFile: join(options.workDir, 'fortio.js') }));
   const { files, cpu } = await runK6({
     k6Path: options.k6.path,
     bundlePath,

@@ -32,12 +32,18 @@ export function scrapeTargetsOf(pods: readonly PodInfo[]): ScrapeTarget[] {
   });
 }
 
+export interface MetricsScraper {
+  /** The first scrape (at start) done: counters as they were before what is measured. */
+  baseline: Promise<void>;
+  stop(): Promise<Scrape[]>;
+}
+
 /** Scrapes every target each `intervalMs` until stopped; a target that does not answer is skipped. */
 export function startMetricsScraper(options: {
   targets: () => ScrapeTarget[];
   clock: Clock;
   intervalMs?: number;
-}): { stop(): Promise<Scrape[]> } {
+}): MetricsScraper {
   const scrapes: Scrape[] = [];
   const pending = new Set<Promise<void>>();
   const scrapeAll = (): void => {
@@ -53,8 +59,10 @@ export function startMetricsScraper(options: {
     }
   };
   scrapeAll();
+  const baseline = Promise.all(pending).then(() => undefined);
   const timer = setInterval(scrapeAll, options.intervalMs ?? 5000);
   return {
+    baseline,
     async stop() {
       clearInterval(timer);
       await Promise.all(pending);

@@ -68,6 +68,8 @@ export async function driveWithFault(
       backend,
       loadStartMs,
       write,
+      k6Script: plan.k6Script,
+      ...(into.scraper ? { scraper: into.scraper } : {}),
       faultStatus: () =>
         into.rolloutStartedMs === undefined
           ? ''

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ClusterBackend } from '../../../clusters/backend.ts';
 import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../../mesh/gateway/access-log-writer.ts';
+import { scrapeTargetsOf, startMetricsScraper } from '../../observe/metrics-scraper.ts';
 import { createBackend } from '../create-backend.ts';
 import { bringUp } from './bring-up.ts';
 import { driveWithFault } from './drive-with-fault.ts';
@@ -30,6 +31,9 @@ export async function observeRun(plan: RunPlan): Promise<Observation> {
   const seen: Observation = { backend, signal, loadStartMs: clock.now(), abortReason: '' };
   try {
     const targets = await bringUp(plan, backend, signal);
+    // Metrics from now on, the first scrape before the load (a baseline, and its cost not the load's).
+    seen.scraper = startMetricsScraper({ clock, targets: () => scrapeTargetsOf(backend.addresses().pods) });
+    await seen.scraper.baseline;
     seen.loadStartMs = clock.now();
     await driveWithFault(plan, backend, targets, signal, seen.loadStartMs, seen);
   } catch (err) {
@@ -39,6 +43,7 @@ export async function observeRun(plan: RunPlan): Promise<Observation> {
         ? err.message
         : String(err);
   } finally {
+    await seen.scraper?.stop(); // stopped at k6's exit already, unless the run ended before the load
     // The gateway flushes its access log every second (as pilot-agent runs Envoy): let the last
     // flush happen before the cluster goes, so the log holds every request of the run.
     if (seen.load && !signal.aborted)

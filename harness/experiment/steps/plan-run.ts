@@ -4,6 +4,7 @@ import { collectProvenance, writeProvenance } from '../../config/provenance.ts';
 import { writeRunConfig } from '../../config/run-config.ts';
 import { checkCsvHeader } from '../../results/write-csv.ts';
 import { createRunId } from '../../results/run-id.ts';
+import { bundleK6Script, K6_SCRIPT } from '../../load/index.ts';
 import { strayK6Variables } from '../../load/run-k6.ts';
 import { ensureK6 } from '../../tools/index.ts';
 import { createBackend } from '../create-backend.ts';
@@ -33,8 +34,10 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(request.resultsDir, runId);
   await mkdir(join(runDir, 'pods'), { recursive: true });
+  await mkdir(join(runDir, 'k6'), { recursive: true });
+  const k6Script = await bundleK6Script({ script: K6_SCRIPT, outFile: join(runDir, 'k6', 'fortio.js') });
   await writeRunConfig(runDir, params);
   const provenance = await collectProvenance({ k6Version: k6.version });
   await writeProvenance(runDir, provenance);
-  return { ...request, k6, provenance, runId, runDir, startedAtWallMs };
+  return { ...request, k6, provenance, runId, runDir, startedAtWallMs, k6Script };
 }

@@ -3,7 +3,7 @@ import type { ClusterBackend } from '../../../clusters/backend.ts';
 import type { Clock } from '../../../lib/index.ts';
 import type { LoadResult } from '../../load/index.ts';
 import type { CpuReport } from '../../observe/cpu-monitor.ts';
-import type { Scrape } from '../../observe/metrics-scraper.ts';
+import type { MetricsScraper, Scrape } from '../../observe/metrics-scraper.ts';
 import type { RecordTally } from '../../tally/index.ts';
 import type { K6Binary } from '../../tools/index.ts';
 import type { Provenance } from '../../config/provenance.ts';
@@ -30,6 +30,8 @@ export interface RunPlan extends RunRequest {
   runId: string;
   runDir: string;
   startedAtWallMs: number;
+  /** The k6 script, bundled before the load (its cost is not the load's). */
+  k6Script: string;
 }
 
 /** What the run observed (each part absent when it stopped before getting there). */
@@ -40,6 +42,8 @@ export interface Observation {
   tally?: RecordTally;
   cpu?: CpuReport;
   metrics?: Scrape[];
+  /** Started with a baseline scrape before the load; stopped when k6 exits. */
+  scraper?: MetricsScraper;
   rollout?: RolloutResult;
   rolloutStartedMs?: number;
   companion?: CompanionResult;
