@@ -4,7 +4,7 @@
 // experiment with its arms and writes the comparison table.
 import type { Command } from 'commander';
 import { refusal } from '../../clusters/capabilities.ts';
-import { createSystemClock } from '../../lib/index.ts';
+import { badInput, createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
@@ -12,6 +12,7 @@ import { checkOpenFilesLimit } from '../cli/open-files-limit.ts';
 import { isInsideOwnNetns, readTcpMigrateReq, rerunInOwnNetns } from '../cli/own-netns.ts';
 import { runMain } from '../cli/run-main.ts';
 import { expandExperimentFile } from '../config/experiment-file.ts';
+import { optionTable } from '../config/option-table.ts';
 import { formatRepeats } from '../experiment/format-repeats.ts';
 import { formatClusterRun } from '../experiment/format-run.ts';
 import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
@@ -55,6 +56,22 @@ async function runClusterScenario(
   return rows.every((r) => r['verdict'] === 'pass') ? 0 : 1;
 }
 
+/** What may go with --suite: each entry sets its own experiment (a flag beside it would be ignored). */
+const SUITE_FLAGS = new Set(['suite', 'repeat', 'resultsDir', 'backend']);
+
+function checkSuiteFlags(program: Command): void {
+  const given = optionTable(program).find(
+    (o) => !SUITE_FLAGS.has(o.attribute) && program.getOptionValueSource(o.attribute) === 'cli',
+  );
+  if (given)
+    throw badInput(
+      given.long,
+      'not given with --suite (each entry sets its own experiment)',
+      String(program.getOptionValue(given.attribute)),
+      'change the entries in a copy of the suite file and run --suite <file>',
+    );
+}
+
 runMain(async (signal) => {
   const program = buildExperimentProgram();
   const argv = await expandExperimentFile(process.argv.slice(2));
@@ -75,6 +92,7 @@ runMain(async (signal) => {
       },
     ]);
   if (suiteRefused) throw suiteRefused;
+  if (flags.suite) checkSuiteFlags(program);
   if (flags.suite) return runSuite({ suite: flags.suite, flags, clock, signal, write });
   if (flags.scenario === 'drain-strategies')
     return runSuite({ suite: 'seeds', only: 'E5', flags, clock, signal, write });

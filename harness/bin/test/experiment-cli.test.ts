@@ -35,6 +35,10 @@ const BAD_INPUTS: [string[], RegExp][] = [
     ['--suite', join(PROJECT_ROOT, 'harness/bin/test/fixtures/broken-suite.yaml')],
     /broken-suite\.yaml: entries\[0\]\.shape\.median\[0\] to be a condition, got "faild == 0"; .*no column "faild"/,
   ],
+  [
+    ['--suite', 'seeds', '-c', '5'],
+    /--connections to be not given with --suite \(each entry sets its own experiment\), got "5"/,
+  ],
   [['--config', '/no/such/experiment.yaml'], /--config to be a readable YAML or JSON experiment file/],
 ];
 
