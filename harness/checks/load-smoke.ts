@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { createProgress, formatDuration, startTicker } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { LoadResult } from '../load/index.ts';
-import { createRunId } from '../results/run-id.ts';
 import { runLoad } from '../load/index.ts';
+import { createRunId } from '../results/run-id.ts';
 import { ensureK6 } from '../tools/index.ts';
 import { startLocalTarget } from './local-target.ts';
 

@@ -1,4 +1,4 @@
-// The two scenarios that need no cluster: load-smoke (k6 against a local target) and calibrate (the
+// The two checks of the load path that need no cluster: load-smoke (k6 against a local target) and calibrate (the
 // classifier against a fault-injecting httpbin), as `npm run experiment` prints them.
 import type { Clock } from '../../lib/index.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';

@@ -6,7 +6,6 @@ import { createRecordsTail, runLoad } from '../load/index.ts';
 import type { LoadResult } from '../load/index.ts';
 import type { RecordsTail } from '../load/index.ts';
 import { groupOfOwner, startCpuMonitor } from '../observe/cpu-monitor.ts';
-import { scrapeTargetsOf, startMetricsScraper } from '../observe/metrics-scraper.ts';
 import type { MetricsScraper, Scrape } from '../observe/metrics-scraper.ts';
 import type { CpuComponent, CpuReport } from '../observe/cpu-monitor.ts';
 import { createRecordTally, isFortioOk } from '../tally/index.ts';
@@ -59,9 +58,9 @@ export async function driveLoad(options: {
   /** What the fault is doing now, for the progress line ('' before it starts). */
   faultStatus: () => string;
   /** The bundled k6 script (the plan step made it). */
-  k6Script?: string;
-  /** A scraper started before the load (its baseline scrape done); default: started here. */
-  scraper?: MetricsScraper;
+  k6Script: string;
+  /** Metrics, started before the load (its baseline scrape done); stopped here when k6 exits. */
+  scraper: MetricsScraper;
 }): Promise<DrivenLoad> {
   const { clock, loadStartMs } = options;
   const progress = createProgress({ phase: 'load', clock, write: options.write });
@@ -69,9 +68,7 @@ export async function driveLoad(options: {
   const stopTicker = startLoadProgress(options, progress, tail);
   let k6Pid: number | undefined;
   const cpu = startCpuMonitor({ clock, components: () => cpuComponents(options.backend, k6Pid) });
-  const scraper =
-    options.scraper ??
-    startMetricsScraper({ clock, targets: () => scrapeTargetsOf(options.backend.addresses().pods) });
+  const { scraper } = options;
   let metrics: Promise<Scrape[]> | undefined;
   const stopScraping = (): Promise<Scrape[]> => (metrics ??= scraper.stop());
   try {
@@ -79,7 +76,7 @@ export async function driveLoad(options: {
     const load = await runLoad({
       k6: options.k6,
       workDir: join(options.runDir, 'k6'),
-      ...(options.k6Script ? { bundlePath: options.k6Script } : {}),
+      bundlePath: options.k6Script,
       signal: options.signal,
       onSpawn: (pid) => {
         k6Pid = pid;

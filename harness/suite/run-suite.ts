@@ -57,18 +57,18 @@ export async function runSuite(options: {
   for (const [i, entry] of entries.entries()) {
     const args = entryArgs(entry, repeatsOf(entry));
     const entryDir = join(suiteDir, entryDirName(i, entry));
-    const announceAndRun = (n: number): Promise<string> => {
-      write(
-        `\n[${String(n + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +
-          `  npm run experiment -- ${args.join(' ')}\n`,
-      );
-      return runEntry(entry, args, entryDir, signal);
-    };
-    const note = signal.aborted
+    let note = signal.aborted
       ? 'not run: suite aborted'
       : entry.flags.tcpMigrateReq === '1' && process.getuid?.() !== 0
         ? 'not available: tcp_migrate_req=1 needs root for a network namespace of its own'
-        : await announceAndRun(i);
+        : '';
+    if (!note) {
+      write(
+        `\n[${String(i + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +
+          `  npm run experiment -- ${args.join(' ')}\n`,
+      );
+      note = await runEntry(entry, args, entryDir, signal);
+    }
     leftS -= entry.estimateS * repeatsOf(entry);
     const { rows, runDirs } = await entryRuns(entryDir);
     ran.push({ entry, rows, runDirs, args, note });

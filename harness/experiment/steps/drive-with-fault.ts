@@ -1,5 +1,6 @@
 import type { ClusterBackend, RolloutResult } from '../../../clusters/backend.ts';
 import { formatDuration } from '../../../lib/index.ts';
+import type { MetricsScraper } from '../../observe/metrics-scraper.ts';
 import type { Companion } from '../cluster-scenario.ts';
 import { driveLoad } from '../drive-load.ts';
 import type { Observation, RunPlan } from './run-context.ts';
@@ -49,6 +50,7 @@ export async function driveWithFault(
   targets: string[],
   signal: AbortSignal,
   loadStartMs: number,
+  scraper: MetricsScraper,
   into: Driven,
 ): Promise<void> {
   const { params, clock, scenario, write } = plan;
@@ -69,7 +71,7 @@ export async function driveWithFault(
       loadStartMs,
       write,
       k6Script: plan.k6Script,
-      ...(into.scraper ? { scraper: into.scraper } : {}),
+      scraper,
       faultStatus: () =>
         into.rolloutStartedMs === undefined
           ? ''
