@@ -104,7 +104,7 @@ export interface HbonePool {
  * the request in flight with it. The one internal close() call that follows the 'goaway' event is
  * swallowed here; the pool closes the session itself once its last stream is done.
  */
-function keepStreamsAfterGoaway(session: ClientHttp2Session, liveStreams: () => number): void {
+export function keepStreamsAfterGoaway(session: ClientHttp2Session, liveStreams: () => number): void {
   const close = session.close.bind(session);
   session.close = (callback?: () => void) => {
     session.close = close;

@@ -1,7 +1,7 @@
 // The mesh CA: a self-signed root and short-lived workload certificates with a SPIFFE URI SAN, as
 // istiod's CA issues them (ECDSA P-256, serverAuth + clientAuth, 24 h by default).
 import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
+import { X509Certificate as NodeX509Certificate, webcrypto } from 'node:crypto';
 import type { webcrypto as WebCrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { createCsr, KEY_ALGORITHM, privateKeyPem, readCsr } from './csr.ts';
@@ -50,26 +50,64 @@ function randomSerial(): string {
     .replace(/^[89a-f]/, '1');
 }
 
-export async function createCertificateAuthority(
-  options: { trustDomain?: string; name?: string } = {},
-): Promise<CertificateAuthority> {
-  const trustDomain = options.trustDomain ?? 'cluster.local';
-  const rootKeys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
+/** A CA root brought from files: a certificate and its PKCS#8 private key (RSA or ECDSA P-256). */
+export interface RootMaterial {
+  certPem: string;
+  keyPem: string;
+}
+
+interface Root {
+  cert: x509.X509Certificate;
+  privateKey: WebCrypto.CryptoKey;
+  publicKey: WebCrypto.CryptoKey;
+  signingAlgorithm: typeof ALG | { name: 'RSASSA-PKCS1-v1_5'; hash: 'SHA-256' };
+}
+
+async function createRoot(name: string): Promise<Root> {
+  const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
   const now = Date.now();
-  const root = await x509.X509CertificateGenerator.createSelfSigned({
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
-    name: `O=${options.name ?? 'ztunnel-harness mesh CA'}`,
+    name: `O=${name}`,
     notBefore: new Date(now - 60_000),
     notAfter: new Date(now + 365 * DAY_MS),
-    keys: rootKeys,
+    keys,
     signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(rootKeys.publicKey),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  const rootPem = root.toString('pem');
+  return { cert, privateKey: keys.privateKey, publicKey: keys.publicKey, signingAlgorithm: ALG };
+}
+
+/**
+ * An existing root, e.g. istio/ztunnel's public test root (src/tls/root-cert.pem and ca-key.pem,
+ * RSA), which a ztunnel run with FAKE_CA=true trusts: certificates we sign with it are accepted by
+ * that ztunnel, and its own (signed by the same key) by us.
+ */
+async function importRoot(material: RootMaterial): Promise<Root> {
+  const cert = new x509.X509Certificate(material.certPem);
+  const der = Buffer.from(
+    material.keyPem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, '').replace(/\s+/g, ''),
+    'base64',
+  );
+  const keyType = new NodeX509Certificate(material.certPem).publicKey.asymmetricKeyType;
+  const signingAlgorithm = keyType === 'ec' ? ALG : ({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const);
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', der, signingAlgorithm, false, ['sign']);
+  const publicKey = (await cert.publicKey.export(signingAlgorithm, ['verify'])) as WebCrypto.CryptoKey;
+  return { cert, privateKey, publicKey, signingAlgorithm };
+}
+
+export async function createCertificateAuthority(
+  options: { trustDomain?: string; name?: string; root?: RootMaterial } = {},
+): Promise<CertificateAuthority> {
+  const trustDomain = options.trustDomain ?? 'cluster.local';
+  const root = options.root
+    ? await importRoot(options.root)
+    : await createRoot(options.name ?? 'ztunnel-harness mesh CA');
+  const rootPem = root.cert.toString('pem');
 
   const signLeaf = async (
     publicKey: WebCrypto.CryptoKey,
@@ -81,12 +119,12 @@ export async function createCertificateAuthority(
     const cert = await x509.X509CertificateGenerator.create({
       serialNumber: randomSerial(),
       subject: '',
-      issuer: root.subject,
+      issuer: root.cert.subject,
       notBefore: new Date(issuedAt - 60_000),
       notAfter,
       publicKey,
-      signingKey: rootKeys.privateKey,
-      signingAlgorithm: ALG,
+      signingKey: root.privateKey,
+      signingAlgorithm: root.signingAlgorithm,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(
@@ -98,7 +136,7 @@ export async function createCertificateAuthority(
           x509.ExtendedKeyUsage.clientAuth,
         ]),
         new x509.SubjectAlternativeNameExtension(names, true),
-        await x509.AuthorityKeyIdentifierExtension.create(rootKeys.publicKey),
+        await x509.AuthorityKeyIdentifierExtension.create(root.publicKey),
       ],
     });
     return { certPem: cert.toString('pem'), notAfter };

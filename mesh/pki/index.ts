@@ -1,5 +1,5 @@
 export { createCertificateAuthority } from './ca.ts';
-export type { CertificateAuthority, WorkloadCertificate } from './ca.ts';
+export type { CertificateAuthority, RootMaterial, WorkloadCertificate } from './ca.ts';
 export {
   checkSpiffeServer,
   formatSpiffeId,

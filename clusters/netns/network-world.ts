@@ -1,0 +1,211 @@
+// Pods in network namespaces of their own, for programs that bind fixed wildcard ports inside the
+// namespace they serve (istio/ztunnel: 15008, 15006, 15001, 15021, 15020), which the loopback model
+// (one 127.x address per pod, clusters/local/address-pool.ts) cannot host.
+//
+// Layout (O = the world's octet, chosen free at creation):
+//   host netns   --veth zh<O> 10.O.255.1/30 ----- uplink 10.O.255.2/30--  cluster netns
+//                   route 10.O.0.0/16 via 10.O.255.2                      bridges br<n> 10.O.<n>.1/24,
+//                                                                          forwarding on
+//   pod netns    eth0 10.O.<n>.<k>/24, default via 10.O.<n>.1  --veth--  bridge br<n> (node n)
+//
+// Nothing outlives the process that made it, even after SIGKILL: every namespace is held by a
+// `sleep` started with the parent-death signal set (setpriv --pdeathsig KILL), not by a name under
+// /run/netns; when the last process in a namespace dies the kernel removes it with its veth ends,
+// and a veth pair, the host's route and bridges all go with it. Programs run in a pod's namespace
+// are started the same way (podCommand).
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { execa } from 'execa';
+
+export interface PodNetns {
+  name: string;
+  node: number;
+  ip: string;
+  /** argv that runs `argv` inside this pod's namespace, killed if the harness dies. */
+  command(argv: string[]): string[];
+  /** Kills the namespace's holder: the address answers nothing once its programs are gone too. */
+  remove(): void;
+}
+
+export interface NetworkWorld {
+  octet: number;
+  /** The host-side veth; gone (with the route) once the world is. */
+  hostLink: string;
+  /** The host's address on it: what a pod sees as the source of the host's connections. */
+  hostAddress: string;
+  /** The bridge address of node n: a pod's default gateway. */
+  nodeGateway(node: number): string;
+  addPod(node: number, name: string): Promise<PodNetns>;
+  /** The holders' pids (for a leak check). */
+  holders(): number[];
+  close(): void;
+}
+
+const TOOLS = ['ip', 'unshare', 'nsenter', 'setpriv', 'sleep'];
+
+/** Why network namespaces cannot be made here, or undefined when they can. */
+export async function netnsUnavailable(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0)
+    return `network namespaces need root (running as uid ${String(process.getuid?.())})`;
+  for (const tool of TOOLS) {
+    const found = await execa('sh', ['-c', `command -v ${tool}`], { reject: false });
+    if (found.exitCode !== 0) return `${tool} is not installed (util-linux and iproute2 provide them)`;
+  }
+  return undefined;
+}
+
+const KEEP_ALIVE = ['setpriv', '--pdeathsig', 'KILL'];
+
+function netnsOf(pid: number | 'self'): string {
+  return readlinkSync(`/proc/${String(pid)}/ns/net`);
+}
+
+/** A `sleep` in a new network namespace, killed when this process dies. */
+async function startHolder(): Promise<ChildProcess & { pid: number }> {
+  const holder = spawn(
+    KEEP_ALIVE[0] ?? '',
+    [...KEEP_ALIVE.slice(1), 'unshare', '--net', 'sleep', 'infinity'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const pid = holder.pid;
+  if (pid === undefined) throw new Error('could not start a network namespace holder');
+  const ours = netnsOf('self');
+  const startedBy = Date.now() + 5_000;
+  // unshare has made the namespace once the holder's link differs from ours (then it execs sleep).
+  for (;;) {
+    let theirs: string | undefined;
+    try {
+      theirs = netnsOf(pid);
+    } catch {
+      theirs = undefined;
+    }
+    if (theirs !== undefined && theirs !== ours) break;
+    if (holder.exitCode !== null || Date.now() > startedBy)
+      throw new Error(`the namespace holder (pid ${String(pid)}) did not start`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return Object.assign(holder, { pid });
+}
+
+const inNs = (pid: number, argv: string[]): string[] => [
+  'nsenter',
+  `--net=/proc/${String(pid)}/ns/net`,
+  '--',
+  ...argv,
+];
+
+async function run(argv: string[]): Promise<void> {
+  const [file = '', ...args] = argv;
+  const result = await execa(file, args, { reject: false });
+  if (result.exitCode !== 0)
+    throw new Error(`${argv.join(' ')} failed (exit ${String(result.exitCode)}): ${result.stderr.trim()}`);
+}
+
+/** Takes the first octet O in 10.O.0.0/16 whose host link name is free (the name is the lock). */
+async function claimUplink(clusterPid: number): Promise<number> {
+  const start = 200 + Math.floor(Math.random() * 50);
+  for (let i = 0; i < 50; i++) {
+    const octet = 200 + ((start - 200 + i) % 50);
+    const made = await execa(
+      'ip',
+      [
+        'link',
+        'add',
+        `zh${String(octet)}`,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        'uplink',
+        'netns',
+        String(clusterPid),
+      ],
+      { reject: false },
+    );
+    if (made.exitCode === 0) return octet;
+  }
+  throw new Error('no free 10.O.0.0/16 block for a network world (zh200-zh249 all taken)');
+}
+
+export async function createNetworkWorld(options: { nodes: number }): Promise<NetworkWorld> {
+  const cluster = await startHolder();
+  const holders = new Set<ChildProcess & { pid: number }>([cluster]);
+  const close = (): void => {
+    for (const h of holders) h.kill('SIGKILL');
+    holders.clear();
+  };
+  try {
+    const octet = await claimUplink(cluster.pid);
+    const net = `10.${String(octet)}`;
+    const hostLink = `zh${String(octet)}`;
+    const c = (argv: string[]): Promise<void> => run(inNs(cluster.pid, argv));
+    await run(['ip', 'addr', 'add', `${net}.255.1/30`, 'dev', hostLink]);
+    await run(['ip', 'link', 'set', hostLink, 'up']);
+    await c(['ip', 'addr', 'add', `${net}.255.2/30`, 'dev', 'uplink']);
+    await c(['ip', 'link', 'set', 'uplink', 'up']);
+    await c(['ip', 'link', 'set', 'lo', 'up']);
+    await c(['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
+    await run(['ip', 'route', 'add', `${net}.0.0/16`, 'via', `${net}.255.2`, 'dev', hostLink]);
+    for (let n = 1; n <= options.nodes; n++) {
+      await c(['ip', 'link', 'add', `br${String(n)}`, 'type', 'bridge']);
+      await c(['ip', 'addr', 'add', `${net}.${String(n)}.1/24`, 'dev', `br${String(n)}`]);
+      await c(['ip', 'link', 'set', `br${String(n)}`, 'up']);
+    }
+    const nextHost = new Map<number, number>();
+    let nextLink = 0;
+    return {
+      octet,
+      hostLink,
+      hostAddress: `${net}.255.1`,
+      nodeGateway: (node) => `${net}.${String(node)}.1`,
+      async addPod(node, name) {
+        if (node < 1 || node > options.nodes) throw new Error(`no node ${String(node)} in this world`);
+        const host = (nextHost.get(node) ?? 1) + 1;
+        if (host > 254) throw new Error(`node ${String(node)} has no pod addresses left`);
+        nextHost.set(node, host);
+        const ip = `${net}.${String(node)}.${String(host)}`;
+        const pod = await startHolder();
+        holders.add(pod);
+        const link = `vp${String(++nextLink)}`;
+        await c([
+          'ip',
+          'link',
+          'add',
+          link,
+          'type',
+          'veth',
+          'peer',
+          'name',
+          'eth0',
+          'netns',
+          String(pod.pid),
+        ]);
+        await c(['ip', 'link', 'set', link, 'master', `br${String(node)}`]);
+        await c(['ip', 'link', 'set', link, 'up']);
+        const p = (argv: string[]): Promise<void> => run(inNs(pod.pid, argv));
+        await p(['ip', 'addr', 'add', `${ip}/24`, 'dev', 'eth0']);
+        await p(['ip', 'link', 'set', 'eth0', 'up']);
+        await p(['ip', 'link', 'set', 'lo', 'up']);
+        await p(['ip', 'route', 'add', 'default', 'via', `${net}.${String(node)}.1`]);
+        return {
+          name,
+          node,
+          ip,
+          command: (argv) => [...KEEP_ALIVE, ...inNs(pod.pid, argv)],
+          remove: () => {
+            pod.kill('SIGKILL');
+            holders.delete(pod);
+          },
+        };
+      },
+      holders: () => [...holders].map((h) => h.pid),
+      close,
+    };
+  } catch (err) {
+    close();
+    throw err;
+  }
+}

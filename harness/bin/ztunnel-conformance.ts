@@ -1,0 +1,65 @@
+// `npm run ztunnel-conformance -- --ztunnel-binary PATH --ztunnel-test-root DIR`: the same drain
+// probed on our TypeScript ztunnel and on istio/ztunnel's binary (brought by the user), side by side.
+// Exit 0 when every row matches, 1 when our model differs, 2 when the inputs or this machine cannot
+// run it (root, network namespaces, the binary and its test root).
+import { Command, Option } from 'commander';
+import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
+import { netnsUnavailable } from '../../clusters/netns/network-world.ts';
+import { compareDrains, formatConformance } from '../../ztunnel/conformance/compare-drains.ts';
+import { probeDrain } from '../../ztunnel/conformance/drain-probe.ts';
+import type { DrainObservation, DrainTarget } from '../../ztunnel/conformance/drain-probe.ts';
+import { startModelTarget } from '../../ztunnel/conformance/model-target.ts';
+import { realZtunnelFromEnv, startRealTarget } from '../../ztunnel/conformance/real-target.ts';
+import { runMain } from '../cli/run-main.ts';
+
+function deadlineParser(raw: string): number {
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || ms < 1000 || ms > 60_000)
+    throw badInput('--deadline-ms', 'an integer from 1000 to 60000 (ms)', raw);
+  return ms;
+}
+
+async function observe(target: DrainTarget & { close(): Promise<void> }): Promise<DrainObservation> {
+  try {
+    return await probeDrain(target);
+  } finally {
+    await target.close();
+  }
+}
+
+runMain(async () => {
+  const program = new Command('ztunnel-conformance')
+    .description("Probe one pod's ztunnel drain on ours and on istio/ztunnel's binary, side by side")
+    .option(
+      '--ztunnel-binary <path>',
+      'istio/ztunnel built with --features testing (default: $ZTUNNEL_BINARY)',
+    )
+    .option('--ztunnel-test-root <dir>', "its repository's src/tls folder (default: $ZTUNNEL_TEST_ROOT)")
+    .addOption(
+      new Option('--deadline-ms <ms>', 'CONNECTION_TERMINATION_DEADLINE for both')
+        .default(3000)
+        .argParser(deadlineParser),
+    )
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  program.parse(process.argv);
+  const opts = program.opts<{ ztunnelBinary?: string; ztunnelTestRoot?: string; deadlineMs: number }>();
+  const real = realZtunnelFromEnv({
+    ZTUNNEL_BINARY: opts.ztunnelBinary ?? process.env['ZTUNNEL_BINARY'],
+    ZTUNNEL_TEST_ROOT: opts.ztunnelTestRoot ?? process.env['ZTUNNEL_TEST_ROOT'],
+  });
+  if (typeof real === 'string') throw new HarnessError(ErrorCode.BadInput, `ztunnel-conformance ${real}`);
+  const why = await netnsUnavailable();
+  if (why)
+    throw new HarnessError(
+      ErrorCode.BadInput,
+      `ztunnel-conformance runs istio/ztunnel in a network namespace: ${why}`,
+    );
+  process.stderr.write('probing our ztunnel (in this process, loopback) ...\n');
+  const ours = await observe(await startModelTarget({ podNet: 186, deadlineMs: opts.deadlineMs }));
+  process.stderr.write(`probing ${real.binary} (dedicated mode, its own network namespace) ...\n`);
+  const upstream = await observe(await startRealTarget({ real, deadlineMs: opts.deadlineMs }));
+  const rows = compareDrains(ours, upstream);
+  process.stdout.write(formatConformance(rows, opts.deadlineMs));
+  return rows.every((r) => r.same) ? 0 : 1;
+});

@@ -1,0 +1,62 @@
+// Our ztunnel's drain next to istio/ztunnel's, row by row: what a client sees, and whether it matches.
+import type { DrainObservation } from './drain-probe.ts';
+
+export interface ConformanceRow {
+  what: string;
+  ours: string;
+  upstream: string;
+  same: boolean;
+}
+
+/** Ms apart that still count as "at the same moment" (two processes, two schedulers). */
+const TIMING_SLACK_MS = 500;
+
+export function compareDrains(ours: DrainObservation, upstream: DrainObservation): ConformanceRow[] {
+  const goaway = (o: DrainObservation): string =>
+    o.goaway ? `code ${String(o.goaway.code)} at +${String(o.goaway.afterMs)} ms` : 'none';
+  const end = (o: DrainObservation): string =>
+    `${o.connectionEnd.how} at +${String(o.connectionEnd.afterMs)} ms`;
+  const row = (what: string, a: string, b: string, same = a === b): ConformanceRow => ({
+    what,
+    ours: a,
+    upstream: b,
+    same,
+  });
+  return [
+    row(
+      'GOAWAY at SIGTERM',
+      goaway(ours),
+      goaway(upstream),
+      ours.goaway?.code === upstream.goaway?.code &&
+        Math.abs((ours.goaway?.afterMs ?? 0) - (upstream.goaway?.afterMs ?? 0)) <= TIMING_SLACK_MS,
+    ),
+    row('idle tunnel after SIGTERM', ours.idleTunnelAfterSigterm, upstream.idleTunnelAfterSigterm),
+    row('new connection after SIGTERM', ours.newConnectionAfterSigterm, upstream.newConnectionAfterSigterm),
+    row(
+      'HBONE connection ends',
+      end(ours),
+      end(upstream),
+      ours.connectionEnd.how === upstream.connectionEnd.how &&
+        Math.abs(ours.connectionEnd.afterMs - upstream.connectionEnd.afterMs) <= TIMING_SLACK_MS,
+    ),
+    row('request in flight at the deadline', ours.inFlightRequest, upstream.inFlightRequest),
+    row('access log error', ours.logErrors.join('; ') || '-', upstream.logErrors.join('; ') || '-'),
+  ];
+}
+
+export function formatConformance(rows: ConformanceRow[], deadlineMs: number): string {
+  const width = (pick: (r: ConformanceRow) => string, title: string): number =>
+    Math.max(title.length, ...rows.map((r) => pick(r).length));
+  const w = [
+    width((r) => r.what, 'SIGTERM, then'),
+    width((r) => r.ours, 'ours'),
+    width((r) => r.upstream, 'istio/ztunnel'),
+  ];
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(w[i] ?? 0)).join('  ');
+  return [
+    `drain of one pod's ztunnel, deadline ${String(deadlineMs)} ms: two HBONE tunnels, one idle, one with a request that outlasts the deadline`,
+    line(['SIGTERM, then', 'ours', 'istio/ztunnel']) + '  same',
+    ...rows.map((r) => line([r.what, r.ours, r.upstream]) + `  ${r.same ? 'yes' : 'NO'}`),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parse } from 'yaml';
+import { netnsUnavailable } from '../../clusters/netns/network-world.ts';
+import { compareDrains } from './compare-drains.ts';
+import { probeDrain } from './drain-probe.ts';
+import type { DrainObservation } from './drain-probe.ts';
+import { startModelTarget } from './model-target.ts';
+import { localXdsConfig, realZtunnelFromEnv, startRealTarget } from './real-target.ts';
+
+const DEADLINE_MS = 1000;
+
+const whyNot = (r: ReturnType<typeof realZtunnelFromEnv>): string => (typeof r === 'string' ? r : 'usable');
+
+test("the probe sees our ztunnel's drain as upstream 1.28 defines it (architecture.md, Lifecycle)", async () => {
+  const target = await startModelTarget({ podNet: 188, deadlineMs: DEADLINE_MS });
+  let seen: DrainObservation;
+  try {
+    seen = await probeDrain(target);
+  } finally {
+    await target.close();
+  }
+  const goaway = seen.goaway;
+  assert.ok(goaway, 'a GOAWAY at SIGTERM');
+  assert.equal(goaway.code, 0, 'NO_ERROR');
+  assert.ok(goaway.afterMs < 500, `soon after SIGTERM (${String(goaway.afterMs)} ms)`);
+  assert.equal(seen.idleTunnelAfterSigterm, 'answered 418', 'an open tunnel keeps working after the GOAWAY');
+  assert.equal(seen.newConnectionAfterSigterm, 'refused', 'the listener is closed at SIGTERM');
+  assert.equal(seen.connectionEnd.how, 'FIN', 'dropped at the deadline with a FIN (no SO_LINGER)');
+  assert.ok(
+    Math.abs(seen.connectionEnd.afterMs - DEADLINE_MS) < 400,
+    `ended at the deadline (+${String(seen.connectionEnd.afterMs)} ms)`,
+  );
+  assert.match(seen.inFlightRequest, /^failed/, 'the request outlasting the deadline is cut');
+  assert.deepEqual(seen.logErrors, ['connection closed due to connection drain']);
+});
+
+test('compareDrains marks a different close kind or a late close as a difference', () => {
+  const base: DrainObservation = {
+    goaway: { afterMs: 1, code: 0, lastStreamId: 3 },
+    idleTunnelAfterSigterm: 'answered 418',
+    newConnectionAfterSigterm: 'refused',
+    connectionEnd: { how: 'FIN', afterMs: 3000 },
+    inFlightRequest: 'failed: tunnel closed before a response',
+    logErrors: ['connection closed due to connection drain'],
+  };
+  assert.ok(compareDrains(base, base).every((r) => r.same));
+  const rst = compareDrains(base, { ...base, connectionEnd: { how: 'RST', afterMs: 3000 } });
+  assert.deepEqual(
+    rst.filter((r) => !r.same).map((r) => r.what),
+    ['HBONE connection ends'],
+  );
+  const late = compareDrains(base, { ...base, connectionEnd: { how: 'FIN', afterMs: 4000 } });
+  assert.deepEqual(
+    late.filter((r) => !r.same).map((r) => r.what),
+    ['HBONE connection ends'],
+  );
+  const noGoaway = compareDrains(base, { ...base, goaway: null });
+  assert.deepEqual(
+    noGoaway.filter((r) => !r.same).map((r) => r.what),
+    ['GOAWAY at SIGTERM'],
+  );
+});
+
+test("the static workload config names the pod's address and trust domain (LocalConfig)", () => {
+  const config = parse(localXdsConfig({ name: 'httpbin-real', ip: '10.200.1.2' })) as {
+    workloads: { workloadIps: string[]; trustDomain: string; protocol: string; uid: string }[];
+  };
+  const [workload] = config.workloads;
+  assert.ok(workload);
+  assert.deepEqual(workload.workloadIps, ['10.200.1.2']);
+  assert.equal(workload.trustDomain, 'cluster.local');
+  assert.equal(workload.protocol, 'HBONE');
+  assert.equal(workload.uid, 'cluster1//v1/Pod/default/httpbin-real');
+});
+
+test('the real binary is asked for by name, with what it needs', () => {
+  assert.match(
+    whyNot(realZtunnelFromEnv({})),
+    /needs ZTUNNEL_BINARY .*--features testing.*ZTUNNEL_TEST_ROOT/,
+  );
+  assert.match(
+    whyNot(realZtunnelFromEnv({ ZTUNNEL_BINARY: '/nonexistent/ztunnel', ZTUNNEL_TEST_ROOT: '/tmp' })),
+    /ZTUNNEL_BINARY \/nonexistent\/ztunnel does not exist/,
+  );
+  assert.match(
+    whyNot(realZtunnelFromEnv({ ZTUNNEL_BINARY: process.execPath, ZTUNNEL_TEST_ROOT: '/nonexistent' })),
+    /ZTUNNEL_TEST_ROOT \/nonexistent has no root-cert.pem/,
+  );
+});
+
+const real = realZtunnelFromEnv(process.env);
+const realSkip =
+  typeof real === 'string'
+    ? `istio/ztunnel not given: ${real}`
+    : await netnsUnavailable().then((why) =>
+        why ? `istio/ztunnel runs in a network namespace: ${why}` : false,
+      );
+
+test("istio/ztunnel's drain matches our model's, row by row", { skip: realSkip }, async () => {
+  if (typeof real === 'string') return;
+  const ours = await startModelTarget({ podNet: 190, deadlineMs: DEADLINE_MS });
+  const oursSeen = await probeDrain(ours).finally(() => ours.close());
+  const upstream = await startRealTarget({ real, deadlineMs: DEADLINE_MS });
+  const upstreamSeen = await probeDrain(upstream).finally(() => upstream.close());
+  const differ = compareDrains(oursSeen, upstreamSeen).filter((r) => !r.same);
+  assert.deepEqual(differ, [], 'every row the same');
+});

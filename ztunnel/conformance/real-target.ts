@@ -1,0 +1,163 @@
+// istio/ztunnel's own binary as a drain target, brought by the user (never built or shipped here).
+// It runs in dedicated mode (PROXY_MODE=dedicated: one process serving the network namespace it runs
+// in, as a sidecar would; not production ambient, where one shared instance per node serves every pod
+// through ZDS) inside a pod's network namespace, next to our httpbin, with a static workload config
+// (LOCAL_XDS_PATH, XDS off) and FAKE_CA, which needs a binary built with the `testing` feature: its
+// certificates are signed by istio/ztunnel's public test root (src/tls/root-cert.pem, ca-key.pem in
+// its repository), and ours for the probing client by the same root, so the two trust each other.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { stringify } from 'yaml';
+import { createNetworkWorld } from '../../clusters/netns/network-world.ts';
+import { PROJECT_ROOT } from '../../harness/paths.ts';
+import { createCertificateAuthority } from '../../mesh/pki/index.ts';
+import type { DrainTarget } from './drain-probe.ts';
+import { GATEWAY_IDENTITY, POD_SPIFFE } from './model-target.ts';
+
+export interface RealZtunnel {
+  binary: string;
+  /** A folder with istio/ztunnel's test root: root-cert.pem and ca-key.pem (its src/tls/). */
+  testRootDir: string;
+}
+
+/** The binary and test root from ZTUNNEL_BINARY / ZTUNNEL_TEST_ROOT, or why they cannot be used. */
+export function realZtunnelFromEnv(env: Readonly<Record<string, string | undefined>>): RealZtunnel | string {
+  const binary = env['ZTUNNEL_BINARY'];
+  const testRootDir = env['ZTUNNEL_TEST_ROOT'];
+  if (!binary || !testRootDir)
+    return (
+      'needs ZTUNNEL_BINARY (an istio/ztunnel binary built with --features testing, for FAKE_CA) and ' +
+      "ZTUNNEL_TEST_ROOT (its repository's src/tls folder: root-cert.pem, ca-key.pem)"
+    );
+  if (!existsSync(binary)) return `ZTUNNEL_BINARY ${binary} does not exist`;
+  for (const file of ['root-cert.pem', 'ca-key.pem'])
+    if (!existsSync(join(testRootDir, file))) return `ZTUNNEL_TEST_ROOT ${testRootDir} has no ${file}`;
+  return { binary, testRootDir };
+}
+
+/** The static workload config (istio/ztunnel src/xds.rs `LocalConfig`) naming the one pod. */
+export function localXdsConfig(pod: { name: string; ip: string }): string {
+  return stringify({
+    workloads: [
+      {
+        uid: `cluster1//v1/Pod/default/${pod.name}`,
+        name: pod.name,
+        namespace: 'default',
+        serviceAccount: 'httpbin',
+        // Without it ztunnel presents spiffe:///ns/... and refuses peers of cluster.local.
+        trustDomain: 'cluster.local',
+        workloadIps: [pod.ip],
+        protocol: 'HBONE',
+        node: 'node-1',
+        network: '',
+      },
+    ],
+    policies: [],
+    services: [],
+  });
+}
+
+function lines(child: ChildProcess, into: string[]): void {
+  for (const stream of [child.stdout, child.stderr])
+    if (stream) createInterface({ input: stream }).on('line', (l) => into.push(l));
+}
+
+async function waitFor(what: string, ok: () => Promise<boolean> | boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > until) throw new Error(`${what} not within ${String(ms)} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function startRealTarget(options: {
+  real: RealZtunnel;
+  deadlineMs: number;
+}): Promise<DrainTarget & { close(): Promise<void> }> {
+  const ca = await createCertificateAuthority({
+    root: {
+      certPem: readFileSync(join(options.real.testRootDir, 'root-cert.pem'), 'utf8'),
+      keyPem: readFileSync(join(options.real.testRootDir, 'ca-key.pem'), 'utf8'),
+    },
+  });
+  const world = await createNetworkWorld({ nodes: 1 });
+  const dir = mkdtempSync(join(tmpdir(), 'real-ztunnel-'));
+  const children: ChildProcess[] = [];
+  const close = async (): Promise<void> => {
+    const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+    const exited = running.map((c) => new Promise((r) => c.once('exit', r)));
+    for (const c of running) c.kill('SIGKILL');
+    await Promise.all(exited);
+    world.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const pod = await world.addPod(1, 'httpbin-real');
+    const run = (argv: string[], env: Record<string, string>, into: string[]): ChildProcess => {
+      const [file = '', ...args] = pod.command(argv);
+      const child = spawn(file, args, {
+        env: { PATH: process.env['PATH'] ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      lines(child, into);
+      return child;
+    };
+    const appLog: string[] = [];
+    run(
+      [process.execPath, join(PROJECT_ROOT, 'apps/httpbin/main.ts')],
+      { PORT: '8080', POD_NAME: pod.name },
+      appLog,
+    );
+    await waitFor('httpbin listening', () => appLog.some((l) => l.includes('listening')), 10_000);
+    const config = join(dir, 'local-xds.yaml');
+    writeFileSync(config, localXdsConfig(pod));
+    const ztLog: string[] = [];
+    const ztunnel = run(
+      [options.real.binary],
+      {
+        FAKE_CA: 'true',
+        XDS_ADDRESS: '',
+        LOCAL_XDS_PATH: config,
+        PROXY_MODE: 'dedicated',
+        PROXY_WORKLOAD_INFO: `default/${pod.name}/httpbin`,
+        CONNECTION_TERMINATION_DEADLINE: `${String(options.deadlineMs)}ms`,
+        // Original-source binding needs IP_TRANSPARENT routing the namespace does not have.
+        ENABLE_ORIG_SRC: 'false',
+      },
+      ztLog,
+    );
+    await waitFor(
+      `istio/ztunnel ready (GET http://${pod.ip}:15021/healthz/ready)`,
+      async () => {
+        if (ztunnel.exitCode !== null)
+          throw new Error(
+            `istio/ztunnel exited ${String(ztunnel.exitCode)}:\n${ztLog.slice(-20).join('\n')}`,
+          );
+        return fetch(`http://${pod.ip}:15021/healthz/ready`).then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      20_000,
+    );
+    return {
+      hboneHost: pod.ip,
+      hbonePort: 15008,
+      appAuthority: `${pod.ip}:8080`,
+      podIdentity: POD_SPIFFE,
+      clientCert: await ca.issue(GATEWAY_IDENTITY),
+      terminate: () => ztunnel.kill('SIGTERM'),
+      logLines: () => ztLog,
+      deadlineMs: options.deadlineMs,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
