@@ -98,16 +98,25 @@ export interface HbonePool {
 /**
  * After a GOAWAY, Envoy (and ztunnel's own pool) open no new stream on the connection but keep the
  * streams it has until they end (envoyproxy/envoy#34897: the inner HTTP/1.1 connections keep their
- * tunnels until the old ztunnel's deadline), and only then close it. Node's client instead answers a
- * NO_ERROR GOAWAY by calling session.close() (lib/internal/http2/core.js `onGoawayData`), which sends
- * a GOAWAY of its own: measured against the real ztunnel, that ended the connection at SIGTERM and
- * the request in flight with it. The one internal close() call that follows the 'goaway' event is
- * swallowed here; the pool closes the session itself once its last stream is done.
+ * tunnels until the old ztunnel's deadline), and only then close it. Node's client instead answers
+ * every NO_ERROR GOAWAY by calling session.close() (lib/internal/http2/core.js `onGoawayData`), which
+ * sends a GOAWAY of its own with last stream id 0. A server on the h2 crate (istio/ztunnel) then
+ * fails every stream above 0, i.e. all of them: measured with istio/ztunnel 1.28.1
+ * (`npm run ztunnel-conformance`), the tunnels ended 8 ms after SIGTERM instead of at the deadline.
+ * And h2's graceful shutdown sends two GOAWAYs (last stream 2^31-1, then, after a PING, the real
+ * last), so swallowing only the first is not enough. Installed when the session opens: the close()
+ * that follows each NO_ERROR GOAWAY is swallowed; after the first, the session is closed here once
+ * its last stream is done.
  */
 export function keepStreamsAfterGoaway(session: ClientHttp2Session, liveStreams: () => number): void {
   const close = session.close.bind(session);
+  let goawayClose = false;
   session.close = (callback?: () => void) => {
-    session.close = close;
+    if (!goawayClose) {
+      close(callback);
+      return;
+    }
+    goawayClose = false;
     if (callback) session.once('close', callback);
   };
   const closeWhenIdle = (): void => {
@@ -118,7 +127,15 @@ export function keepStreamsAfterGoaway(session: ClientHttp2Session, liveStreams:
     }
     close();
   };
-  closeWhenIdle();
+  let first = true;
+  session.on('goaway', (code: number) => {
+    if (code !== 0) return; // Node destroys the session: streams end with the error, as in Envoy
+    goawayClose = true; // Node calls close() right after emitting 'goaway'
+    if (first) {
+      first = false;
+      closeWhenIdle();
+    }
+  });
 }
 
 export function createHbonePool(options: {
@@ -225,8 +242,8 @@ export function createHbonePool(options: {
           emit({ type: 'goaway', conn: conn.id, dstAddr: conn.dstAddr });
           remove(conn, 'goaway-drained');
           conn.closeReason ??= 'goaway-drained';
-          keepStreamsAfterGoaway(session, () => conn.streams);
         });
+        keepStreamsAfterGoaway(session, () => conn.streams);
         session.once('close', () => {
           remove(conn, conn.closeReason ?? 'peer-closed');
           emit({

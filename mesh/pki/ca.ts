@@ -119,7 +119,9 @@ export async function createCertificateAuthority(
     const cert = await x509.X509CertificateGenerator.create({
       serialNumber: randomSerial(),
       subject: '',
-      issuer: root.cert.subject,
+      // The subject as the root encodes it: chain building compares names byte for byte (a
+      // PrintableString where the root has a UTF8String is an unknown issuer to rustls).
+      issuer: root.cert.subjectName,
       notBefore: new Date(issuedAt - 60_000),
       notAfter,
       publicKey,

@@ -24,6 +24,11 @@ test("the probe sees our ztunnel's drain as upstream 1.28 defines it (architectu
   assert.ok(goaway, 'a GOAWAY at SIGTERM');
   assert.equal(goaway.code, 0, 'NO_ERROR');
   assert.ok(goaway.afterMs < 500, `soon after SIGTERM (${String(goaway.afterMs)} ms)`);
+  assert.deepEqual(
+    seen.goaways.map(([, last]) => last),
+    [2 ** 31 - 1, 3],
+    "the h2 crate's graceful shutdown: 2^31-1, then after a PING the last stream served",
+  );
   assert.equal(seen.idleTunnelAfterSigterm, 'answered 418', 'an open tunnel keeps working after the GOAWAY');
   assert.equal(seen.newConnectionAfterSigterm, 'refused', 'the listener is closed at SIGTERM');
   assert.equal(seen.connectionEnd.how, 'FIN', 'dropped at the deadline with a FIN (no SO_LINGER)');
@@ -37,7 +42,11 @@ test("the probe sees our ztunnel's drain as upstream 1.28 defines it (architectu
 
 test('compareDrains marks a different close kind or a late close as a difference', () => {
   const base: DrainObservation = {
-    goaway: { afterMs: 1, code: 0, lastStreamId: 3 },
+    goaway: { afterMs: 1, code: 0, lastStreamId: 2 ** 31 - 1 },
+    goaways: [
+      [0, 2 ** 31 - 1],
+      [0, 3],
+    ],
     idleTunnelAfterSigterm: 'answered 418',
     newConnectionAfterSigterm: 'refused',
     connectionEnd: { how: 'FIN', afterMs: 3000 },
@@ -55,10 +64,10 @@ test('compareDrains marks a different close kind or a late close as a difference
     late.filter((r) => !r.same).map((r) => r.what),
     ['HBONE connection ends'],
   );
-  const noGoaway = compareDrains(base, { ...base, goaway: null });
+  const noGoaway = compareDrains(base, { ...base, goaway: null, goaways: [] });
   assert.deepEqual(
     noGoaway.filter((r) => !r.same).map((r) => r.what),
-    ['GOAWAY at SIGTERM'],
+    ['GOAWAY at SIGTERM', 'GOAWAYs (last stream ids)'],
   );
 });
 

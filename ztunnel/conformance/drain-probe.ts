@@ -22,6 +22,8 @@ export interface DrainTarget {
   logLines(): string[];
   /** The configured drain deadline, ms after SIGTERM. */
   deadlineMs: number;
+  /** Resolves once the drain is over (the process exited), so its last log lines are in. */
+  settled(): Promise<void>;
 }
 
 export interface DrainObservation {
@@ -31,8 +33,13 @@ export interface DrainObservation {
   idleTunnelAfterSigterm: string;
   /** A new TCP connection to the HBONE port after SIGTERM: 'refused', 'accepted' or the error. */
   newConnectionAfterSigterm: string;
-  /** How the HBONE connection ended: 'FIN' or 'RST', ms after SIGTERM, or still open at the end. */
-  connectionEnd: { how: 'FIN' | 'RST' | 'open'; afterMs: number };
+  /**
+   * How the HBONE connection ended, ms after SIGTERM: the ztunnel's FIN or RST, closed by the client
+   * first, or still open when the probe gave up.
+   */
+  connectionEnd: { how: 'FIN' | 'RST' | 'client' | 'open'; afterMs: number };
+  /** Every GOAWAY the client got: [code, last stream id]. */
+  goaways: [number, number][];
   /** The request in flight: its status if answered, else how it ended. */
   inFlightRequest: string;
   /** The `error="..."` values the ztunnel logged after SIGTERM. */
@@ -105,16 +112,18 @@ export async function probeDrain(target: DrainTarget): Promise<DrainObservation>
   let t0 = 0;
   const since = (): number => Math.round(performance.now() - t0);
   let goaway: DrainObservation['goaway'] = null;
+  const goaways: [number, number][] = [];
+  session.on('goaway', (code: number, lastStreamId: number) => goaways.push([code, lastStreamId]));
+  keepStreamsAfterGoaway(session, () => streams);
   const gotGoaway = new Promise<void>((resolve) => {
     session.once('goaway', (code: number, lastStreamId: number) => {
       goaway = { afterMs: since(), code, lastStreamId };
-      keepStreamsAfterGoaway(session, () => streams);
       resolve();
     });
   });
   const connectionEnd: DrainObservation['connectionEnd'] = { how: 'open', afterMs: 0 };
   const ended = new Promise<void>((resolve) => {
-    const mark = (how: 'FIN' | 'RST'): void => {
+    const mark = (how: 'FIN' | 'RST' | 'client'): void => {
       if (connectionEnd.how === 'open') Object.assign(connectionEnd, { how, afterMs: since() });
       resolve();
     };
@@ -125,7 +134,7 @@ export async function probeDrain(target: DrainTarget): Promise<DrainObservation>
       mark('RST');
     });
     session.once('close', () => {
-      mark('FIN');
+      mark('client');
     });
   });
   const idle = await openTunnel(session, target.appAuthority);
@@ -155,7 +164,7 @@ export async function probeDrain(target: DrainTarget): Promise<DrainObservation>
     ),
   ]);
   session.destroy();
-  await new Promise((r) => setTimeout(r, 300)); // the access log's lines for the two tunnels
+  await target.settled(); // the access log's lines for the two tunnels are written by then
   const logErrors = [
     ...new Set(
       target
@@ -166,6 +175,7 @@ export async function probeDrain(target: DrainTarget): Promise<DrainObservation>
   ];
   return {
     goaway,
+    goaways,
     idleTunnelAfterSigterm,
     newConnectionAfterSigterm,
     connectionEnd,

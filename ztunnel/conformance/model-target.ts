@@ -56,6 +56,9 @@ export async function startModelTarget(options: {
     },
     logLines: () => lines,
     deadlineMs: options.deadlineMs,
+    settled: async () => {
+      await drained;
+    },
     close: async () => {
       await drained;
       zt.delWorkload(workload.uid);

@@ -6,6 +6,7 @@
 // certificates are signed by istio/ztunnel's public test root (src/tls/root-cert.pem, ca-key.pem in
 // its repository), and ours for the probing client by the same root, so the two trust each other.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +55,7 @@ export function localXdsConfig(pod: { name: string; ip: string }): string {
         protocol: 'HBONE',
         node: 'node-1',
         network: '',
+        services: {},
       },
     ],
     policies: [],
@@ -154,6 +156,10 @@ export async function startRealTarget(options: {
       terminate: () => ztunnel.kill('SIGTERM'),
       logLines: () => ztLog,
       deadlineMs: options.deadlineMs,
+      settled: async () => {
+        if (ztunnel.exitCode === null && ztunnel.signalCode === null)
+          await Promise.race([once(ztunnel, 'exit'), new Promise((r) => setTimeout(r, 5_000))]);
+      },
       close,
     };
   } catch (err) {

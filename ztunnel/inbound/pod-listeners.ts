@@ -11,6 +11,9 @@ import { createPlaintextInbound } from './plaintext-inbound.ts';
 import { createOutboundCapture } from '../outbound/outbound-capture.ts';
 import type { OutboundDeps } from '../outbound/outbound-capture.ts';
 
+/** The largest HTTP/2 stream id (RFC 9113 section 5.1.1): "no stream is refused yet". */
+const MAX_STREAM_ID = 2 ** 31 - 1;
+
 /**
  * A set of bound inbound listeners and the connections they accepted: what drain and DelWorkload
  * act on. All bound with SO_REUSEPORT (Node >= 22.12 `reusePort`) so a new ztunnel can bind the same
@@ -106,9 +109,18 @@ export async function bindInbound(
     }
   };
   const sendGoaway = (): number => {
-    // session.close(): GOAWAY now, the session ends once its streams have (RFC 9113 section 6.8).
+    // As the h2 crate's graceful_shutdown (istio/ztunnel src/proxy/h2/server.rs): a GOAWAY naming
+    // the largest stream id, a PING, and once it is answered the GOAWAY naming the last stream
+    // served (RFC 9113 section 6.8); session.close() sends that one and ends the session once its
+    // streams have. Seen from the client with istio/ztunnel 1.28.1: [2^31-1, then the real last].
     const open = [...hbone.sessions].filter((session) => !session.closed);
-    for (const session of open) session.close();
+    for (const session of open) {
+      session.goaway(0, MAX_STREAM_ID);
+      const sent = session.ping(() => {
+        if (!session.closed && !session.destroyed) session.close();
+      });
+      if (!sent) session.close();
+    }
     return open.length;
   };
   const stopAccepting = (): void => {
