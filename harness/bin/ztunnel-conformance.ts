@@ -56,7 +56,7 @@ runMain(async () => {
       `ztunnel-conformance runs istio/ztunnel in a network namespace: ${why}`,
     );
   process.stderr.write('probing our ztunnel (in this process, loopback) ...\n');
-  const ours = await observe(await startModelTarget({ podNet: 186, deadlineMs: opts.deadlineMs }));
+  const ours = await observe(await startModelTarget({ podNet: 104, deadlineMs: opts.deadlineMs }));
   process.stderr.write(`probing ${real.binary} (dedicated mode, its own network namespace) ...\n`);
   const upstream = await observe(await startRealTarget({ real, deadlineMs: opts.deadlineMs }));
   const rows = compareDrains(ours, upstream);

@@ -13,7 +13,7 @@ const DEADLINE_MS = 1000;
 const whyNot = (r: ReturnType<typeof realZtunnelFromEnv>): string => (typeof r === 'string' ? r : 'usable');
 
 test("the probe sees our ztunnel's drain as upstream 1.28 defines it (architecture.md, Lifecycle)", async () => {
-  const target = await startModelTarget({ podNet: 188, deadlineMs: DEADLINE_MS });
+  const target = await startModelTarget({ podNet: 106, deadlineMs: DEADLINE_MS });
   let seen: DrainObservation;
   try {
     seen = await probeDrain(target);
@@ -108,7 +108,7 @@ const realSkip =
 
 test("istio/ztunnel's drain matches our model's, row by row", { skip: realSkip }, async () => {
   if (typeof real === 'string') return;
-  const ours = await startModelTarget({ podNet: 190, deadlineMs: DEADLINE_MS });
+  const ours = await startModelTarget({ podNet: 108, deadlineMs: DEADLINE_MS });
   const oursSeen = await probeDrain(ours).finally(() => ours.close());
   const upstream = await startRealTarget({ real, deadlineMs: DEADLINE_MS });
   const upstreamSeen = await probeDrain(upstream).finally(() => upstream.close());

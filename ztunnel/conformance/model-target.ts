@@ -11,7 +11,10 @@ import type { DrainTarget } from './drain-probe.ts';
 export const GATEWAY_IDENTITY = { namespace: 'istio-system', serviceAccount: 'istio-ingressgateway' };
 export const POD_SPIFFE = 'spiffe://cluster.local/ns/default/sa/httpbin';
 
-/** `podNet` picks the loopback block: pod 127.<podNet>.0.1, app 127.<podNet + 1>.0.1. */
+/**
+ * `podNet` picks the loopback block: pod 127.<podNet>.0.1, app 127.<podNet + 1>.0.1; keep it below
+ * 150, where local clusters pick theirs (address-pool.ts `pickAddressBlock`).
+ */
 export async function startModelTarget(options: {
   podNet: number;
   deadlineMs: number;
