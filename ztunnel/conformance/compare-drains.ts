@@ -22,7 +22,19 @@ export function compareDrains(ours: DrainObservation, upstream: DrainObservation
     upstream: b,
     same,
   });
+  const size = (n: number | undefined): string =>
+    n === undefined
+      ? '?'
+      : n % 1048576 === 0
+        ? `${String(n / 1048576)}M`
+        : n % 1024 === 0
+          ? `${String(n / 1024)}K`
+          : String(n);
+  const settings = ({ settings: x }: DrainObservation): string =>
+    `window ${size(x.initialWindowSize)}/${size(x.connectionWindow)}, frame ${size(x.maxFrameSize)}, ` +
+    `streams ${String(x.maxConcurrentStreams)}, headers ${size(x.maxHeaderListSize)}`;
   return [
+    row('HTTP/2 settings (stream/conn window)', settings(ours), settings(upstream)),
     row(
       'GOAWAY at SIGTERM',
       goaway(ours),

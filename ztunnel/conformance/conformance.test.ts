@@ -25,6 +25,17 @@ test("the probe sees our ztunnel's drain as upstream 1.28 defines it (architectu
   assert.equal(goaway.code, 0, 'NO_ERROR');
   assert.ok(goaway.afterMs < 500, `soon after SIGTERM (${String(goaway.afterMs)} ms)`);
   assert.deepEqual(
+    seen.settings,
+    {
+      initialWindowSize: 4194304,
+      maxFrameSize: 1048576,
+      maxConcurrentStreams: 200,
+      maxHeaderListSize: 65536,
+      connectionWindow: 16777216,
+    },
+    "istio/ztunnel's HBONE server settings (src/config.rs defaults), not Node's",
+  );
+  assert.deepEqual(
     seen.goaways.map(([, last]) => last),
     [2 ** 31 - 1, 3],
     "the h2 crate's graceful shutdown: 2^31-1, then after a PING the last stream served",
@@ -42,6 +53,13 @@ test("the probe sees our ztunnel's drain as upstream 1.28 defines it (architectu
 
 test('compareDrains marks a different close kind or a late close as a difference', () => {
   const base: DrainObservation = {
+    settings: {
+      initialWindowSize: 4194304,
+      maxFrameSize: 1048576,
+      maxConcurrentStreams: 200,
+      maxHeaderListSize: 65536,
+      connectionWindow: 16777216,
+    },
     goaway: { afterMs: 1, code: 0, lastStreamId: 2 ** 31 - 1 },
     goaways: [
       [0, 2 ** 31 - 1],
@@ -63,6 +81,14 @@ test('compareDrains marks a different close kind or a late close as a difference
   assert.deepEqual(
     late.filter((r) => !r.same).map((r) => r.what),
     ['HBONE connection ends'],
+  );
+  const nodeDefaults = compareDrains(base, {
+    ...base,
+    settings: { ...base.settings, initialWindowSize: 65535, maxConcurrentStreams: 4294967295 },
+  });
+  assert.deepEqual(
+    nodeDefaults.filter((r) => !r.same).map((r) => r.what),
+    ['HTTP/2 settings (stream/conn window)'],
   );
   const noGoaway = compareDrains(base, { ...base, goaway: null, goaways: [] });
   assert.deepEqual(

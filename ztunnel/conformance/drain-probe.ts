@@ -38,6 +38,11 @@ export interface DrainObservation {
    * first, or still open when the probe gave up.
    */
   connectionEnd: { how: 'FIN' | 'RST' | 'client' | 'open'; afterMs: number };
+  /** The server's HTTP/2 SETTINGS that shape a tunnel, and its connection window. */
+  settings: Record<
+    'initialWindowSize' | 'maxFrameSize' | 'maxConcurrentStreams' | 'maxHeaderListSize' | 'connectionWindow',
+    number | undefined
+  >;
   /** Every GOAWAY the client got: [code, last stream id]. */
   goaways: [number, number][];
   /** The request in flight: its status if answered, else how it ended. */
@@ -138,6 +143,14 @@ export async function probeDrain(target: DrainTarget): Promise<DrainObservation>
     });
   });
   const idle = await openTunnel(session, target.appAuthority);
+  const { initialWindowSize, maxFrameSize, maxConcurrentStreams, maxHeaderListSize } = session.remoteSettings;
+  const settings = {
+    initialWindowSize,
+    maxFrameSize,
+    maxConcurrentStreams,
+    maxHeaderListSize,
+    connectionWindow: session.state.remoteWindowSize,
+  };
   const busy = await openTunnel(session, target.appAuthority);
   for (const t of [idle, busy]) {
     t.stream.once('close', () => streams--);
@@ -174,6 +187,7 @@ export async function probeDrain(target: DrainTarget): Promise<DrainObservation>
     ),
   ];
   return {
+    settings,
     goaway,
     goaways,
     idleTunnelAfterSigterm,

@@ -114,6 +114,20 @@ export function createHboneInbound(
 }
 
 /**
+ * What istio/ztunnel's HBONE server announces (src/proxy/h2/server.rs `serve_connection`, defaults
+ * from src/config.rs: HTTP2_STREAM_WINDOW_SIZE 4 MiB, HTTP2_CONNECTION_WINDOW_SIZE 16 MiB,
+ * HTTP2_FRAME_SIZE 1 MiB; 200 streams and 64 KiB of headers as hyper's defaults). Node's defaults (a
+ * 64 KiB window, 16 KiB frames, no stream limit) differ; `npm run ztunnel-conformance` compares them.
+ */
+export const HBONE_SERVER_SETTINGS = {
+  initialWindowSize: 4 * 1024 * 1024,
+  maxFrameSize: 1024 * 1024,
+  maxConcurrentStreams: 200,
+  maxHeaderListSize: 65536,
+} as const;
+const HBONE_CONNECTION_WINDOW = 16 * 1024 * 1024;
+
+/**
  * An HBONE server with the target check left to the caller: `resolveTarget` answers which local pod
  * a CONNECT may reach on this connection (undefined: 400). The in-pod listener above and the
  * node-address listener (node-listener.ts) differ only there and in their TLS options.
@@ -123,7 +137,7 @@ export function createHboneServer(
   resolveTarget: TargetResolver,
   deps: InboundDeps,
 ): HboneInbound {
-  const server = createSecureServer({ ...tls, allowHTTP1: false });
+  const server = createSecureServer({ ...tls, allowHTTP1: false, settings: HBONE_SERVER_SETTINGS });
   const sessions = new Set<Http2Session>();
   // The TLS sockets under the sessions: Http2Session#destroy() would send a final GOAWAY first.
   const sockets = new Set<TLSSocket>();
@@ -132,6 +146,8 @@ export function createHboneServer(
     socket.once('close', () => sockets.delete(socket));
   });
   server.on('session', (session) => {
+    // The connection-level window is no SETTING: a WINDOW_UPDATE on stream 0, as h2 sends one.
+    session.setLocalWindowSize(HBONE_CONNECTION_WINDOW);
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
