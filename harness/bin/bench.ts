@@ -9,7 +9,11 @@ import { availableParallelism } from 'node:os';
 import { createSystemClock } from '../../lib/index.ts';
 import { benchClusterUp } from '../bench/cluster-up.ts';
 import { benchGatewayPaths } from '../bench/gateway-paths.ts';
+import type { EchoLoadResult } from '../bench/echo-load.ts';
 import { benchHboneHop } from '../bench/hbone-hop.ts';
+import { benchIstioHop } from '../bench/istio-hop.ts';
+import { netnsUnavailable } from '../../clusters/netns/network-world.ts';
+import { realZtunnelFromEnv } from '../../ztunnel/conformance/real-target.ts';
 import { benchK6Local } from '../bench/k6-local.ts';
 import { runMain } from '../cli/run-main.ts';
 import { ensureK6 } from '../tools/index.ts';
@@ -35,15 +39,33 @@ runMain(async (signal) => {
 
   out('\n2. 64-byte echo round trips, 100 concurrent connections, 5 s each');
   const { direct, hbone } = await benchHboneHop({ connections: 100, durationMs: 5000 });
-  out('   path                                  round trips   per s   p50 ms   p99 ms  errors');
-  for (const [name, r] of [
+  const real = realZtunnelFromEnv(process.env);
+  const why = typeof real === 'string' ? real : await netnsUnavailable();
+  const upstream =
+    typeof real === 'string' || why
+      ? undefined
+      : await benchIstioHop({ real, connections: 100, durationMs: 5000 });
+  out(
+    '   path                                                 round trips   per s   p50 ms   p99 ms  errors  ztunnel CPU us/round trip',
+  );
+  type Row = [string, EchoLoadResult & { cpuUsPerRoundTrip?: number }];
+  const rows: Row[] = [
     ['direct (client -> app)', direct],
-    ['one HBONE hop (client -> ztunnel -> app)', hbone],
-  ] as const) {
+    ['one HBONE hop, our ztunnel (client -> ztunnel -> app)', hbone],
+    ...(upstream
+      ? [
+          ['direct into the pod namespace (host -> veth -> app)', upstream.direct] as Row,
+          ['one HBONE hop, istio/ztunnel (dedicated, netns)', upstream.hbone] as Row,
+        ]
+      : []),
+  ];
+  for (const [name, r] of rows) {
+    const cpu = r.cpuUsPerRoundTrip === undefined ? '-' : r.cpuUsPerRoundTrip.toFixed(1);
     out(
-      `   ${name.padEnd(40)}${cell(r.roundTrips, 0, 10)} ${cell(r.perSecond, 0, 7)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.errors, 0, 7)}`,
+      `   ${name.padEnd(53)}${cell(r.roundTrips, 0, 10)} ${cell(r.perSecond, 0, 7)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.errors, 0, 7)}  ${cpu.padStart(10)}`,
     );
   }
+  if (!upstream) out(`   istio/ztunnel's hop not measured: ${why ?? ''}`);
 
   const durationS = 20;
   out(

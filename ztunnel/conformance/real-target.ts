@@ -16,6 +16,7 @@ import { stringify } from 'yaml';
 import { createNetworkWorld } from '../../clusters/netns/network-world.ts';
 import { PROJECT_ROOT } from '../../harness/paths.ts';
 import { createCertificateAuthority } from '../../mesh/pki/index.ts';
+import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import type { DrainTarget } from './drain-probe.ts';
 import { GATEWAY_IDENTITY, POD_SPIFFE } from './model-target.ts';
 
@@ -76,10 +77,25 @@ async function waitFor(what: string, ok: () => Promise<boolean> | boolean, ms: n
   }
 }
 
-export async function startRealTarget(options: {
+/** istio/ztunnel serving one pod (its own network namespace) whose app is `app`, ready. */
+export interface RealZtunnelPod {
+  ip: string;
+  /** The ztunnel process (its pid is the binary's: setpriv and nsenter exec it). */
+  ztunnel: ChildProcess;
+  logLines: () => string[];
+  /** A certificate for the probing client, signed by the test root the ztunnel trusts. */
+  clientCert: WorkloadCertificate;
+  close: () => Promise<void>;
+}
+
+export async function startRealZtunnelPod(options: {
   real: RealZtunnel;
   deadlineMs: number;
-}): Promise<DrainTarget & { close(): Promise<void> }> {
+  /** The app's argv, run in the pod's namespace; it must listen on 0.0.0.0:8080. */
+  app: string[];
+  /** The app's stdout line saying it listens. */
+  appListening: RegExp;
+}): Promise<RealZtunnelPod> {
   const ca = await createCertificateAuthority({
     root: {
       certPem: readFileSync(join(options.real.testRootDir, 'root-cert.pem'), 'utf8'),
@@ -110,12 +126,8 @@ export async function startRealTarget(options: {
       return child;
     };
     const appLog: string[] = [];
-    run(
-      [process.execPath, join(PROJECT_ROOT, 'apps/httpbin/main.ts')],
-      { PORT: '8080', POD_NAME: pod.name },
-      appLog,
-    );
-    await waitFor('httpbin listening', () => appLog.some((l) => l.includes('listening')), 10_000);
+    run(options.app, { PORT: '8080', POD_NAME: pod.name }, appLog);
+    await waitFor('the app listening', () => appLog.some((l) => options.appListening.test(l)), 10_000);
     const config = join(dir, 'local-xds.yaml');
     writeFileSync(config, localXdsConfig(pod));
     const ztLog: string[] = [];
@@ -148,22 +160,41 @@ export async function startRealTarget(options: {
       20_000,
     );
     return {
-      hboneHost: pod.ip,
-      hbonePort: 15008,
-      appAuthority: `${pod.ip}:8080`,
-      podIdentity: POD_SPIFFE,
-      clientCert: await ca.issue(GATEWAY_IDENTITY),
-      terminate: () => ztunnel.kill('SIGTERM'),
+      ip: pod.ip,
+      ztunnel,
       logLines: () => ztLog,
-      deadlineMs: options.deadlineMs,
-      settled: async () => {
-        if (ztunnel.exitCode === null && ztunnel.signalCode === null)
-          await Promise.race([once(ztunnel, 'exit'), new Promise((r) => setTimeout(r, 5_000))]);
-      },
+      clientCert: await ca.issue(GATEWAY_IDENTITY),
       close,
     };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+export async function startRealTarget(options: {
+  real: RealZtunnel;
+  deadlineMs: number;
+}): Promise<DrainTarget & { close(): Promise<void> }> {
+  const pod = await startRealZtunnelPod({
+    ...options,
+    app: [process.execPath, join(PROJECT_ROOT, 'apps/httpbin/main.ts')],
+    appListening: /listening/,
+  });
+  const { ztunnel } = pod;
+  return {
+    hboneHost: pod.ip,
+    hbonePort: 15008,
+    appAuthority: `${pod.ip}:8080`,
+    podIdentity: POD_SPIFFE,
+    clientCert: pod.clientCert,
+    terminate: () => ztunnel.kill('SIGTERM'),
+    logLines: pod.logLines,
+    deadlineMs: options.deadlineMs,
+    settled: async () => {
+      if (ztunnel.exitCode === null && ztunnel.signalCode === null)
+        await Promise.race([once(ztunnel, 'exit'), new Promise((r) => setTimeout(r, 5_000))]);
+    },
+    close: pod.close,
+  };
 }
