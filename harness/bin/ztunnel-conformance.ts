@@ -5,7 +5,13 @@
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
 import { netnsUnavailable } from '../../clusters/netns/network-world.ts';
-import { compareDrains, formatConformance } from '../../ztunnel/conformance/compare-drains.ts';
+import type { ConnectObservation } from '../../ztunnel/conformance/connect-probe.ts';
+import { probeConnects } from '../../ztunnel/conformance/connect-probe.ts';
+import {
+  compareConnects,
+  compareDrains,
+  formatConformance,
+} from '../../ztunnel/conformance/conformance-rows.ts';
 import { probeDrain } from '../../ztunnel/conformance/drain-probe.ts';
 import type { DrainObservation, DrainTarget } from '../../ztunnel/conformance/drain-probe.ts';
 import { startModelTarget } from '../../ztunnel/conformance/model-target.ts';
@@ -19,9 +25,12 @@ function deadlineParser(raw: string): number {
   return ms;
 }
 
-async function observe(target: DrainTarget & { close(): Promise<void> }): Promise<DrainObservation> {
+async function observe(
+  target: DrainTarget & { close(): Promise<void> },
+): Promise<{ connects: ConnectObservation; drain: DrainObservation }> {
   try {
-    return await probeDrain(target);
+    const connects = await probeConnects(target);
+    return { connects, drain: await probeDrain(target) };
   } finally {
     await target.close();
   }
@@ -59,7 +68,18 @@ runMain(async () => {
   const ours = await observe(await startModelTarget({ podNet: 104, deadlineMs: opts.deadlineMs }));
   process.stderr.write(`probing ${real.binary} (dedicated mode, its own network namespace) ...\n`);
   const upstream = await observe(await startRealTarget({ real, deadlineMs: opts.deadlineMs }));
-  const rows = compareDrains(ours, upstream);
-  process.stdout.write(formatConformance(rows, opts.deadlineMs));
-  return rows.every((r) => r.same) ? 0 : 1;
+  const sections = [
+    {
+      title: "CONNECTs to one pod's ztunnel, as a rollout makes them",
+      heading: 'CONNECT',
+      rows: compareConnects(ours.connects, upstream.connects),
+    },
+    {
+      title: `drain of that ztunnel, deadline ${String(opts.deadlineMs)} ms: two HBONE tunnels, one idle, one with a request that outlasts the deadline`,
+      heading: 'SIGTERM, then',
+      rows: compareDrains(ours.drain, upstream.drain),
+    },
+  ];
+  process.stdout.write(formatConformance(sections));
+  return sections.every((section) => section.rows.every((r) => r.same)) ? 0 : 1;
 });

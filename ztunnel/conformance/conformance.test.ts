@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { netnsUnavailable } from '../../clusters/netns/network-world.ts';
-import { compareDrains } from './compare-drains.ts';
+import { probeConnects } from './connect-probe.ts';
+import { compareConnects, compareDrains } from './conformance-rows.ts';
 import { probeDrain } from './drain-probe.ts';
 import type { DrainObservation } from './drain-probe.ts';
 import { startModelTarget } from './model-target.ts';
@@ -51,6 +52,21 @@ test("the probe sees our ztunnel's drain as upstream 1.28 defines it (architectu
   assert.deepEqual(seen.logErrors, ['connection closed due to connection drain']);
 });
 
+test("our ztunnel answers a rollout's CONNECTs as istio/ztunnel 1.28 does (src/proxy/inbound.rs)", async () => {
+  const target = await startModelTarget({ podNet: 106, deadlineMs: DEADLINE_MS });
+  try {
+    assert.deepEqual(await probeConnects(target), {
+      app: '200',
+      closedPort: '503, error="connection failed: Connection refused (os error 111)"',
+      foreignAddress: '400, error="ip mismatch: POD != OTHER"',
+    });
+  } finally {
+    target.terminate();
+    await target.settled();
+    await target.close();
+  }
+});
+
 test('compareDrains marks a different close kind or a late close as a difference', () => {
   const base: DrainObservation = {
     settings: {
@@ -81,6 +97,19 @@ test('compareDrains marks a different close kind or a late close as a difference
   assert.deepEqual(
     late.filter((r) => !r.same).map((r) => r.what),
     ['HBONE connection ends'],
+  );
+  const otherLine = compareDrains(base, {
+    ...base,
+    logErrors: ['while closing connection: receive: io error: stream closed because of a broken pipe'],
+  });
+  assert.ok(
+    otherLine.every((r) => r.same),
+    "upstream's racing line is its own, not a difference",
+  );
+  const unlogged = compareDrains({ ...base, logErrors: [] }, base);
+  assert.deepEqual(
+    unlogged.filter((r) => !r.same).map((r) => r.what),
+    ['access log error'],
   );
   const nodeDefaults = compareDrains(base, {
     ...base,
@@ -132,12 +161,23 @@ const realSkip =
         why ? `istio/ztunnel runs in a network namespace: ${why}` : false,
       );
 
-test("istio/ztunnel's drain matches our model's, row by row", { skip: realSkip }, async () => {
+/** The CONNECT answers, then the drain, of one target; closed at the end. */
+async function observe(target: Awaited<ReturnType<typeof startModelTarget>>) {
+  try {
+    const connects = await probeConnects(target);
+    return { connects, drain: await probeDrain(target) };
+  } finally {
+    await target.close();
+  }
+}
+
+test('istio/ztunnel answers and drains as our model does, row by row', { skip: realSkip }, async () => {
   if (typeof real === 'string') return;
-  const ours = await startModelTarget({ podNet: 108, deadlineMs: DEADLINE_MS });
-  const oursSeen = await probeDrain(ours).finally(() => ours.close());
-  const upstream = await startRealTarget({ real, deadlineMs: DEADLINE_MS });
-  const upstreamSeen = await probeDrain(upstream).finally(() => upstream.close());
-  const differ = compareDrains(oursSeen, upstreamSeen).filter((r) => !r.same);
+  const ours = await observe(await startModelTarget({ podNet: 108, deadlineMs: DEADLINE_MS }));
+  const upstream = await observe(await startRealTarget({ real, deadlineMs: DEADLINE_MS }));
+  const differ = [
+    ...compareConnects(ours.connects, upstream.connects),
+    ...compareDrains(ours.drain, upstream.drain),
+  ].filter((r) => !r.same);
   assert.deepEqual(differ, [], 'every row the same');
 });

@@ -11,7 +11,7 @@ import type { Logger } from '../../lib/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { formatSpiffeId, identityOfCertificate, mtlsContext } from '../../mesh/pki/index.ts';
 import type { Identity, WorkloadCertificate } from '../../mesh/pki/index.ts';
-import { openConnectionRecord } from '../telemetry/connection-log.ts';
+import { logEarlyDeny, openConnectionRecord } from '../telemetry/connection-log.ts';
 import type { ZtunnelMetrics } from '../telemetry/metrics.ts';
 import type { ConnectionTracker } from './connection-tracker.ts';
 import { proxyToApp } from './proxy-to-app.ts';
@@ -87,7 +87,12 @@ export interface HboneTarget {
 export type TargetResolver = (
   target: { host: string; port: number },
   socket: TLSSocket,
-) => HboneTarget | undefined | Promise<HboneTarget | undefined>;
+) => HboneTarget | DeniedTarget | undefined | Promise<HboneTarget | DeniedTarget | undefined>;
+
+/** A CONNECT refused before any connection record, with upstream's reason (logged, then 400). */
+export interface DeniedTarget {
+  deny: string;
+}
 
 /** The address a connection arrived on (its destination), without the IPv4-mapped prefix. */
 export function localIpOf(socket: TLSSocket): string | undefined {
@@ -108,7 +113,13 @@ export function createHboneInbound(
   // The connection's own destination: a CONNECT must name the pod it arrived on (no open relay).
   return createHboneServer(
     mtlsContext(cert),
-    (target, socket) => (target.host === localIpOf(socket) ? { workload, cert } : undefined),
+    (target, socket) => {
+      const local = localIpOf(socket);
+      // src/proxy/inbound.rs: Error::IPMismatch, "ip mismatch: {conn dst} != {hbone addr}".
+      return target.host === local
+        ? { workload, cert }
+        : { deny: `ip mismatch: ${String(local)} != ${target.host}` };
+    },
     deps,
   );
 }
@@ -231,10 +242,16 @@ function serveConnect(
   stream: ServerHttp2Stream,
   target: { host: string; port: number },
   socket: TLSSocket,
-  resolved: HboneTarget | undefined,
+  resolved: HboneTarget | DeniedTarget | undefined,
   deps: InboundDeps,
 ): void {
-  if (!resolved) {
+  if (!resolved || 'deny' in resolved) {
+    if (resolved)
+      logEarlyDeny(deps.log, {
+        srcAddr: `${String(socket.remoteAddress)}:${String(socket.remotePort)}`,
+        dstAddr: `${String(localIpOf(socket))}:${String(socket.localPort)}`,
+        error: resolved.deny,
+      });
     reply(stream, 400);
     return;
   }

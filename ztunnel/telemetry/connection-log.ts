@@ -25,6 +25,19 @@ export interface ConnectionOutcome {
 }
 
 /**
+ * A connection refused before it had a record (src/proxy/metrics.rs `log_early_deny`): target
+ * `access`, warn, `connection failed` with src.addr, dst.addr, direction and the error.
+ */
+export function logEarlyDeny(log: Logger, denied: { srcAddr: string; dstAddr: string; error: string }): void {
+  log.warn('connection failed', {
+    'src.addr': denied.srcAddr,
+    'dst.addr': denied.dstAddr,
+    direction: 'inbound',
+    error: denied.error,
+  });
+}
+
+/**
  * Opens the record of one connection (counts it opened) and returns the function that completes it:
  * the `connection complete` line as istio/ztunnel 1.28 writes it (src/proxy/metrics.rs
  * ConnectionResult::record_internal and access_log!: target `access`, info, or error with `error=`
