@@ -13,6 +13,8 @@ export const CAPABILITIES = {
   timingModel: "a timing model to override (kind measures the real latencies from the watches' timestamps)",
   containerSignals:
     'lifecycle events for the signals a container gets (kind sees pods through the API server: deletion, exit and removal, not SIGTERM or SIGKILL)',
+  podNamespaces:
+    "a network namespace per pod to run istio/ztunnel's binary in (kind's pods have theirs, but the harness does not add the binary to them)",
   perNetnsSysctls:
     "per-network-namespace sysctls where the listeners live (tcp_migrate_req would have to be set on kind's nodes)",
 } as const;

@@ -16,6 +16,12 @@ export interface AddressPool {
   controlPlane(): string;
   nextVip(): string;
   nextPod(): { podIp: string; appIp: string };
+  /**
+   * A pod in a network namespace of its own: its address on node n's bridge (netns world), when
+   * the cluster has one (attachNetns); the app binds the pod's own address there.
+   */
+  nextNetnsPod(node: number): string;
+  attachNetns(reserve: (node: number) => string): void;
 }
 
 const PODS_PER_BLOCK = 126 * 254;
@@ -25,7 +31,16 @@ export function createAddressPool(block: number): AddressPool {
     throw badInput('the address block', 'an integer 1-254 (127.<block>.0.0/16)', block);
   let vips = 0;
   let pods = 0;
+  let netns: ((node: number) => string) | undefined;
   return {
+    attachNetns: (reserve) => {
+      netns = reserve;
+    },
+    nextNetnsPod: (node) => {
+      if (!netns)
+        throw new Error('a pod asks for a network namespace, but this cluster was started without them');
+      return netns(node);
+    },
     block,
     node: (index) => `127.${String(block)}.0.${String(index + 1)}`,
     controlPlane: () => `127.${String(block)}.0.200`,

@@ -13,6 +13,8 @@ export interface PodRecord {
   /** Where the app binds: a private address when meshed (ztunnel owns podIp), else podIp. */
   appIp: string;
   isMeshed: boolean;
+  /** In a network namespace of its own (POD_NETWORK_ANNOTATION): served by its own ztunnel, not the node's. */
+  netns?: boolean;
   serviceAccount: string;
   labels: Record<string, string>;
   owner: { kind: 'Deployment' | 'DaemonSet'; name: string; templateHash: string };

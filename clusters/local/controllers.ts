@@ -69,6 +69,7 @@ export function startControllers(options: ControllerOptions): () => void {
       namespace,
       template: object.spec.template,
       node,
+      nodeIndex: options.nodes.indexOf(node) + 1,
       addresses: options.addresses,
       nowMs: clock.now(),
     });

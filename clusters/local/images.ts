@@ -1,11 +1,16 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/paths.ts';
 import type { LifecycleEventKind } from '../events.ts';
+import type { PodRecord } from './cluster-state.ts';
 import { IMAGES } from '../manifests/index.ts';
 
 export interface LocalImage {
   /** The TypeScript entrypoint run on Node 24, relative to the repository root. */
   entrypoint: string;
+  /** A program run as it is instead (a binary the user brings); `entrypoint` is then unused. */
+  binary?: string;
+  /** Environment made from the pod itself (what a real cluster gives through config or xDS). */
+  podEnv?: (pod: PodRecord) => Record<string, string>;
   /**
    * The stdout line that marks the container as started. It stands in for a compiled binary's
    * near-instant start plus the kubelet noticing it (PLEG relist, up to 1 s), without charging

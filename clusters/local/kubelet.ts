@@ -17,6 +17,8 @@ import type { PendingVanish } from './vanished-address.ts';
 import { HBONE_PORT } from '../../mesh/workload.ts';
 import type { ContainerProcess } from './container-process.ts';
 import { localImageOf } from './images.ts';
+import type { LocalImage } from './images.ts';
+import type { NetworkWorld, PodNetns } from '../netns/network-world.ts';
 import { runReadinessProbe } from './readiness-prober.ts';
 import type { TimingModel } from './timing-model.ts';
 
@@ -49,10 +51,18 @@ interface PodRuntime {
   volumeDirs: ReadonlyMap<string, string>;
   started: Promise<void>;
   terminating?: Promise<void>;
+  /** The pod's own network namespace, for a pod that asked for one (pod.netns). */
+  netns?: PodNetns;
 }
 
 export interface KubeletOptions {
   node: { name: string; ip: string; runDir: string };
+  /** 1-based: the node's bridge in the netns world. */
+  nodeIndex: number;
+  /** The cluster's network-namespace world, when it has one. */
+  netns?: () => NetworkWorld | undefined;
+  /** Images beyond the built-in ones (istio/ztunnel's binary brought by the user). */
+  images?: ReadonlyMap<string, LocalImage>;
   state: ClusterState;
   clock: Clock;
   timing: TimingModel;
@@ -118,13 +128,17 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   };
 
   const startContainer = (pod: PodRecord, spec: V1Container, runtime: PodRuntime): RunningContainer => {
-    const image = localImageOf(spec.image ?? '', () => {
-      throw new Error(`no local entrypoint for image ${String(spec.image)}`);
-    });
+    const image =
+      options.images?.get(spec.image ?? '') ??
+      localImageOf(spec.image ?? '', () => {
+        throw new Error(`no local entrypoint for image ${String(spec.image)}`);
+      });
+    const program = image.binary ? [image.binary] : [process.execPath, image.entrypoint];
+    const [command = '', ...args] = runtime.netns ? runtime.netns.command(program) : program;
     const logEvents = image.logEvents ?? [];
     const process_ = spawnContainer({
-      command: process.execPath,
-      args: [image.entrypoint],
+      command,
+      args,
       startedPattern: image.startedPattern,
       // Followed for the container's life only where a line is a lifecycle event (ztunnel's drain
       // deadline): the event's time is the line's own timestamp, as `kubectl logs --timestamps` shows.
@@ -138,7 +152,10 @@ export function createKubelet(options: KubeletOptions): Kubelet {
             },
           }
         : {}),
-      env: buildContainerEnv(pod, spec, { ...options.env, volumeDirs: runtime.volumeDirs }),
+      env: {
+        ...buildContainerEnv(pod, spec, { ...options.env, volumeDirs: runtime.volumeDirs }),
+        ...image.podEnv?.(pod),
+      },
       logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`),
     });
     const container: RunningContainer = { spec, process: process_, isReady: false };
@@ -227,7 +244,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const startPod = async (pod: PodRecord, runtime: PodRuntime): Promise<void> => {
     await clock.sleep(timing.kubeletReactionMs + timing.sandboxSetupMs);
     if (isDestroyed()) return;
-    if (pod.isMeshed) {
+    if (pod.netns) {
+      const world = options.netns?.();
+      if (!world) throw new Error(`${podKey(pod)} asks for a network namespace; this cluster has none`);
+      runtime.netns = await world.addPod(options.nodeIndex, pod.name, pod.podIp);
+    } else if (pod.isMeshed) {
       const ports = pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort));
       await options.nodeAgent.addWorkload({
         uid: pod.uid,
@@ -298,9 +319,13 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     await runtime.started.catch(() => undefined); // a pod deleted while starting is killed once started
     const graceMs = (pod.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_S) * 1000;
     // Started now, while the containers stop, so that the address can vanish the moment CNI DEL runs.
-    const vanishing = prepareAddressVanish(pod);
+    // A pod in its own namespace is served by its own ztunnel: the node's hears nothing of it.
+    const servedByNode = pod.isMeshed && !pod.netns;
+    const vanishing = pod.netns
+      ? Promise.resolve(new Error('its own network namespace'))
+      : prepareAddressVanish(pod);
     // istio/ztunnel#1191 option 1's hook: the node agent tells ztunnel the termination has started.
-    if (pod.isMeshed) await options.nodeAgent.shutdownStarting(pod.uid);
+    if (servedByNode) await options.nodeAgent.shutdownStarting(pod.uid);
     const clean = await Promise.all(runtime.containers.map((c) => killContainer(pod, c, graceMs)));
     runtime.probes.abort();
     pod.phase = clean.every(Boolean) ? 'Succeeded' : 'Failed';
@@ -311,9 +336,12 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     // of istio/ztunnel#1191 drains there, while the network still exists); then the veth goes and
     // the pod's IP answers nothing; then, as istio-cni does today, DelWorkload reaches ztunnel once
     // the pod is gone, when nothing ztunnel sends on the pod's connections reaches anyone.
-    if (pod.isMeshed) await options.nodeAgent.cniDel(pod.uid);
-    await vanishAddress(pod, vanishing);
-    if (pod.isMeshed) {
+    if (servedByNode) await options.nodeAgent.cniDel(pod.uid);
+    if (runtime.netns) {
+      runtime.netns.remove();
+      emit('sandbox-removed', pod, `${pod.podIp} gone with the pod's network namespace`);
+    } else await vanishAddress(pod, vanishing);
+    if (servedByNode) {
       await options.nodeAgent.delWorkload(pod.uid, { networkGone: true });
       emit('del-workload', pod);
     }

@@ -34,6 +34,10 @@ import { normalizeTimingModel } from './timing-model.ts';
 import type { TimingModel } from './timing-model.ts';
 import { validateClusterObject } from './validate-objects.ts';
 import { waitForEvent } from '../wait-for-event.ts';
+import { createNetworkWorld, netnsUnavailable } from '../netns/network-world.ts';
+import type { NetworkWorld } from '../netns/network-world.ts';
+import type { LocalImage } from './images.ts';
+import type { RootMaterial } from '../../mesh/pki/index.ts';
 
 export interface LocalBackendOptions {
   nodeCount?: number;
@@ -44,6 +48,15 @@ export interface LocalBackendOptions {
   log?: Logger;
   /** Container logs are written here when set (else into the cluster's temporary folder). */
   logDir?: string;
+  /**
+   * Pods that ask for it (POD_NETWORK_ANNOTATION) get a network namespace of their own, on a bridge
+   * per node (clusters/netns/network-world.ts; root only).
+   */
+  netns?: boolean;
+  /** The mesh CA's root instead of a fresh one (istio/ztunnel's test root, for its FAKE_CA). */
+  caRoot?: RootMaterial;
+  /** Images beyond the built-in ones (istio/ztunnel's binary brought by the user). */
+  images?: ReadonlyMap<string, LocalImage>;
 }
 
 /** What the local API server offers beyond the backend contract (tests use it as kubectl would). */
@@ -88,6 +101,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
   let stopControllers: (() => void) | undefined;
   let runDir: string | undefined;
   let closing: Promise<void> | undefined;
+  let world: NetworkWorld | undefined;
 
   const emit = (kind: LifecycleEventKind, object: string, detail?: string): void => {
     events.emit({
@@ -125,7 +139,12 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     const logDir = options.logDir ?? join(runDir, 'logs');
     await mkdir(logDir, { recursive: true });
     const issuer = (tokens = await createTokenIssuer());
+    if (options.netns) {
+      const made = (world = await createNetworkWorld({ nodes: nodeCount }));
+      addresses.attachNetns((node) => made.reserve(node));
+    }
     controlPlane = await startControlPlane({
+      ...(options.caRoot ? { caRoot: options.caRoot } : {}),
       source: createStateSource(state),
       // TokenReview by the local API server: its signature, and the bound pod still existing.
       authenticate: (token) =>
@@ -164,6 +183,9 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       kubelets.push(
         createKubelet({
           node: { ...node, runDir: nodeRunDir },
+          nodeIndex: nodes.indexOf(node) + 1,
+          netns: () => world,
+          ...(options.images ? { images: options.images } : {}),
           state,
           clock,
           timing,
@@ -188,7 +210,8 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
 
   const apply = async (objects: ClusterObject[]): Promise<void> => {
     await Promise.resolve(); // errors below reject the promise, never throw synchronously
-    for (const object of objects) validateClusterObject(object);
+    const extraImages = new Set(options.images?.keys());
+    for (const object of objects) validateClusterObject(object, extraImages);
     for (const object of structuredClone(objects)) {
       const key = `${object.metadata?.namespace ?? 'default'}/${object.metadata?.name ?? ''}`;
       if (isService(object)) {
@@ -274,6 +297,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     state.close();
     await Promise.all(kubelets.map((k) => k.destroy(graceMs)));
     await Promise.all([controlPlane?.close(), ...agents.map((a) => a.close())]);
+    world?.close();
     if (runDir) await rm(runDir, { recursive: true, force: true });
   };
 
@@ -365,7 +389,11 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       pods: podInfo(),
     }),
     logs: (pod) => kubelets.flatMap((k) => k.logs(pod)),
-    preflight: () => checkLoopbackBlock(addresses),
+    preflight: async () => {
+      await checkLoopbackBlock(addresses);
+      const why = options.netns ? await netnsUnavailable() : undefined;
+      if (why) throw badInput('pods in network namespaces of their own', 'a machine that can make them', why);
+    },
     describe: () => ({
       backend: 'local',
       nodes: nodeCount,

@@ -1,6 +1,6 @@
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
 import { createHash, randomUUID } from 'node:crypto';
-import { DATAPLANE_MODE_LABEL, SIDECAR_INJECT_LABEL } from '../manifests/index.ts';
+import { DATAPLANE_MODE_LABEL, POD_NETWORK_ANNOTATION, SIDECAR_INJECT_LABEL } from '../manifests/index.ts';
 import type { AddressPool } from './address-pool.ts';
 import type { PodRecord } from './cluster-state.ts';
 
@@ -23,6 +23,8 @@ export function createPodRecord(options: {
   namespace: string;
   template: V1PodTemplateSpec;
   node: { name: string; ip: string };
+  /** 1-based, for the node's bridge in a netns world. */
+  nodeIndex: number;
   addresses: AddressPool;
   nowMs: number;
 }): PodRecord {
@@ -32,7 +34,10 @@ export function createPodRecord(options: {
   const isMeshed = labels[DATAPLANE_MODE_LABEL] === 'ambient';
   // A sidecar owns the pod address the same way ztunnel does for ambient pods.
   const hasSidecar = labels[SIDECAR_INJECT_LABEL] === 'true';
-  const { podIp, appIp } = options.addresses.nextPod();
+  const netns = template.metadata?.annotations?.[POD_NETWORK_ANNOTATION] === 'netns';
+  const { podIp, appIp } = netns
+    ? ((ip) => ({ podIp: ip, appIp: ip }))(options.addresses.nextNetnsPod(options.nodeIndex))
+    : options.addresses.nextPod();
   const name =
     owner.kind === 'Deployment'
       ? `${owner.name}-${owner.templateHash.slice(0, 8)}-${suffix()}`
@@ -44,9 +49,11 @@ export function createPodRecord(options: {
     nodeName: options.node.name,
     hostIp: options.node.ip,
     podIp,
-    // Outside the mesh and without a sidecar nothing captures the pod address: the app binds it.
-    appIp: isMeshed || hasSidecar ? appIp : podIp,
+    // Outside the mesh and without a sidecar nothing captures the pod address: the app binds it. In
+    // a namespace of its own the pod's ztunnel binds its ports there and the app its address.
+    appIp: (isMeshed || hasSidecar) && !netns ? appIp : podIp,
     isMeshed,
+    ...(netns ? { netns: true } : {}),
     serviceAccount: spec.serviceAccountName ?? 'default',
     labels,
     owner,

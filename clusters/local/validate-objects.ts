@@ -99,15 +99,21 @@ function checkShape(object: ClusterObject, value: unknown, shape: Shape, path: s
   }
 }
 
-function checkContainer(object: ClusterObject, container: V1Container, path: string): void {
+function checkContainer(
+  object: ClusterObject,
+  container: V1Container,
+  path: string,
+  extraImages: ReadonlySet<string>,
+): void {
   checkShape(object, container, CONTAINER, path);
-  localImageOf(container.image ?? '', () =>
-    refuse(
-      object,
-      `${path}.image`,
-      `names an image with no local entrypoint (${JSON.stringify(container.image)})`,
-    ),
-  );
+  if (!extraImages.has(container.image ?? ''))
+    localImageOf(container.image ?? '', () =>
+      refuse(
+        object,
+        `${path}.image`,
+        `names an image with no local entrypoint (${JSON.stringify(container.image)})`,
+      ),
+    );
   container.env?.forEach((env, i) => {
     const fieldPath = env.valueFrom?.fieldRef?.fieldPath;
     const resource = env.valueFrom?.resourceFieldRef;
@@ -133,13 +139,17 @@ function checkContainer(object: ClusterObject, container: V1Container, path: str
     );
 }
 
-function checkTemplate(object: ClusterObject, template: V1PodTemplateSpec | undefined): void {
+function checkTemplate(
+  object: ClusterObject,
+  template: V1PodTemplateSpec | undefined,
+  extraImages: ReadonlySet<string>,
+): void {
   const path = 'spec.template';
   checkShape(object, template, TEMPLATE, path);
   const spec = template?.spec;
   if (!spec?.containers.length) refuse(object, `${path}.spec.containers`, 'must list at least one container');
   spec.containers.forEach((c, i) => {
-    checkContainer(object, c, `${path}.spec.containers[${String(i)}]`);
+    checkContainer(object, c, `${path}.spec.containers[${String(i)}]`, extraImages);
   });
   spec.volumes?.forEach((v, i) => {
     const unsupported = unsupportedVolume(v);
@@ -158,12 +168,22 @@ function checkTemplate(object: ClusterObject, template: V1PodTemplateSpec | unde
   );
 }
 
-/** Throws a BadInput HarnessError naming the first unsupported field. */
-export function validateClusterObject(object: ClusterObject): void {
+/**
+ * Throws a BadInput HarnessError naming the first unsupported field. `extraImages`: images this
+ * cluster runs beyond the built-in ones (istio/ztunnel's binary when given).
+ */
+export function validateClusterObject(
+  object: ClusterObject,
+  extraImages: ReadonlySet<string> = new Set(),
+): void {
   const shape = SHAPES[object.kind ?? ''];
   if (!shape) refuse(object, 'kind', 'is not implemented (Deployment, DaemonSet, Service only)');
   checkShape(object, object, shape, '');
   if (!object.metadata?.name) refuse(object, 'metadata.name', 'is required');
   if (object.kind !== 'Service')
-    checkTemplate(object, (object as { spec?: { template?: V1PodTemplateSpec } }).spec?.template);
+    checkTemplate(
+      object,
+      (object as { spec?: { template?: V1PodTemplateSpec } }).spec?.template,
+      extraImages,
+    );
 }

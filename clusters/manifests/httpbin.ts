@@ -1,5 +1,5 @@
 import type { V1Container, V1Deployment, V1EnvVar, V1Lifecycle, V1Service } from '@kubernetes/client-node';
-import { DATAPLANE_MODE_LABEL, IMAGES, SIDECAR_INJECT_LABEL } from './images.ts';
+import { DATAPLANE_MODE_LABEL, IMAGES, POD_NETWORK_ANNOTATION, SIDECAR_INJECT_LABEL } from './images.ts';
 
 export interface HttpbinManifestOptions {
   replicas: number;
@@ -13,6 +13,33 @@ export interface HttpbinManifestOptions {
   env?: Record<string, string>;
   /** Sidecar mode (seed 004): an istio-proxy container in front of the app, with pilot-agent's drain. */
   sidecar?: SidecarOptions;
+  /**
+   * istio/ztunnel's binary in dedicated mode beside the app, each pod in a network namespace of its
+   * own (local backend, --ztunnel-impl istio): the real ztunnel on the destination side.
+   */
+  dedicatedZtunnel?: boolean;
+}
+
+/**
+ * istio/ztunnel in dedicated mode (PROXY_MODE=dedicated: it serves the namespace it runs in) with
+ * FAKE_CA and no xDS; the local backend adds the pod's static workload config (LOCAL_XDS) and
+ * PROXY_WORKLOAD_INFO, which need the pod's name and address.
+ */
+function buildDedicatedZtunnelContainer(graceS: number): V1Container {
+  return {
+    name: 'istio-ztunnel',
+    image: IMAGES.istioZtunnel,
+    env: [
+      { name: 'FAKE_CA', value: 'true' },
+      { name: 'XDS_ADDRESS', value: '' },
+      { name: 'PROXY_MODE', value: 'dedicated' },
+      // Original-source binding needs IP_TRANSPARENT routing the namespace does not have.
+      { name: 'ENABLE_ORIG_SRC', value: 'false' },
+      // Its drain deadline derives from it, as the chart sets it for the DaemonSet.
+      { name: 'TERMINATION_GRACE_PERIOD_SECONDS', value: String(graceS) },
+    ],
+    ports: [{ containerPort: 15008, name: 'hbone' }],
+  };
 }
 
 export interface SidecarOptions {
@@ -64,7 +91,10 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
       selector: { matchLabels: labels },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
       template: {
-        metadata: { labels: podLabels },
+        metadata: {
+          labels: podLabels,
+          ...(options.dedicatedZtunnel ? { annotations: { [POD_NETWORK_ANNOTATION]: 'netns' } } : {}),
+        },
         spec: {
           serviceAccountName: 'httpbin',
           ...(options.graceS === undefined ? {} : { terminationGracePeriodSeconds: options.graceS }),
@@ -82,6 +112,7 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
               ...(lifecycle ? { lifecycle } : {}),
             },
             ...(options.sidecar ? [buildSidecarContainer(options.sidecar)] : []),
+            ...(options.dedicatedZtunnel ? [buildDedicatedZtunnelContainer(options.graceS ?? 30)] : []),
           ],
         },
       },

@@ -9,6 +9,11 @@ export const IMAGES = {
   sidecar: 'ztunnel-harness/sidecar:dev',
   /** A meshed client pod calling httpbin (E5's ztunnel-to-ztunnel traffic). */
   client: 'ztunnel-harness/client:dev',
+  /**
+   * istio/ztunnel's own binary in dedicated mode, one per pod (local backend only, a binary the user
+   * brings: ZTUNNEL_BINARY).
+   */
+  istioZtunnel: 'istio/ztunnel:byo',
   /** The control plane (kind only: the local backend runs it in the harness process). */
   istiod: 'ztunnel-harness/istiod:dev',
 } as const;
@@ -19,5 +24,11 @@ export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
 export const SIDECAR_INJECT_LABEL = 'sidecar.istio.io/inject';
 /** kubectl rollout restart's annotation (kubectl pkg/polymorphichelpers/objectrestarter.go). */
 export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
+/**
+ * A pod annotation asking the local backend for a network namespace of the pod's own (its IP on the
+ * node's bridge) instead of a loopback address: for programs that bind fixed wildcard ports.
+ */
+export const POD_NETWORK_ANNOTATION = 'ztunnel-harness/network';
+
 /** Node label the manifests select on; the local backend's nodes carry it, the kind config sets it. */
 export const NODE_LABEL = 'ztunnel-harness/node';

@@ -36,7 +36,10 @@ export interface NetworkWorld {
   hostAddress: string;
   /** The bridge address of node n: a pod's default gateway. */
   nodeGateway(node: number): string;
-  addPod(node: number, name: string): Promise<PodNetns>;
+  /** The next free address on node n's bridge (a pod IP known before its sandbox exists). */
+  reserve(node: number): string;
+  /** A pod's namespace on node n, with `ip` (reserved) or the next free address. */
+  addPod(node: number, name: string, ip?: string): Promise<PodNetns>;
   /** The holders' pids (for a leak check). */
   holders(): number[];
   close(): void;
@@ -155,18 +158,22 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
       await c(['ip', 'link', 'set', `br${String(n)}`, 'up']);
     }
     const nextHost = new Map<number, number>();
+    const reserve = (node: number): string => {
+      if (node < 1 || node > options.nodes) throw new Error(`no node ${String(node)} in this world`);
+      const host = (nextHost.get(node) ?? 1) + 1;
+      if (host > 254) throw new Error(`node ${String(node)} has no pod addresses left`);
+      nextHost.set(node, host);
+      return `${net}.${String(node)}.${String(host)}`;
+    };
     let nextLink = 0;
     return {
       octet,
       hostLink,
       hostAddress: `${net}.255.1`,
       nodeGateway: (node) => `${net}.${String(node)}.1`,
-      async addPod(node, name) {
-        if (node < 1 || node > options.nodes) throw new Error(`no node ${String(node)} in this world`);
-        const host = (nextHost.get(node) ?? 1) + 1;
-        if (host > 254) throw new Error(`node ${String(node)} has no pod addresses left`);
-        nextHost.set(node, host);
-        const ip = `${net}.${String(node)}.${String(host)}`;
+      reserve,
+      async addPod(node, name, reserved) {
+        const ip = reserved ?? reserve(node);
         const pod = await startHolder();
         holders.add(pod);
         const link = `vp${String(++nextLink)}`;

@@ -56,6 +56,7 @@ function paramsOf(
     k6Out: [],
     timing: {},
     arms: DEFAULT_ARMS,
+    ztunnelImpl: 'ours',
   };
 }
 

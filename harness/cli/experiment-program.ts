@@ -53,6 +53,7 @@ export interface ExperimentFlags {
   exitOnZeroActiveConnections: boolean;
   kindIngressPort: number;
   keepCluster: boolean;
+  ztunnelImpl: 'ours' | 'istio';
 }
 
 /** Repeatable --k6-out: k6's `name` or `name=argument` output syntax. */
@@ -185,6 +186,13 @@ const OPTIONS: OptionSpec[] = [
       "how the gateway reaches ambient pods: hbone (Istio >= 1.25's default) or plain (outside the mesh, captured by the pod's ztunnel); default: the scenario's",
     parse: choiceParser('--gateway-mode', ['hbone', 'plain'] as const),
     default: 'hbone',
+  },
+  {
+    flags: '--ztunnel-impl <impl>',
+    description:
+      "ours | istio: istio/ztunnel's own binary (ZTUNNEL_BINARY, built with --features testing; ZTUNNEL_TEST_ROOT, its src/tls) in dedicated mode beside each httpbin pod, each pod in a network namespace of its own (root, local backend, workload-rollout)",
+    parse: choiceParser('--ztunnel-impl', ['ours', 'istio'] as const),
+    default: 'ours',
   },
   {
     flags: '--mesh <mode>',
@@ -336,6 +344,7 @@ function requirementsOf(flags: ExperimentFlags, scenario: ClusterScenario): Requ
     },
     timing.length > 0 && { capability: 'timingModel', flag: '--timing', value: timing.join(',') },
     flags.tcpMigrateReq === '1' && { capability: 'perNetnsSysctls', flag: '--tcp-migrate-req', value: 1 },
+    flags.ztunnelImpl === 'istio' && { capability: 'podNamespaces', flag: '--ztunnel-impl', value: 'istio' },
   ];
   return asked.filter((r): r is Requirement => r !== false);
 }
@@ -355,6 +364,13 @@ export function paramsFromFlags(
     throw badInput('--duration', `longer than the restart time ${String(restartAtS)} s`, durationS);
   const refused = refusal(flags.backend, requirementsOf(flags, scenario));
   if (refused) throw refused;
+  if (flags.ztunnelImpl === 'istio' && (scenario.name !== 'workload-rollout' || flags.mesh !== 'ambient'))
+    throw badInput(
+      '--ztunnel-impl',
+      'ours, unless --scenario workload-rollout with --mesh ambient',
+      `istio with --scenario ${scenario.name} --mesh ${flags.mesh}`,
+      'istio/ztunnel runs in dedicated mode beside each httpbin pod: the rollout of those pods (E2) is what it can serve; its upgrade (E1) needs shared mode, not built',
+    );
   return {
     scenario: scenario.name,
     backend: flags.backend,
@@ -384,6 +400,7 @@ export function paramsFromFlags(
       tcpMigrateReq: flags.tcpMigrateReq === '1' ? 1 : 0,
       exitOnZeroActiveConnections: flags.exitOnZeroActiveConnections,
     },
+    ztunnelImpl: flags.ztunnelImpl,
   };
 }
 

@@ -77,9 +77,15 @@ const isMeasured = (name: string): boolean =>
   E5_MEASURES.has(name) ||
   name === 'drain_deadlines_s';
 
+/**
+ * Parameters added after the first schema, with the value every older row ran with: a row holding
+ * that value keys as an older row without the column does (schema 5: ztunnel_impl).
+ */
+const ADDED_WITH_DEFAULT: Readonly<Record<string, string>> = { ztunnel_impl: 'ours' };
+
 export function configurationOf(row: RunRow): Configuration {
   const parameters = Object.entries(row.values).filter(
-    ([name]) => !NOT_PARAMETERS.has(name) && !isMeasured(name),
+    ([name, value]) => !NOT_PARAMETERS.has(name) && !isMeasured(name) && ADDED_WITH_DEFAULT[name] !== value,
   );
   return { key: parameters.map(([k, v]) => `${k}=${v}`).join('\u0000'), parameters };
 }

@@ -42,6 +42,7 @@ export function paramsToFlags(p: ExperimentParams): Partial<ExperimentFlags> {
     poolBackoff: arms.poolBackoff,
     tcpMigrateReq: arms.tcpMigrateReq === 1 ? '1' : '0',
     exitOnZeroActiveConnections: arms.exitOnZeroActiveConnections,
+    ztunnelImpl: p.ztunnelImpl,
   };
 }
 

@@ -1,6 +1,11 @@
 import type { ClusterBackend } from '../../clusters/backend.ts';
 import { createKindBackend } from '../../clusters/kind/index.ts';
 import { createLocalBackend } from '../../clusters/local/index.ts';
+import type { LocalBackendOptions } from '../../clusters/local/index.ts';
+import { istioZtunnelImage } from '../../clusters/local/istio-ztunnel-image.ts';
+import { IMAGES } from '../../clusters/manifests/index.ts';
+import { badInput } from '../../lib/index.ts';
+import { readTestRoot, realZtunnelFromEnv } from '../../ztunnel/istio/istio-binary.ts';
 import type { Clock } from '../../lib/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import type { ExperimentParams } from './experiment-params.ts';
@@ -17,7 +22,7 @@ export interface BackendSettings {
  * local backend writes container output under `logDir`.
  */
 export function createBackend(
-  params: Pick<ExperimentParams, 'backend' | 'timing'>,
+  params: Pick<ExperimentParams, 'backend' | 'timing'> & Partial<Pick<ExperimentParams, 'ztunnelImpl'>>,
   options: {
     clock: Clock;
     logDir?: string;
@@ -44,5 +49,22 @@ export function createBackend(
     clock,
     timing: params.timing,
     ...(options.logDir ? { logDir: options.logDir } : {}),
+    ...(params.ztunnelImpl === 'istio' ? istioZtunnelOptions() : {}),
   });
+}
+
+/**
+ * --ztunnel-impl istio: pods in namespaces of their own, istio/ztunnel's binary as an image, and the
+ * mesh CA signing with its test root (the root a FAKE_CA ztunnel trusts). Refused (exit 2) when the
+ * binary or its test root is not given.
+ */
+function istioZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'images'> {
+  const real = realZtunnelFromEnv(process.env);
+  if (typeof real === 'string')
+    throw badInput('--ztunnel-impl istio', "istio/ztunnel's binary and test root", real);
+  return {
+    netns: true,
+    caRoot: readTestRoot(real),
+    images: new Map([[IMAGES.istioZtunnel, istioZtunnelImage(real.binary)]]),
+  };
 }

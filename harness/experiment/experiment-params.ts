@@ -39,4 +39,10 @@ export interface ExperimentParams {
   k6Out: string[];
   timing: Partial<TimingModel>;
   arms: MitigationArms;
+  /**
+   * Which ztunnel serves the workload's pods: ours (the node's, in-pod mode) or istio/ztunnel's own
+   * binary (ZTUNNEL_BINARY) in dedicated mode beside each httpbin pod, the pod in a network
+   * namespace of its own (local backend, E2 only).
+   */
+  ztunnelImpl: 'ours' | 'istio';
 }

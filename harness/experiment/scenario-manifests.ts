@@ -34,6 +34,7 @@ export function scenarioManifests(
       replicas: p.replicas,
       mesh: p.mesh,
       ...(arms.preStopSleepS > 0 ? { preStopSleepS: arms.preStopSleepS } : {}),
+      ...(p.ztunnelImpl === 'istio' ? { dedicatedZtunnel: true, graceS: p.graceS } : {}),
       ...options.httpbin,
     },
     gateway: {

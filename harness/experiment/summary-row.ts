@@ -12,7 +12,7 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 4;
+export const SUMMARY_SCHEMA_VERSION = 5;
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a
@@ -129,6 +129,7 @@ export function buildSummaryRow(
     replicas: params.replicas,
     gateway_concurrency: params.gatewayConcurrency,
     gateway_mode: params.gatewayMode,
+    ztunnel_impl: params.ztunnelImpl,
     mesh_client_rps: params.meshClientRps,
     max_failed: params.maxFailed,
     ...generatorColumns(facts),

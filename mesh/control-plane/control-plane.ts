@@ -1,7 +1,7 @@
 import type { Clock, Logger } from '../../lib/index.ts';
 import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
 import { startDiscoveryServer } from '../discovery/index.ts';
-import type { CertificateAuthority, TokenCaller } from '../pki/index.ts';
+import type { CertificateAuthority, RootMaterial, TokenCaller } from '../pki/index.ts';
 import { createCertificateAuthority, startCaServer } from '../pki/index.ts';
 import { buildDiscoverySnapshot } from './build-discovery.ts';
 import type { ClusterSource } from './cluster-source.ts';
@@ -22,6 +22,8 @@ export interface PushReport {
 }
 
 export interface ControlPlaneOptions {
+  /** The mesh CA's root, when not a fresh one (istio/ztunnel's test root, for its FAKE_CA). */
+  caRoot?: RootMaterial;
   source: ClusterSource;
   clock: Clock;
   log: Logger;
@@ -74,7 +76,7 @@ function compare(
  */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const { clock, log } = options;
-  const ca = await createCertificateAuthority();
+  const ca = await createCertificateAuthority(options.caRoot ? { root: options.caRoot } : {});
   const caServer = await startCaServer({
     ca,
     authenticate: (token) => options.authenticate(token),

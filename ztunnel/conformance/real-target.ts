@@ -8,61 +8,20 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { stringify } from 'yaml';
 import { createNetworkWorld } from '../../clusters/netns/network-world.ts';
 import { PROJECT_ROOT } from '../../harness/paths.ts';
 import { createCertificateAuthority } from '../../mesh/pki/index.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import type { DrainTarget } from './drain-probe.ts';
+import { localXdsConfig, readTestRoot } from '../istio/istio-binary.ts';
+import type { RealZtunnel } from '../istio/istio-binary.ts';
+export { localXdsConfig, realZtunnelFromEnv } from '../istio/istio-binary.ts';
+export type { RealZtunnel } from '../istio/istio-binary.ts';
 import { GATEWAY_IDENTITY, POD_SPIFFE } from './model-target.ts';
-
-export interface RealZtunnel {
-  binary: string;
-  /** A folder with istio/ztunnel's test root: root-cert.pem and ca-key.pem (its src/tls/). */
-  testRootDir: string;
-}
-
-/** The binary and test root from ZTUNNEL_BINARY / ZTUNNEL_TEST_ROOT, or why they cannot be used. */
-export function realZtunnelFromEnv(env: Readonly<Record<string, string | undefined>>): RealZtunnel | string {
-  const binary = env['ZTUNNEL_BINARY'];
-  const testRootDir = env['ZTUNNEL_TEST_ROOT'];
-  if (!binary || !testRootDir)
-    return (
-      'needs ZTUNNEL_BINARY (an istio/ztunnel binary built with --features testing, for FAKE_CA) and ' +
-      "ZTUNNEL_TEST_ROOT (its repository's src/tls folder: root-cert.pem, ca-key.pem)"
-    );
-  if (!existsSync(binary)) return `ZTUNNEL_BINARY ${binary} does not exist`;
-  for (const file of ['root-cert.pem', 'ca-key.pem'])
-    if (!existsSync(join(testRootDir, file))) return `ZTUNNEL_TEST_ROOT ${testRootDir} has no ${file}`;
-  return { binary, testRootDir };
-}
-
-/** The static workload config (istio/ztunnel src/xds.rs `LocalConfig`) naming the one pod. */
-export function localXdsConfig(pod: { name: string; ip: string }): string {
-  return stringify({
-    workloads: [
-      {
-        uid: `cluster1//v1/Pod/default/${pod.name}`,
-        name: pod.name,
-        namespace: 'default',
-        serviceAccount: 'httpbin',
-        // Without it ztunnel presents spiffe:///ns/... and refuses peers of cluster.local.
-        trustDomain: 'cluster.local',
-        workloadIps: [pod.ip],
-        protocol: 'HBONE',
-        node: 'node-1',
-        network: '',
-        services: {},
-      },
-    ],
-    policies: [],
-    services: [],
-  });
-}
 
 function lines(child: ChildProcess, into: string[]): void {
   for (const stream of [child.stdout, child.stderr])
@@ -96,12 +55,7 @@ export async function startRealZtunnelPod(options: {
   /** The app's stdout line saying it listens. */
   appListening: RegExp;
 }): Promise<RealZtunnelPod> {
-  const ca = await createCertificateAuthority({
-    root: {
-      certPem: readFileSync(join(options.real.testRootDir, 'root-cert.pem'), 'utf8'),
-      keyPem: readFileSync(join(options.real.testRootDir, 'ca-key.pem'), 'utf8'),
-    },
-  });
+  const ca = await createCertificateAuthority({ root: readTestRoot(options.real) });
   const world = await createNetworkWorld({ nodes: 1 });
   const dir = mkdtempSync(join(tmpdir(), 'real-ztunnel-'));
   const children: ChildProcess[] = [];

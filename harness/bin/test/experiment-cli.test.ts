@@ -40,6 +40,10 @@ const BAD_INPUTS: [string[], RegExp][] = [
     /--connections to be not given with --suite \(each entry sets its own experiment\), got "5"/,
   ],
   [['--config', '/no/such/experiment.yaml'], /--config to be a readable YAML or JSON experiment file/],
+  [
+    ['--ztunnel-impl', 'istio'],
+    /--ztunnel-impl to be ours, unless --scenario workload-rollout with --mesh ambient, got "istio with --scenario ztunnel-upgrade --mesh ambient"/,
+  ],
 ];
 
 for (const [args, message] of BAD_INPUTS) {
@@ -53,6 +57,20 @@ for (const [args, message] of BAD_INPUTS) {
     assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
   });
 }
+
+test('--ztunnel-impl istio without the binary: exit 2 naming what it needs, nothing written', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const resultsDir = join(dir, 'results');
+  const result = await execa(
+    process.execPath,
+    [CLI, '--scenario', 'workload-rollout', '--ztunnel-impl', 'istio', '--results-dir', resultsDir],
+    { reject: false, stdin: 'ignore', timeout: 20_000, env: { ZTUNNEL_BINARY: '', ZTUNNEL_TEST_ROOT: '' } },
+  );
+  assert.equal(result.exitCode, 2, result.stderr);
+  assert.match(result.stderr, /--ztunnel-impl istio .*needs ZTUNNEL_BINARY/);
+  assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
+});
 
 test('--help exits 0 and lists the flags', async () => {
   const result = await runCli(['--help']);

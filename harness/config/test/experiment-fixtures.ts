@@ -47,4 +47,5 @@ export const EVERY_FIELD: ExperimentParams = {
     tcpMigrateReq: 1,
     exitOnZeroActiveConnections: true,
   },
+  ztunnelImpl: 'istio',
 };

@@ -1,0 +1,62 @@
+// istio/ztunnel's own binary, brought by the user (never built or shipped here): where it is, and
+// the static configuration it runs with in dedicated mode (no xDS, FAKE_CA).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+
+export interface RealZtunnel {
+  binary: string;
+  /** A folder with istio/ztunnel's test root: root-cert.pem and ca-key.pem (its src/tls/). */
+  testRootDir: string;
+}
+
+/** The binary and test root from ZTUNNEL_BINARY / ZTUNNEL_TEST_ROOT, or why they cannot be used. */
+export function realZtunnelFromEnv(env: Readonly<Record<string, string | undefined>>): RealZtunnel | string {
+  const binary = env['ZTUNNEL_BINARY'];
+  const testRootDir = env['ZTUNNEL_TEST_ROOT'];
+  if (!binary || !testRootDir)
+    return (
+      'needs ZTUNNEL_BINARY (an istio/ztunnel binary built with --features testing, for FAKE_CA) and ' +
+      "ZTUNNEL_TEST_ROOT (its repository's src/tls folder: root-cert.pem, ca-key.pem)"
+    );
+  if (!existsSync(binary)) return `ZTUNNEL_BINARY ${binary} does not exist`;
+  for (const file of ['root-cert.pem', 'ca-key.pem'])
+    if (!existsSync(join(testRootDir, file))) return `ZTUNNEL_TEST_ROOT ${testRootDir} has no ${file}`;
+  return { binary, testRootDir };
+}
+
+/** The static workload config (istio/ztunnel src/xds.rs `LocalConfig`) naming the one pod. */
+export function localXdsConfig(pod: {
+  name: string;
+  ip: string;
+  namespace?: string;
+  serviceAccount?: string;
+}): string {
+  return stringify({
+    workloads: [
+      {
+        uid: `cluster1//v1/Pod/${pod.namespace ?? 'default'}/${pod.name}`,
+        name: pod.name,
+        namespace: pod.namespace ?? 'default',
+        serviceAccount: pod.serviceAccount ?? 'httpbin',
+        // Without it ztunnel presents spiffe:///ns/... and refuses peers of cluster.local.
+        trustDomain: 'cluster.local',
+        workloadIps: [pod.ip],
+        protocol: 'HBONE',
+        node: 'node-1',
+        network: '',
+        services: {},
+      },
+    ],
+    policies: [],
+    services: [],
+  });
+}
+
+/** The test root's certificate and key, for our CA to sign with (root-cert.pem, ca-key.pem). */
+export function readTestRoot(real: RealZtunnel): { certPem: string; keyPem: string } {
+  return {
+    certPem: readFileSync(join(real.testRootDir, 'root-cert.pem'), 'utf8'),
+    keyPem: readFileSync(join(real.testRootDir, 'ca-key.pem'), 'utf8'),
+  };
+}
