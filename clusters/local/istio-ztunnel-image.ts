@@ -1,4 +1,4 @@
-// istio/ztunnel's binary as a local image (IMAGES.istioZtunnel): a pod's own ztunnel in dedicated
+// istio/ztunnel's binary as a local image (ISTIO_ZTUNNEL_IMAGE): a pod's own ztunnel in dedicated
 // mode, in the pod's network namespace. What a cluster would give it through xDS, the pod's static
 // workload config, comes from the pod record here.
 import { localXdsConfig } from '../../ztunnel/istio/istio-binary.ts';

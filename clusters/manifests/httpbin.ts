@@ -1,5 +1,11 @@
 import type { V1Container, V1Deployment, V1EnvVar, V1Lifecycle, V1Service } from '@kubernetes/client-node';
-import { DATAPLANE_MODE_LABEL, IMAGES, POD_NETWORK_ANNOTATION, SIDECAR_INJECT_LABEL } from './images.ts';
+import {
+  DATAPLANE_MODE_LABEL,
+  IMAGES,
+  ISTIO_ZTUNNEL_IMAGE,
+  POD_NETWORK_ANNOTATION,
+  SIDECAR_INJECT_LABEL,
+} from './images.ts';
 
 export interface HttpbinManifestOptions {
   replicas: number;
@@ -28,7 +34,7 @@ export interface HttpbinManifestOptions {
 function buildDedicatedZtunnelContainer(graceS: number): V1Container {
   return {
     name: 'istio-ztunnel',
-    image: IMAGES.istioZtunnel,
+    image: ISTIO_ZTUNNEL_IMAGE,
     env: [
       { name: 'FAKE_CA', value: 'true' },
       { name: 'XDS_ADDRESS', value: '' },

@@ -9,14 +9,15 @@ export const IMAGES = {
   sidecar: 'ztunnel-harness/sidecar:dev',
   /** A meshed client pod calling httpbin (E5's ztunnel-to-ztunnel traffic). */
   client: 'ztunnel-harness/client:dev',
-  /**
-   * istio/ztunnel's own binary in dedicated mode, one per pod (local backend only, a binary the user
-   * brings: ZTUNNEL_BINARY).
-   */
-  istioZtunnel: 'istio/ztunnel:byo',
   /** The control plane (kind only: the local backend runs it in the harness process). */
   istiod: 'ztunnel-harness/istiod:dev',
 } as const;
+
+/**
+ * istio/ztunnel's own binary in dedicated mode, one per pod: not built here (the user brings it,
+ * ZTUNNEL_BINARY) and run by the local backend only.
+ */
+export const ISTIO_ZTUNNEL_IMAGE = 'istio/ztunnel:byo';
 
 /** Ambient enrolment label (Istio accepts it on namespaces and pods). */
 export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';

@@ -13,6 +13,7 @@ export type { HttpbinManifestOptions, SidecarOptions } from './httpbin.ts';
 export {
   DATAPLANE_MODE_LABEL,
   IMAGES,
+  ISTIO_ZTUNNEL_IMAGE,
   NODE_LABEL,
   POD_NETWORK_ANNOTATION,
   RESTARTED_AT_ANNOTATION,

@@ -3,7 +3,7 @@ import { createKindBackend } from '../../clusters/kind/index.ts';
 import { createLocalBackend } from '../../clusters/local/index.ts';
 import type { LocalBackendOptions } from '../../clusters/local/index.ts';
 import { istioZtunnelImage } from '../../clusters/local/istio-ztunnel-image.ts';
-import { IMAGES } from '../../clusters/manifests/index.ts';
+import { ISTIO_ZTUNNEL_IMAGE } from '../../clusters/manifests/index.ts';
 import { badInput } from '../../lib/index.ts';
 import { readTestRoot, realZtunnelFromEnv } from '../../ztunnel/istio/istio-binary.ts';
 import type { Clock } from '../../lib/index.ts';
@@ -65,6 +65,6 @@ function istioZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | '
   return {
     netns: true,
     caRoot: readTestRoot(real),
-    images: new Map([[IMAGES.istioZtunnel, istioZtunnelImage(real.binary)]]),
+    images: new Map([[ISTIO_ZTUNNEL_IMAGE, istioZtunnelImage(real.binary)]]),
   };
 }
