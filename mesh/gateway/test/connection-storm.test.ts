@@ -1,10 +1,14 @@
 // A connection storm against a saturated gateway, as k6 opens -c 1000 on a machine with many cores:
 // the gateway (its own process, each poll of its event loop kept ~40 ms long as a saturated one's
 // is) already serves 300 closed-loop connections when 1,000 more open at once. Every connection
-// must get its first answer within 8 s and every request must succeed. With one listen socket
+// must get its first answer within 20 s and every request must succeed. With one listen socket
 // (ACCEPTOR_SOCKETS=1) a Node gateway accepts one connection per poll, ~20 a second here, and most
 // of the storm waits in the kernel's accept queue past the deadline (lib/acceptors.ts says why);
 // Envoy accepts everything pending per socket event.
+// The bound is set between the two mechanisms, not at this machine's speed: with the acceptors the
+// slowest first answer measured here was 2.1-7.0 s (9 runs; once, in a fresh-clone CI run on a slow
+// moment of this VM, 122 connections took over 8 s, the earlier bound); one socket needs 50-100 s
+// for the storm.
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
@@ -15,8 +19,8 @@ import { spawnNodeProcess } from '../../../lib/test/node-process.ts';
 const BUSY = 300;
 const STORM = 1000;
 const STORM_AT_MS = 1500;
-const END_AT_MS = 10_000;
-const FIRST_ANSWER_WITHIN_MS = 8000;
+const END_AT_MS = 22_000;
+const FIRST_ANSWER_WITHIN_MS = 20_000;
 
 interface ClientResult {
   firstAnswerMs?: number;
@@ -64,7 +68,7 @@ function runClient(port: number, endAt: number): Promise<ClientResult> {
   });
 }
 
-it('a storm of 1,000 new connections on a busy gateway: every connection answered within 8 s', async (t) => {
+it('a storm of 1,000 new connections on a busy gateway: every connection answered within 20 s', async (t) => {
   const upstream = spawnNodeProcess(join(PROJECT_ROOT, 'apps/httpbin/main.ts'), {
     LOCAL_BIND_ADDRESS: '127.78.0.1',
     PORT: '8080',
