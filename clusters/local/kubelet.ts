@@ -321,9 +321,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     // Started now, while the containers stop, so that the address can vanish the moment CNI DEL runs.
     // A pod in its own namespace is served by its own ztunnel: the node's hears nothing of it.
     const servedByNode = pod.isMeshed && !pod.netns;
-    const vanishing = pod.netns
-      ? Promise.resolve(new Error('its own network namespace'))
-      : prepareAddressVanish(pod);
+    const vanishing = pod.netns ? undefined : prepareAddressVanish(pod);
     // istio/ztunnel#1191 option 1's hook: the node agent tells ztunnel the termination has started.
     if (servedByNode) await options.nodeAgent.shutdownStarting(pod.uid);
     const clean = await Promise.all(runtime.containers.map((c) => killContainer(pod, c, graceMs)));
@@ -340,7 +338,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     if (runtime.netns) {
       runtime.netns.remove();
       emit('sandbox-removed', pod, `${pod.podIp} gone with the pod's network namespace`);
-    } else await vanishAddress(pod, vanishing);
+    } else if (vanishing) await vanishAddress(pod, vanishing);
     if (servedByNode) {
       await options.nodeAgent.delWorkload(pod.uid, { networkGone: true });
       emit('del-workload', pod);

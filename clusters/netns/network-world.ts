@@ -34,8 +34,6 @@ export interface NetworkWorld {
   hostLink: string;
   /** The host's address on it: what a pod sees as the source of the host's connections. */
   hostAddress: string;
-  /** The bridge address of node n: a pod's default gateway. */
-  nodeGateway(node: number): string;
   /** The next free address on node n's bridge (a pod IP known before its sandbox exists). */
   reserve(node: number): string;
   /** A pod's namespace on node n, with `ip` (reserved) or the next free address. */
@@ -170,7 +168,6 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
       octet,
       hostLink,
       hostAddress: `${net}.255.1`,
-      nodeGateway: (node) => `${net}.${String(node)}.1`,
       reserve,
       async addPod(node, name, reserved) {
         const ip = reserved ?? reserve(node);

@@ -12,8 +12,7 @@ import { benchGatewayPaths } from '../bench/gateway-paths.ts';
 import type { EchoLoadResult } from '../bench/echo-load.ts';
 import { benchHboneHop } from '../bench/hbone-hop.ts';
 import { benchIstioHop } from '../bench/istio-hop.ts';
-import { netnsUnavailable } from '../../clusters/netns/network-world.ts';
-import { realZtunnelFromEnv } from '../../ztunnel/conformance/real-target.ts';
+import { realZtunnelHere } from '../../ztunnel/conformance/real-target.ts';
 import { benchK6Local } from '../bench/k6-local.ts';
 import { runMain } from '../cli/run-main.ts';
 import { ensureK6 } from '../tools/index.ts';
@@ -39,12 +38,9 @@ runMain(async (signal) => {
 
   out('\n2. 64-byte echo round trips, 100 concurrent connections, 5 s each');
   const { direct, hbone } = await benchHboneHop({ connections: 100, durationMs: 5000 });
-  const real = realZtunnelFromEnv(process.env);
-  const why = typeof real === 'string' ? real : await netnsUnavailable();
+  const real = await realZtunnelHere(process.env);
   const upstream =
-    typeof real === 'string' || why
-      ? undefined
-      : await benchIstioHop({ real, connections: 100, durationMs: 5000 });
+    typeof real === 'string' ? undefined : await benchIstioHop({ real, connections: 100, durationMs: 5000 });
   out(
     '   path                                                 round trips   per s   p50 ms   p99 ms  errors  ztunnel CPU us/round trip',
   );
@@ -65,7 +61,7 @@ runMain(async (signal) => {
       `   ${name.padEnd(53)}${cell(r.roundTrips, 0, 10)} ${cell(r.perSecond, 0, 7)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.errors, 0, 7)}  ${cpu.padStart(10)}`,
     );
   }
-  if (!upstream) out(`   istio/ztunnel's hop not measured: ${why ?? ''}`);
+  if (typeof real === 'string') out(`   istio/ztunnel's hop not measured: ${real}`);
 
   const durationS = 20;
   out(

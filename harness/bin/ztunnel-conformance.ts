@@ -4,7 +4,6 @@
 // run it (root, network namespaces, the binary and its test root).
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
-import { netnsUnavailable } from '../../clusters/netns/network-world.ts';
 import type { ConnectObservation } from '../../ztunnel/conformance/connect-probe.ts';
 import { probeConnects } from '../../ztunnel/conformance/connect-probe.ts';
 import {
@@ -15,7 +14,7 @@ import {
 import { probeDrain } from '../../ztunnel/conformance/drain-probe.ts';
 import type { DrainObservation, DrainTarget } from '../../ztunnel/conformance/drain-probe.ts';
 import { startModelTarget } from '../../ztunnel/conformance/model-target.ts';
-import { realZtunnelFromEnv, startRealTarget } from '../../ztunnel/conformance/real-target.ts';
+import { realZtunnelHere, startRealTarget } from '../../ztunnel/conformance/real-target.ts';
 import { runMain } from '../cli/run-main.ts';
 
 function deadlineParser(raw: string): number {
@@ -53,17 +52,11 @@ runMain(async () => {
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);
   const opts = program.opts<{ ztunnelBinary?: string; ztunnelTestRoot?: string; deadlineMs: number }>();
-  const real = realZtunnelFromEnv({
+  const real = await realZtunnelHere({
     ZTUNNEL_BINARY: opts.ztunnelBinary ?? process.env['ZTUNNEL_BINARY'],
     ZTUNNEL_TEST_ROOT: opts.ztunnelTestRoot ?? process.env['ZTUNNEL_TEST_ROOT'],
   });
-  if (typeof real === 'string') throw new HarnessError(ErrorCode.BadInput, `ztunnel-conformance ${real}`);
-  const why = await netnsUnavailable();
-  if (why)
-    throw new HarnessError(
-      ErrorCode.BadInput,
-      `ztunnel-conformance runs istio/ztunnel in a network namespace: ${why}`,
-    );
+  if (typeof real === 'string') throw new HarnessError(ErrorCode.BadInput, `ztunnel-conformance: ${real}`);
   process.stderr.write('probing our ztunnel (in this process, loopback) ...\n');
   const ours = await observe(await startModelTarget({ podNet: 104, deadlineMs: opts.deadlineMs }));
   process.stderr.write(`probing ${real.binary} (dedicated mode, its own network namespace) ...\n`);

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { netnsUnavailable } from '../../clusters/netns/network-world.ts';
 import { probeConnects } from './connect-probe.ts';
 import { compareConnects, compareDrains } from './conformance-rows.ts';
 import { probeDrain } from './drain-probe.ts';
 import type { DrainObservation } from './drain-probe.ts';
 import { startModelTarget } from './model-target.ts';
-import { localXdsConfig, realZtunnelFromEnv, startRealTarget } from './real-target.ts';
+import { localXdsConfig, realZtunnelFromEnv, realZtunnelHere, startRealTarget } from './real-target.ts';
 
 const DEADLINE_MS = 1000;
 
@@ -153,13 +152,8 @@ test('the real binary is asked for by name, with what it needs', () => {
   );
 });
 
-const real = realZtunnelFromEnv(process.env);
-const realSkip =
-  typeof real === 'string'
-    ? `istio/ztunnel not given: ${real}`
-    : await netnsUnavailable().then((why) =>
-        why ? `istio/ztunnel runs in a network namespace: ${why}` : false,
-      );
+const real = await realZtunnelHere(process.env);
+const realSkip = typeof real === 'string' ? real : false;
 
 /** The CONNECT answers, then the drain, of one target; closed at the end. */
 async function observe(target: Awaited<ReturnType<typeof startModelTarget>>) {

@@ -1,7 +1,8 @@
 // How a ztunnel answers HBONE CONNECTs that a rollout produces (E2): to the pod's app, to a port of
 // the pod where nothing listens (the app has exited but the pod is still served), and to an address
 // that is not the pod's. The same requests for any ztunnel, ours or istio/ztunnel's binary.
-import { openHboneSession, openTunnel } from '../../mesh/hbone/index.ts';
+import { openTunnel } from '../../mesh/hbone/index.ts';
+import { openProbeSession } from './drain-probe.ts';
 import type { DrainTarget } from './drain-probe.ts';
 
 export interface ConnectObservation {
@@ -15,13 +16,7 @@ export interface ConnectObservation {
 const CLOSED_PORT = 9;
 
 export async function probeConnects(target: DrainTarget): Promise<ConnectObservation> {
-  const session = await openHboneSession({
-    host: target.hboneHost,
-    port: target.hbonePort,
-    cert: target.clientCert,
-    expectedIdentity: target.podIdentity,
-    connectTimeoutMs: 5_000,
-  });
+  const session = await openProbeSession(target);
   const podIp = target.appAuthority.replace(/:\d+$/, '');
   const other = podIp.replace(/\.\d+$/, '.99');
   const ask = async (authority: string): Promise<string> => {

@@ -105,14 +105,19 @@ const describe = (p: Promise<number>): Promise<string> =>
     (err: unknown) => `failed: ${err instanceof Error ? err.message : String(err)}`,
   );
 
-export async function probeDrain(target: DrainTarget): Promise<DrainObservation> {
-  const session = await openHboneSession({
+/** The probing client's HBONE connection to the target's ztunnel, checking the pod's identity. */
+export function openProbeSession(target: DrainTarget): ReturnType<typeof openHboneSession> {
+  return openHboneSession({
     host: target.hboneHost,
     port: target.hbonePort,
     cert: target.clientCert,
     expectedIdentity: target.podIdentity,
     connectTimeoutMs: 5_000,
   });
+}
+
+export async function probeDrain(target: DrainTarget): Promise<DrainObservation> {
+  const session = await openProbeSession(target);
   let streams = 2;
   let t0 = 0;
   const since = (): number => Math.round(performance.now() - t0);

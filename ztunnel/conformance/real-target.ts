@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createNetworkWorld } from '../../clusters/netns/network-world.ts';
+import { createNetworkWorld, netnsUnavailable } from '../../clusters/netns/network-world.ts';
 import { PROJECT_ROOT } from '../../harness/paths.ts';
 import { createCertificateAuthority } from '../../mesh/pki/index.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import type { DrainTarget } from './drain-probe.ts';
-import { localXdsConfig, readTestRoot } from '../istio/istio-binary.ts';
+import { localXdsConfig, readTestRoot, realZtunnelFromEnv } from '../istio/istio-binary.ts';
 import type { RealZtunnel } from '../istio/istio-binary.ts';
 export { localXdsConfig, realZtunnelFromEnv } from '../istio/istio-binary.ts';
 export type { RealZtunnel } from '../istio/istio-binary.ts';
@@ -34,6 +34,19 @@ async function waitFor(what: string, ok: () => Promise<boolean> | boolean, ms: n
     if (Date.now() > until) throw new Error(`${what} not within ${String(ms)} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * The binary and test root from the environment, when this machine can also run it (root, network
+ * namespaces); else why not, in words a skipped test or a command prints.
+ */
+export async function realZtunnelHere(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<RealZtunnel | string> {
+  const real = realZtunnelFromEnv(env);
+  if (typeof real === 'string') return `istio/ztunnel not given: ${real}`;
+  const why = await netnsUnavailable();
+  return why ? `istio/ztunnel runs in a network namespace: ${why}` : real;
 }
 
 /** istio/ztunnel serving one pod (its own network namespace) whose app is `app`, ready. */

@@ -125,9 +125,10 @@ export function createHboneInbound(
 }
 
 /**
- * What istio/ztunnel's HBONE server announces (src/proxy/h2/server.rs `serve_connection`, defaults
- * from src/config.rs: HTTP2_STREAM_WINDOW_SIZE 4 MiB, HTTP2_CONNECTION_WINDOW_SIZE 16 MiB,
- * HTTP2_FRAME_SIZE 1 MiB; 200 streams and 64 KiB of headers as hyper's defaults). Node's defaults (a
+ * What istio/ztunnel 1.28.1's HBONE server announces (src/proxy/h2/server.rs:110-119
+ * `serve_connection`, with src/config.rs:726,732-733 defaults: HTTP2_STREAM_WINDOW_SIZE 4 MiB,
+ * HTTP2_CONNECTION_WINDOW_SIZE 16 MiB, HTTP2_FRAME_SIZE 1 MiB; max_concurrent_streams 200 and
+ * max_header_list_size 64 KiB set there), as its SETTINGS frame showed in the conformance check. Node's defaults (a
  * 64 KiB window, 16 KiB frames, no stream limit) differ; `npm run ztunnel-conformance` compares them.
  */
 export const HBONE_SERVER_SETTINGS = {

@@ -109,9 +109,10 @@ export async function bindInbound(
     }
   };
   const sendGoaway = (): number => {
-    // As the h2 crate's graceful_shutdown (istio/ztunnel src/proxy/h2/server.rs): a GOAWAY naming
-    // the largest stream id, a PING, and once it is answered the GOAWAY naming the last stream
-    // served (RFC 9113 section 6.8); session.close() sends that one and ends the session once its
+    // As the h2 crate's graceful_shutdown (called at istio/ztunnel 1.28.1 src/proxy/h2/server.rs:169;
+    // the frames seen on the wire, the h2 crate's own source not read): a GOAWAY naming the largest
+    // stream id, a PING, and once it is answered the GOAWAY naming the last stream served (RFC 9113
+    // section 6.8); session.close() sends that one and ends the session once its
     // streams have. Seen from the client with istio/ztunnel 1.28.1: [2^31-1, then the real last].
     const open = [...hbone.sessions].filter((session) => !session.closed);
     for (const session of open) {

@@ -9,17 +9,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 import { parse } from 'csv-parse/sync';
-import { netnsUnavailable } from '../../../clusters/netns/network-world.ts';
-import { realZtunnelFromEnv } from '../../../ztunnel/istio/istio-binary.ts';
+import { realZtunnelHere } from '../../../ztunnel/conformance/real-target.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 
-const real = realZtunnelFromEnv(process.env);
-const skip =
-  typeof real === 'string'
-    ? `istio/ztunnel not given: ${real}`
-    : await netnsUnavailable().then((why) =>
-        why ? `istio/ztunnel runs in a network namespace: ${why}` : false,
-      );
+const real = await realZtunnelHere(process.env);
+const skip = typeof real === 'string' ? real : false;
 
 test(
   'E2 with istio/ztunnel beside each httpbin pod: its access log, the namespaces gone, the row says so',
