@@ -14,7 +14,7 @@ export const CAPABILITIES = {
   containerSignals:
     'lifecycle events for the signals a container gets (kind sees pods through the API server: deletion, exit and removal, not SIGTERM or SIGKILL)',
   podNamespaces:
-    "a network namespace per pod to run istio/ztunnel's binary in (kind's pods have theirs, but the harness does not add the binary to them)",
+    "a network namespace per pod made by the harness, for ztunnel's in-pod listeners and istio/ztunnel's binary (kind's pods have theirs, made by its CNI, but the harness neither chooses them nor adds the binary)",
   perNetnsSysctls:
     "per-network-namespace sysctls where the listeners live (tcp_migrate_req would have to be set on kind's nodes)",
 } as const;

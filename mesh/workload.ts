@@ -13,6 +13,12 @@ export interface LocalWorkload {
   appIp: string;
   /** Container ports ztunnel captures (plaintext inbound) and accepts as HBONE targets. */
   ports: number[];
+  /**
+   * The pod's own network namespace (a path to open), when it has one (the local backend's --netns):
+   * ztunnel binds the pod's listeners inside it, as upstream does with the namespace ZDS hands it.
+   * Without it the pod's address is on the shared loopback and ztunnel binds it from where it runs.
+   */
+  netns?: string;
 }
 
 export const HBONE_PORT = 15008;

@@ -40,7 +40,8 @@ export interface Ztunnel {
    * The CNI's DelWorkload: that pod's listeners closed and its connections dropped at once (upstream's
    * DrainMode::Immediate: src/inpod/statemanager.rs `shutdown_workload`). With `networkGone` (the
    * sandbox went first, as upstream's DelWorkload comes today) nothing of that drop reaches a peer:
-   * the connections go silent instead (pod-listeners.ts `freeze`).
+   * on the loopback model the connections go silent instead (pod-listeners.ts `freeze`); a pod in a
+   * network namespace of its own needs no emulation (its veth is really gone).
    */
   delWorkload(uid: string, options?: { networkGone?: boolean }): DropCounts;
   /** istio/ztunnel#1191 option 1: a pod's termination started (GOAWAY with goaway-on-shutdown-start). */
@@ -117,13 +118,17 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
         name: workload.name,
         addr: workload.podIp,
         ports: workload.ports.join(','),
+        ...(workload.netns ? { netns: workload.netns } : {}),
       });
     },
     delWorkload(uid, { networkGone = false } = {}) {
       const pod = pods.get(uid);
       if (!pod) return { connections: 0, inFlight: 0 };
       pods.delete(uid);
-      const dropped = networkGone ? pod.freeze('pod deleted') : pod.destroy('pod deleted');
+      // A pod in a namespace of its own whose veth is gone needs no emulation: what ztunnel sends on
+      // its sockets there has no route out, so the drop reaches nobody, as upstream's does.
+      const emulateGone = networkGone && pod.workload.netns === undefined;
+      const dropped = emulateGone ? pod.freeze('pod deleted') : pod.destroy('pod deleted');
       log.info('pod removed', {
         uid,
         name: pod.workload.name,

@@ -13,8 +13,13 @@ export interface PodRecord {
   /** Where the app binds: a private address when meshed (ztunnel owns podIp), else podIp. */
   appIp: string;
   isMeshed: boolean;
-  /** In a network namespace of its own (POD_NETWORK_ANNOTATION): served by its own ztunnel, not the node's. */
+  /** In a network namespace of its own (POD_NETWORK_ANNOTATION), on its node's bridge. */
   netns?: boolean;
+  /**
+   * Served by a ztunnel container of its own (istio/ztunnel in dedicated mode), not by the node's:
+   * the node agent tells the node's ztunnel nothing of it.
+   */
+  dedicatedZtunnel?: boolean;
   serviceAccount: string;
   labels: Record<string, string>;
   owner: { kind: 'Deployment' | 'DaemonSet'; name: string; templateHash: string };

@@ -61,6 +61,8 @@ export interface KubeletOptions {
   nodeIndex: number;
   /** The cluster's network-namespace world, when it has one. */
   netns?: () => NetworkWorld | undefined;
+  /** Set inside each pod namespace (sysctl name -> value): the run's per-namespace settings. */
+  podSysctls?: Readonly<Record<string, string>>;
   /** Images beyond the built-in ones (istio/ztunnel's binary brought by the user). */
   images?: ReadonlyMap<string, LocalImage>;
   state: ClusterState;
@@ -247,8 +249,12 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     if (pod.netns) {
       const world = options.netns?.();
       if (!world) throw new Error(`${podKey(pod)} asks for a network namespace; this cluster has none`);
-      runtime.netns = await world.addPod(options.nodeIndex, pod.name, pod.podIp);
-    } else if (pod.isMeshed) {
+      runtime.netns = await world.addPod(options.nodeIndex, pod.name, pod.podIp, {
+        appAddress: pod.appIp !== pod.podIp,
+        ...(options.podSysctls ? { sysctls: options.podSysctls } : {}),
+      });
+    }
+    if (pod.isMeshed && !pod.dedicatedZtunnel) {
       const ports = pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort));
       await options.nodeAgent.addWorkload({
         uid: pod.uid,
@@ -258,6 +264,8 @@ export function createKubelet(options: KubeletOptions): Kubelet {
         podIp: pod.podIp,
         appIp: pod.appIp,
         ports,
+        // istio-cni hands ztunnel the pod's namespace with AddWorkload (ZDS, an fd there).
+        ...(runtime.netns ? { netns: runtime.netns.path } : {}),
       });
       emit('add-workload', pod);
     }
@@ -318,9 +326,10 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     await clock.sleep(timing.kubeletReactionMs);
     await runtime.started.catch(() => undefined); // a pod deleted while starting is killed once started
     const graceMs = (pod.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_S) * 1000;
-    // Started now, while the containers stop, so that the address can vanish the moment CNI DEL runs.
-    // A pod in its own namespace is served by its own ztunnel: the node's hears nothing of it.
-    const servedByNode = pod.isMeshed && !pod.netns;
+    // Started now, while the containers stop, so that the address can vanish the moment CNI DEL runs
+    // (a pod in a namespace of its own loses its veth instead). A pod with a ztunnel of its own is
+    // served by it: the node's hears nothing of it.
+    const servedByNode = pod.isMeshed && !pod.dedicatedZtunnel;
     const vanishing = pod.netns ? undefined : prepareAddressVanish(pod);
     // istio/ztunnel#1191 option 1's hook: the node agent tells ztunnel the termination has started.
     if (servedByNode) await options.nodeAgent.shutdownStarting(pod.uid);
@@ -336,8 +345,8 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     // the pod is gone, when nothing ztunnel sends on the pod's connections reaches anyone.
     if (servedByNode) await options.nodeAgent.cniDel(pod.uid);
     if (runtime.netns) {
-      runtime.netns.remove();
-      emit('sandbox-removed', pod, `${pod.podIp} gone with the pod's network namespace`);
+      await runtime.netns.remove();
+      emit('sandbox-removed', pod, `${pod.podIp} gone with the pod's veth`);
     } else if (vanishing) await vanishAddress(pod, vanishing);
     if (servedByNode) {
       await options.nodeAgent.delWorkload(pod.uid, { networkGone: true });

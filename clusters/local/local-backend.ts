@@ -53,6 +53,8 @@ export interface LocalBackendOptions {
    * per node (clusters/netns/network-world.ts; root only).
    */
   netns?: boolean;
+  /** Set inside every pod namespace (netns): per-namespace sysctls, e.g. net.ipv4.tcp_migrate_req. */
+  podSysctls?: Readonly<Record<string, string>>;
   /** The mesh CA's root instead of a fresh one (istio/ztunnel's test root, for its FAKE_CA). */
   caRoot?: RootMaterial;
   /** Images beyond the built-in ones (istio/ztunnel's binary brought by the user). */
@@ -185,6 +187,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
           node: { ...node, runDir: nodeRunDir },
           nodeIndex: nodes.indexOf(node) + 1,
           netns: () => world,
+          ...(options.podSysctls ? { podSysctls: options.podSysctls } : {}),
           ...(options.images ? { images: options.images } : {}),
           state,
           clock,

@@ -1,6 +1,12 @@
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
 import { createHash, randomUUID } from 'node:crypto';
-import { DATAPLANE_MODE_LABEL, POD_NETWORK_ANNOTATION, SIDECAR_INJECT_LABEL } from '../manifests/index.ts';
+import {
+  DATAPLANE_MODE_LABEL,
+  ISTIO_ZTUNNEL_IMAGE,
+  POD_NETWORK_ANNOTATION,
+  SIDECAR_INJECT_LABEL,
+} from '../manifests/index.ts';
+import { appAddressOf } from '../netns/network-world.ts';
 import type { AddressPool } from './address-pool.ts';
 import type { PodRecord } from './cluster-state.ts';
 
@@ -35,8 +41,9 @@ export function createPodRecord(options: {
   // A sidecar owns the pod address the same way ztunnel does for ambient pods.
   const hasSidecar = labels[SIDECAR_INJECT_LABEL] === 'true';
   const netns = template.metadata?.annotations?.[POD_NETWORK_ANNOTATION] === 'netns';
+  const dedicatedZtunnel = spec.containers.some((c) => c.image === ISTIO_ZTUNNEL_IMAGE);
   const { podIp, appIp } = netns
-    ? ((ip) => ({ podIp: ip, appIp: ip }))(options.addresses.nextNetnsPod(options.nodeIndex))
+    ? ((ip) => ({ podIp: ip, appIp: appAddressOf(ip) }))(options.addresses.nextNetnsPod(options.nodeIndex))
     : options.addresses.nextPod();
   const name =
     owner.kind === 'Deployment'
@@ -49,11 +56,12 @@ export function createPodRecord(options: {
     nodeName: options.node.name,
     hostIp: options.node.ip,
     podIp,
-    // Outside the mesh and without a sidecar nothing captures the pod address: the app binds it. In
-    // a namespace of its own the pod's ztunnel binds its ports there and the app its address.
-    appIp: (isMeshed || hasSidecar) && !netns ? appIp : podIp,
+    // Outside the mesh and without a sidecar nothing captures the pod address: the app binds it. A
+    // dedicated ztunnel binds the wildcard of the pod's namespace and the app the pod's address.
+    appIp: (isMeshed || hasSidecar) && !dedicatedZtunnel ? appIp : podIp,
     isMeshed,
     ...(netns ? { netns: true } : {}),
+    ...(dedicatedZtunnel ? { dedicatedZtunnel: true } : {}),
     serviceAccount: spec.serviceAccountName ?? 'default',
     labels,
     owner,

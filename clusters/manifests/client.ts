@@ -1,12 +1,14 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { HTTPBIN_SERVICE_PORT } from './httpbin.ts';
-import { DATAPLANE_MODE_LABEL, IMAGES, NODE_LABEL } from './images.ts';
+import { DATAPLANE_MODE_LABEL, IMAGES, NODE_LABEL, POD_NETWORK_ANNOTATION } from './images.ts';
 
 export interface ClientManifestOptions {
   /** Requests per second, each on a new app connection. */
   rps: number;
   /** The node it runs on (default node-1, beside the gateway). */
   node?: string;
+  /** A network namespace of its own (the local backend's --netns). */
+  ownNetns?: boolean;
 }
 
 /**
@@ -23,7 +25,10 @@ export function buildClient(options: ClientManifestOptions): V1Deployment {
       replicas: 1,
       selector: { matchLabels: labels },
       template: {
-        metadata: { labels: { ...labels, [DATAPLANE_MODE_LABEL]: 'ambient' } },
+        metadata: {
+          labels: { ...labels, [DATAPLANE_MODE_LABEL]: 'ambient' },
+          ...(options.ownNetns ? { annotations: { [POD_NETWORK_ANNOTATION]: 'netns' } } : {}),
+        },
         spec: {
           serviceAccountName: 'client',
           nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },

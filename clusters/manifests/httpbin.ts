@@ -24,6 +24,8 @@ export interface HttpbinManifestOptions {
    * own (local backend, --ztunnel-impl istio): the real ztunnel on the destination side.
    */
   dedicatedZtunnel?: boolean;
+  /** Each pod in a network namespace of its own (the local backend's --netns; implied by the above). */
+  ownNetns?: boolean;
 }
 
 /**
@@ -99,7 +101,9 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
       template: {
         metadata: {
           labels: podLabels,
-          ...(options.dedicatedZtunnel ? { annotations: { [POD_NETWORK_ANNOTATION]: 'netns' } } : {}),
+          ...(options.dedicatedZtunnel || options.ownNetns
+            ? { annotations: { [POD_NETWORK_ANNOTATION]: 'netns' } }
+            : {}),
         },
         spec: {
           serviceAccountName: 'httpbin',

@@ -7,6 +7,7 @@
 //                   route 10.O.0.0/16 via 10.O.255.2                      bridges br<n> 10.O.<n>.1/24,
 //                                                                          forwarding on
 //   pod netns    eth0 10.O.<n>.<k>/24, default via 10.O.<n>.1  --veth--  bridge br<n> (node n)
+//                (k in 2-127; a meshed pod's app also gets 10.O.<n>.<k+126>, its private address)
 //
 // Nothing outlives the process that made it, even after SIGKILL: every namespace is held by a
 // `sleep` started with the parent-death signal set (setpriv --pdeathsig KILL), not by a name under
@@ -22,10 +23,19 @@ export interface PodNetns {
   name: string;
   node: number;
   ip: string;
+  /**
+   * The namespace as a path another process can open (setns, nsenter --net=): what istio-cni hands
+   * ztunnel over ZDS (there as an fd). Valid while the pod's sandbox lives.
+   */
+  path: string;
   /** argv that runs `argv` inside this pod's namespace, killed if the harness dies. */
   command(argv: string[]): string[];
-  /** Kills the namespace's holder: the address answers nothing once its programs are gone too. */
-  remove(): void;
+  /**
+   * CNI DEL: the pod's veth is deleted (with it eth0 and every address on it), then the holder is
+   * killed. From then on the pod's addresses answer nothing, even while some process (ztunnel)
+   * still holds sockets in the namespace, which keeps the namespace itself alive, as in a cluster.
+   */
+  remove(): Promise<void>;
 }
 
 export interface NetworkWorld {
@@ -36,8 +46,17 @@ export interface NetworkWorld {
   hostAddress: string;
   /** The next free address on node n's bridge (a pod IP known before its sandbox exists). */
   reserve(node: number): string;
-  /** A pod's namespace on node n, with `ip` (reserved) or the next free address. */
-  addPod(node: number, name: string, ip?: string): Promise<PodNetns>;
+  /**
+   * A pod's namespace on node n, with `ip` (reserved) or the next free address; `appAddress`: also
+   * the pod's private app address (appAddressOf); `sysctls`: set inside the namespace, as a pod's
+   * securityContext.sysctls are (name -> value, e.g. net.ipv4.tcp_migrate_req).
+   */
+  addPod(
+    node: number,
+    name: string,
+    ip?: string,
+    options?: { appAddress?: boolean; sysctls?: Readonly<Record<string, string>> },
+  ): Promise<PodNetns>;
   /** The holders' pids (for a leak check). */
   holders(): number[];
   close(): void;
@@ -57,6 +76,22 @@ export async function netnsUnavailable(): Promise<string | undefined> {
 }
 
 const KEEP_ALIVE = ['setpriv', '--pdeathsig', 'KILL'];
+
+/** Pod hosts 2-127 on a node's /24; the app's private address is the pod's plus this. */
+const APP_OFFSET = 126;
+
+/**
+ * A meshed pod's private app address in a netns world: the pod's own address is its ztunnel's (the
+ * in-pod listeners bind its ports), the app binds this one, on the same eth0; the loopback model's
+ * appIp (clusters/local/address-pool.ts) in a namespace.
+ */
+export function appAddressOf(podIp: string): string {
+  const parts = podIp.split('.');
+  const host = Number(parts[3]);
+  if (parts.length !== 4 || !(host >= 2 && host <= 127))
+    throw new Error(`${podIp} is not a pod address of a network world (10.O.<n>.2-127)`);
+  return [...parts.slice(0, 3), String(host + APP_OFFSET)].join('.');
+}
 
 function netnsOf(pid: number | 'self'): string {
   return readlinkSync(`/proc/${String(pid)}/ns/net`);
@@ -159,7 +194,7 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
     const reserve = (node: number): string => {
       if (node < 1 || node > options.nodes) throw new Error(`no node ${String(node)} in this world`);
       const host = (nextHost.get(node) ?? 1) + 1;
-      if (host > 254) throw new Error(`node ${String(node)} has no pod addresses left`);
+      if (host > 127) throw new Error(`node ${String(node)} has no pod addresses left`);
       nextHost.set(node, host);
       return `${net}.${String(node)}.${String(host)}`;
     };
@@ -169,7 +204,7 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
       hostLink,
       hostAddress: `${net}.255.1`,
       reserve,
-      async addPod(node, name, reserved) {
+      async addPod(node, name, reserved, podOptions = {}) {
         const ip = reserved ?? reserve(node);
         const pod = await startHolder();
         holders.add(pod);
@@ -191,18 +226,32 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
         await c(['ip', 'link', 'set', link, 'up']);
         const p = (argv: string[]): Promise<void> => run(inNs(pod.pid, argv));
         await p(['ip', 'addr', 'add', `${ip}/24`, 'dev', 'eth0']);
+        if (podOptions.appAddress) await p(['ip', 'addr', 'add', `${appAddressOf(ip)}/24`, 'dev', 'eth0']);
+        for (const [key, value] of Object.entries(podOptions.sysctls ?? {}))
+          await p(['sysctl', '-q', '-w', `${key}=${value}`]);
         await p(['ip', 'link', 'set', 'eth0', 'up']);
         await p(['ip', 'link', 'set', 'lo', 'up']);
         await p(['ip', 'route', 'add', 'default', 'via', `${net}.${String(node)}.1`]);
+        let removed: Promise<void> | undefined;
         return {
           name,
           node,
           ip,
+          path: `/proc/${String(pod.pid)}/ns/net`,
           command: (argv) => [...KEEP_ALIVE, ...inNs(pod.pid, argv)],
-          remove: () => {
-            pod.kill('SIGKILL');
-            holders.delete(pod);
-          },
+          remove: () =>
+            (removed ??= (async () => {
+              // Deleting one end deletes the pair; gone already if the world was closed.
+              await execa(
+                'nsenter',
+                [`--net=/proc/${String(cluster.pid)}/ns/net`, 'ip', 'link', 'del', link],
+                {
+                  reject: false,
+                },
+              );
+              pod.kill('SIGKILL');
+              holders.delete(pod);
+            })()),
         };
       },
       holders: () => [...holders].map((h) => h.pid),

@@ -57,6 +57,7 @@ function paramsOf(
     timing: {},
     arms: DEFAULT_ARMS,
     ztunnelImpl: 'ours',
+    podNetwork: 'loopback',
   };
 }
 

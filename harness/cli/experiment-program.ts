@@ -54,6 +54,7 @@ export interface ExperimentFlags {
   kindIngressPort: number;
   keepCluster: boolean;
   ztunnelImpl: 'ours' | 'istio';
+  netns: boolean;
 }
 
 /** Repeatable --k6-out: k6's `name` or `name=argument` output syntax. */
@@ -193,6 +194,12 @@ const OPTIONS: OptionSpec[] = [
       "ours | istio: istio/ztunnel's own binary (ZTUNNEL_BINARY, built with --features testing; ZTUNNEL_TEST_ROOT, its src/tls) in dedicated mode beside each httpbin pod, each pod in a network namespace of its own (root, local backend, workload-rollout)",
     parse: choiceParser('--ztunnel-impl', ['ours', 'istio'] as const),
     default: 'ours',
+  },
+  {
+    flags: '--netns',
+    description:
+      'each httpbin (and mesh client) pod in a network namespace of its own, on a bridge per node, ztunnel binding its listeners inside it (root, local backend; the default keeps every pod on loopback)',
+    default: false,
   },
   {
     flags: '--mesh <mode>',
@@ -345,6 +352,7 @@ function requirementsOf(flags: ExperimentFlags, scenario: ClusterScenario): Requ
     timing.length > 0 && { capability: 'timingModel', flag: '--timing', value: timing.join(',') },
     flags.tcpMigrateReq === '1' && { capability: 'perNetnsSysctls', flag: '--tcp-migrate-req', value: 1 },
     flags.ztunnelImpl === 'istio' && { capability: 'podNamespaces', flag: '--ztunnel-impl', value: 'istio' },
+    flags.netns && { capability: 'podNamespaces', flag: '--netns', value: 'set' },
   ];
   return asked.filter((r): r is Requirement => r !== false);
 }
@@ -370,6 +378,13 @@ export function paramsFromFlags(
       'ours, unless --scenario workload-rollout with --mesh ambient',
       `istio with --scenario ${scenario.name} --mesh ${flags.mesh}`,
       'istio/ztunnel runs in dedicated mode beside each httpbin pod: the rollout of those pods (E2) is what it can serve; its upgrade (E1) needs shared mode, not built',
+    );
+  if (flags.netns && scenario.name === 'sidecar-drain')
+    throw badInput(
+      '--netns',
+      'not set with --scenario sidecar-drain',
+      'set',
+      "the sidecar and its app would share the pod's namespace and its ports; that pod layout is not built: leave --netns off",
     );
   return {
     scenario: scenario.name,
@@ -401,6 +416,7 @@ export function paramsFromFlags(
       exitOnZeroActiveConnections: flags.exitOnZeroActiveConnections,
     },
     ztunnelImpl: flags.ztunnelImpl,
+    podNetwork: flags.netns || flags.ztunnelImpl === 'istio' ? 'netns' : 'loopback',
   };
 }
 

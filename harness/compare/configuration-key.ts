@@ -79,9 +79,12 @@ const isMeasured = (name: string): boolean =>
 
 /**
  * Parameters added after the first schema, with the value every older row ran with: a row holding
- * that value keys as an older row without the column does (schema 5: ztunnel_impl).
+ * that value keys as an older row without the column does (schema 5: ztunnel_impl; 6: pod_network).
  */
-const ADDED_WITH_DEFAULT: Readonly<Record<string, string>> = { ztunnel_impl: 'ours' };
+const ADDED_WITH_DEFAULT: Readonly<Record<string, string>> = {
+  ztunnel_impl: 'ours',
+  pod_network: 'loopback',
+};
 
 export function configurationOf(row: RunRow): Configuration {
   const parameters = Object.entries(row.values).filter(

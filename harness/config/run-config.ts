@@ -43,6 +43,7 @@ export function paramsToFlags(p: ExperimentParams): Partial<ExperimentFlags> {
     tcpMigrateReq: arms.tcpMigrateReq === 1 ? '1' : '0',
     exitOnZeroActiveConnections: arms.exitOnZeroActiveConnections,
     ztunnelImpl: p.ztunnelImpl,
+    netns: p.podNetwork === 'netns' && p.ztunnelImpl !== 'istio',
   };
 }
 

@@ -22,7 +22,8 @@ export interface BackendSettings {
  * local backend writes container output under `logDir`.
  */
 export function createBackend(
-  params: Pick<ExperimentParams, 'backend' | 'timing'> & Partial<Pick<ExperimentParams, 'ztunnelImpl'>>,
+  params: Pick<ExperimentParams, 'backend' | 'timing'> &
+    Partial<Pick<ExperimentParams, 'ztunnelImpl' | 'podNetwork' | 'arms'>>,
   options: {
     clock: Clock;
     logDir?: string;
@@ -49,8 +50,25 @@ export function createBackend(
     clock,
     timing: params.timing,
     ...(options.logDir ? { logDir: options.logDir } : {}),
+    ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
     ...(params.ztunnelImpl === 'istio' ? istioZtunnelOptions() : {}),
   });
+}
+
+/**
+ * --netns: pods in namespaces of their own. tcp_migrate_req is per namespace and a new one starts at
+ * the kernel's default (0), so the arm's value is set in each pod's, where ztunnel's in-pod listeners
+ * live (a cluster would set it through the pod's securityContext.sysctls).
+ */
+function podNetnsOptions(
+  tcpMigrateReq: number | undefined,
+): Pick<LocalBackendOptions, 'netns' | 'podSysctls'> {
+  return {
+    netns: true,
+    ...(tcpMigrateReq === undefined
+      ? {}
+      : { podSysctls: { 'net.ipv4.tcp_migrate_req': String(tcpMigrateReq) } }),
+  };
 }
 
 /**

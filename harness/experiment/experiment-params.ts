@@ -45,4 +45,10 @@ export interface ExperimentParams {
    * namespace of its own (local backend, E2 only).
    */
   ztunnelImpl: 'ours' | 'istio';
+  /**
+   * Where the workload pods' addresses live: loopback (127.x, every pod on the host's `lo`; the
+   * default) or netns (--netns: each httpbin and client pod in a network namespace of its own on a
+   * bridge per node, local backend, root; --ztunnel-impl istio implies it).
+   */
+  podNetwork: 'loopback' | 'netns';
 }

@@ -29,12 +29,15 @@ export function scenarioManifests(
       poolBackoff: arms.poolBackoff,
       inPod: p.backend === 'local',
     },
-    ...(p.meshClientRps > 0 ? { client: { rps: p.meshClientRps } } : {}),
+    ...(p.meshClientRps > 0
+      ? { client: { rps: p.meshClientRps, ...(p.podNetwork === 'netns' ? { ownNetns: true } : {}) } }
+      : {}),
     httpbin: {
       replicas: p.replicas,
       mesh: p.mesh,
       ...(arms.preStopSleepS > 0 ? { preStopSleepS: arms.preStopSleepS } : {}),
       ...(p.ztunnelImpl === 'istio' ? { dedicatedZtunnel: true, graceS: p.graceS } : {}),
+      ...(p.podNetwork === 'netns' ? { ownNetns: true } : {}),
       ...options.httpbin,
     },
     gateway: {

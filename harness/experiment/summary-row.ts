@@ -12,7 +12,7 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 5;
+export const SUMMARY_SCHEMA_VERSION = 6;
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a
@@ -130,6 +130,7 @@ export function buildSummaryRow(
     gateway_concurrency: params.gatewayConcurrency,
     gateway_mode: params.gatewayMode,
     ztunnel_impl: params.ztunnelImpl,
+    pod_network: params.podNetwork,
     mesh_client_rps: params.meshClientRps,
     max_failed: params.maxFailed,
     ...generatorColumns(facts),

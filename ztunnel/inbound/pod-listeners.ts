@@ -1,6 +1,7 @@
 import type { Server } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import type { LocalWorkload } from '../../mesh/workload.ts';
+import { listenInNetns } from '../inpod/netns-listeners.ts';
 import { HBONE_PORT, OUTBOUND_CAPTURE_PORT } from '../../mesh/workload.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { createConnectionTracker } from './connection-tracker.ts';
@@ -81,18 +82,32 @@ export async function startPodListeners(
       OUTBOUND_CAPTURE_PORT,
     ]);
   }
-  return { workload, ...(await bindInbound(servers, workload.podIp, hbone, tracker)) };
+  return { workload, ...(await bindInbound(servers, workload.podIp, hbone, tracker, workload.netns)) };
 }
 
-/** Binds every server on `host` (all or none) and returns the handle drain and DelWorkload use. */
+/**
+ * Binds every server on `host` (all or none) and returns the handle drain and DelWorkload use. With
+ * `netnsPath` (a pod in a network namespace of its own) the sockets are made inside that namespace,
+ * where the pod's address lives, as upstream's in-pod listeners are.
+ */
 export async function bindInbound(
   servers: [Server, number][],
   host: string,
   hbone: HboneInbound,
   tracker: ConnectionTracker,
+  netnsPath?: string,
 ): Promise<InboundListeners> {
   try {
-    await Promise.all(servers.map(([server, port]) => listen(server, host, port)));
+    if (netnsPath) {
+      const ports = servers.map(([, port]) => port);
+      const adopted: Promise<void>[] = [];
+      await listenInNetns(netnsPath, { host, ports, backlog: LISTEN_BACKLOG }, (port, carrier) => {
+        const server = servers.find(([, p]) => p === port)?.[0];
+        if (server) adopted.push(adopt(server, carrier));
+        else carrier.close();
+      });
+      await Promise.all(adopted);
+    } else await Promise.all(servers.map(([server, port]) => listen(server, host, port)));
   } catch (err) {
     for (const [server] of servers) server.close();
     throw err;
@@ -149,6 +164,20 @@ export async function bindInbound(
       return hbone.endConnections(boundMs);
     },
   };
+}
+
+/**
+ * The server takes over a listening socket made elsewhere (listenInNetns), keeping our backlog; the
+ * handle changes owner synchronously, so the carrier accepts nothing from here on.
+ */
+function adopt(server: Server, carrier: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(carrier, LISTEN_BACKLOG, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

@@ -60,7 +60,7 @@ test(
     );
     const events = await readFile(join(dir, runDir, 'events.csv'), 'utf8');
     assert.equal(
-      (events.match(/gone with the pod's network namespace/g) ?? []).length,
+      (events.match(/gone with the pod's veth/g) ?? []).length,
       3,
       "each old pod's namespace removed",
     );

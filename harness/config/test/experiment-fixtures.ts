@@ -48,4 +48,5 @@ export const EVERY_FIELD: ExperimentParams = {
     exitOnZeroActiveConnections: true,
   },
   ztunnelImpl: 'istio',
+  podNetwork: 'netns',
 };
