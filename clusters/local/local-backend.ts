@@ -395,7 +395,13 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     preflight: async () => {
       await checkLoopbackBlock(addresses);
       const why = options.netns ? await netnsUnavailable() : undefined;
-      if (why) throw badInput('pods in network namespaces of their own', 'a machine that can make them', why);
+      if (why)
+        throw badInput(
+          'pods in network namespaces of their own (--netns, --ztunnel-impl istio)',
+          'possible here',
+          why,
+          'run as root on Linux with iproute2 and util-linux, or leave those flags off',
+        );
     },
     describe: () => ({
       backend: 'local',

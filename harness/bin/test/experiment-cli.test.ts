@@ -1,7 +1,7 @@
 // The experiment CLI as a user meets it: a real process, exit codes and messages.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -44,6 +44,11 @@ const BAD_INPUTS: [string[], RegExp][] = [
     ['--ztunnel-impl', 'istio'],
     /--ztunnel-impl to be ours, unless --scenario workload-rollout with --mesh ambient, got "istio with --scenario ztunnel-upgrade --mesh ambient"/,
   ],
+  [['--netns', '--scenario', 'sidecar-drain'], /--netns to be not set with --scenario sidecar-drain/],
+  [
+    ['--netns', '--backend', 'kind', '--scenario', 'workload-rollout'],
+    /--netns to be something --backend kind can run, got "set"/,
+  ],
 ];
 
 for (const [args, message] of BAD_INPUTS) {
@@ -71,6 +76,49 @@ test('--ztunnel-impl istio without the binary: exit 2 naming what it needs, noth
   assert.match(result.stderr, /--ztunnel-impl istio .*needs ZTUNNEL_BINARY/);
   assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
 });
+
+/** As root, as this suite runs here, the command drops to nobody; as anyone else it runs as is. */
+const AS_NON_ROOT =
+  process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+/** nobody must be able to run the CLI where this checkout is (a clone under a private folder is not). */
+const nonRootSkip =
+  AS_NON_ROOT.length === 0 ||
+  (await execa(
+    AS_NON_ROOT[0] ?? '',
+    [...AS_NON_ROOT.slice(1), process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(CLI)})`],
+    {
+      reject: false,
+    },
+  ).then((r) => r.exitCode === 0))
+    ? false
+    : `user nobody cannot read ${CLI} (the checkout is in a private folder)`;
+
+test(
+  '--netns as a user without root: exit 2 saying what it needs, nothing written',
+  { skip: nonRootSkip },
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    await chmod(dir, 0o777);
+    const resultsDir = join(dir, 'results');
+    const [file = '', ...args] = [
+      ...AS_NON_ROOT,
+      process.execPath,
+      CLI,
+      ...['--scenario', 'workload-rollout', '--netns', '--results-dir', resultsDir],
+    ];
+    const result = await execa(file, args, {
+      reject: false,
+      stdin: 'ignore',
+      timeout: 20_000,
+      env: { HOME: dir },
+    });
+    assert.equal(result.exitCode, 2, result.stderr);
+    assert.match(result.stderr, /network namespaces need root \(running as uid \d+\)/);
+    assert.match(result.stderr, /run as root on Linux/);
+    assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
+  },
+);
 
 test('--help exits 0 and lists the flags', async () => {
   const result = await runCli(['--help']);
