@@ -32,6 +32,11 @@ export const ENTRY_REPORTS = {
   /** E2: failures and bursts. */
   e2: (rows: readonly Row[]): string =>
     `${spread(rows, failed)} failed; ${spread(rows, col('bursts'))} bursts, longest ${spread(rows, col('max_burst_ms'))} ms`,
+  /** E2 with the failures by kind: side by side, where ztunnels differ in how they fail. */
+  'e2-classes': (rows: readonly Row[]): string =>
+    `${spread(rows, failed)} failed (503 UF ${spread(rows, col('http_503_uf'))}, UC ${spread(rows, col('http_503_uc'))}, ` +
+    `URX ${spread(rows, col('http_503_urx'))}, refused ${spread(rows, col('refused'))}, reset ${spread(rows, col('reset'))}, ` +
+    `timeout ${spread(rows, col('timeout'))}); ${spread(rows, col('bursts'))} bursts, longest ${spread(rows, col('max_burst_ms'))} ms`,
   /** E2 mesh off: the total over many runs (the document's "zero"). */
   'e2-total': (rows: readonly Row[]): string =>
     `${String(rows.reduce((k, r) => k + failed(r), 0))} failed in ${String(rows.length)} runs of ${String(rows[0]?.['requests'] ?? '?')} requests (${rows.map(failed).join(' ')})`,

@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/index.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { createRunId } from '../results/run-id.ts';
+import { entryUnavailable } from './entry-availability.ts';
 import { loadSuite, SUITE_FILE, suiteCopy } from './suite-file.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';
@@ -57,11 +58,7 @@ export async function runSuite(options: {
   for (const [i, entry] of entries.entries()) {
     const args = entryArgs(entry, repeatsOf(entry));
     const entryDir = join(suiteDir, entryDirName(i, entry));
-    let note = signal.aborted
-      ? 'not run: suite aborted'
-      : entry.flags.tcpMigrateReq === '1' && process.getuid?.() !== 0
-        ? 'not available: tcp_migrate_req=1 needs root for a network namespace of its own'
-        : '';
+    let note = signal.aborted ? 'not run: suite aborted' : entryUnavailable(entry);
     if (!note) {
       write(
         `\n[${String(i + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +
