@@ -106,3 +106,7 @@ setInterval(() => {}, 1000);\n`,
     assert.ok(await gone(), `left behind after SIGKILL: ${made.hostLink}, holders ${made.holders.join(' ')}`);
   },
 );
+
+test('without root, why namespaces cannot be made names the uid', async () => {
+  assert.equal(await netnsUnavailable(1000), 'network namespaces need root (running as uid 1000)');
+});

@@ -65,9 +65,8 @@ export interface NetworkWorld {
 const TOOLS = ['ip', 'unshare', 'nsenter', 'setpriv', 'sleep'];
 
 /** Why network namespaces cannot be made here, or undefined when they can. */
-export async function netnsUnavailable(): Promise<string | undefined> {
-  if (process.getuid?.() !== 0)
-    return `network namespaces need root (running as uid ${String(process.getuid?.())})`;
+export async function netnsUnavailable(uid = process.getuid?.()): Promise<string | undefined> {
+  if (uid !== 0) return `network namespaces need root (running as uid ${String(uid)})`;
   for (const tool of TOOLS) {
     const found = await execa('sh', ['-c', `command -v ${tool}`], { reject: false });
     if (found.exitCode !== 0) return `${tool} is not installed (util-linux and iproute2 provide them)`;
