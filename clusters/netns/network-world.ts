@@ -241,13 +241,8 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
           remove: () =>
             (removed ??= (async () => {
               // Deleting one end deletes the pair; gone already if the world was closed.
-              await execa(
-                'nsenter',
-                [`--net=/proc/${String(cluster.pid)}/ns/net`, 'ip', 'link', 'del', link],
-                {
-                  reject: false,
-                },
-              );
+              const [file = '', ...args] = inNs(cluster.pid, ['ip', 'link', 'del', link]);
+              await execa(file, args, { reject: false });
               pod.kill('SIGKILL');
               holders.delete(pod);
             })()),

@@ -57,7 +57,7 @@ export function createBackend(
 
 /**
  * --netns: pods in namespaces of their own. tcp_migrate_req is per namespace and a new one starts at
- * the kernel's default (0), so the arm's value is set in each pod's, where ztunnel's in-pod listeners
+ * the kernel's default (0), so the arm's 1 is set in each pod's, where ztunnel's in-pod listeners
  * live (a cluster would set it through the pod's securityContext.sysctls).
  */
 function podNetnsOptions(
@@ -65,9 +65,8 @@ function podNetnsOptions(
 ): Pick<LocalBackendOptions, 'netns' | 'podSysctls'> {
   return {
     netns: true,
-    ...(tcpMigrateReq === undefined
-      ? {}
-      : { podSysctls: { 'net.ipv4.tcp_migrate_req': String(tcpMigrateReq) } }),
+    // 0 is what a new namespace starts with: set only the arm's 1 (a process spawn per pod otherwise).
+    ...(tcpMigrateReq === 1 ? { podSysctls: { 'net.ipv4.tcp_migrate_req': '1' } } : {}),
   };
 }
 

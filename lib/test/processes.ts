@@ -20,6 +20,45 @@ export async function childPids(parent: number): Promise<number[]> {
     .filter((n) => n > 0);
 }
 
+/** Every process below `root` right now (its children, theirs, and so on). */
+export async function descendantPids(root: number): Promise<number[]> {
+  const ps = await execa('ps', ['-e', '-o', 'pid=,ppid='], { reject: false });
+  const children = new Map<number, number[]>();
+  for (const line of ps.stdout.split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (pid && ppid) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  const found: number[] = [];
+  const walk = (pid: number): void => {
+    for (const c of children.get(pid) ?? []) {
+      found.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/**
+ * Resolves once an `npm run experiment` child says its load has started (or it has ended): the
+ * moment the SIGINT tests interrupt it.
+ */
+export function untilLoadStarts(child: {
+  stderr: NodeJS.ReadableStream;
+  then: PromiseLike<unknown>['then'];
+}): Promise<void> {
+  let stderr = '';
+  return new Promise<void>((resolve) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/load: .* of load left/.test(stderr)) resolve();
+    });
+    void child.then(() => {
+      resolve();
+    });
+  });
+}
+
 /** `ps` lines for the PIDs still alive, to say what was left behind in a failure message. */
 export async function describeAlive(pids: number[]): Promise<string[]> {
   return Promise.all(

@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
 import { OUTCOME_CLASSES } from '../../tally/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
-import { childPids, describeAlive } from '../../../lib/test/processes.ts';
+import { childPids, describeAlive, untilLoadStarts } from '../../../lib/test/processes.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 type Row = Record<string, string>;
@@ -169,16 +169,7 @@ test('SIGINT during the load: exit 130, the run folder is kept as aborted, no pr
     stdin: 'ignore',
     timeout: 60_000,
   });
-  let stderr = '';
-  await new Promise<void>((resolve) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (/load: .* of load left/.test(stderr)) resolve();
-    });
-    void child.then(() => {
-      resolve();
-    });
-  });
+  await untilLoadStarts(child);
   const pids = await childPids(child.pid ?? -1);
   assert.ok(pids.length >= 6, `cluster processes and k6 running: ${String(pids.length)}`);
   const stoppedAt = performance.now();

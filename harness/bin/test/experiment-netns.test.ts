@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
 import { netnsUnavailable } from '../../../clusters/netns/network-world.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
-import { describeAlive, isAlive } from '../../../lib/test/processes.ts';
+import { describeAlive, descendantPids, isAlive, untilLoadStarts } from '../../../lib/test/processes.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 const skip = await netnsUnavailable();
@@ -19,25 +19,6 @@ type Row = Record<string, string>;
 
 async function readRows(path: string): Promise<Row[]> {
   return parse<Row>(await readFile(path, 'utf8'), { columns: true });
-}
-
-/** Every process below `root` right now (ps's whole table, walked from the root). */
-async function descendants(root: number): Promise<number[]> {
-  const ps = await execa('ps', ['-e', '-o', 'pid=,ppid='], { reject: false });
-  const children = new Map<number, number[]>();
-  for (const line of ps.stdout.split('\n')) {
-    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
-    if (pid && ppid) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-  }
-  const found: number[] = [];
-  const walk = (pid: number): void => {
-    for (const c of children.get(pid) ?? []) {
-      found.push(c);
-      walk(c);
-    }
-  };
-  walk(root);
-  return found;
 }
 
 const netnsOf = (pid: number | 'self'): string | undefined => {
@@ -109,17 +90,8 @@ test(
       [CLI, ...['--scenario', 'workload-rollout', '--netns', '--duration', '30'], ...['--results-dir', dir]],
       { reject: false, stdin: 'ignore', timeout: 90_000 },
     );
-    let stderr = '';
-    await new Promise<void>((resolve) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (/load: .* of load left/.test(stderr)) resolve();
-      });
-      void child.then(() => {
-        resolve();
-      });
-    });
-    const pids = await descendants(child.pid ?? -1);
+    await untilLoadStarts(child);
+    const pids = await descendantPids(child.pid ?? -1);
     const host = netnsOf('self');
     const namespaces = new Set(pids.map(netnsOf).filter((n): n is string => n !== undefined && n !== host));
     // The cluster's namespace and one per httpbin pod, at least.
@@ -151,7 +123,7 @@ test(
     while (existsSync(`/sys/class/net/zh${octet}`) && Date.now() < until)
       await new Promise((r) => setTimeout(r, 50));
     assert.ok(!existsSync(`/sys/class/net/zh${octet}`), `zh${octet} is left`);
-    const everyone = await descendants(1);
+    const everyone = await descendantPids(1);
     const left = everyone.filter((pid) => isAlive(pid) && namespaces.has(netnsOf(pid) ?? ''));
     assert.deepEqual(left, [], "no process in any of the run's namespaces");
   },
