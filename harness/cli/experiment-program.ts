@@ -15,7 +15,8 @@ import { DEFAULT_RESULTS_DIR } from '../paths.ts';
 import { CLUSTER_SCENARIOS, SCENARIO_NAMES } from '../scenarios/index.ts';
 import { suitePath } from '../suite/suite-path.ts';
 import type { ScenarioName } from '../scenarios/index.ts';
-import { choiceParser, numberParser, pathParser, timingParser } from './parse-values.ts';
+import { DURATION_FORMS } from './duration.ts';
+import { choiceParser, numberParser, pathParser, restartAtParser, timingParser } from './parse-values.ts';
 
 export interface ExperimentFlags {
   scenario: ScenarioName;
@@ -167,6 +168,7 @@ const OPTIONS: OptionSpec[] = [
     flags: '--restart-at <s>',
     description:
       'seconds into the load to apply the fault; "none" for load only (default: a third of --duration)',
+    parse: restartAtParser('--restart-at'),
   },
   {
     flags: '--replicas <n>',
@@ -316,6 +318,7 @@ export function buildExperimentProgram(): Command {
     if (spec.default !== undefined) option.default(spec.default);
     program.addOption(option);
   }
+  program.addHelpText('after', `\nOptions in seconds (<s>) take ${DURATION_FORMS}.`);
   return program.exitOverride().showHelpAfterError('(run with --help for usage)');
 }
 

@@ -24,7 +24,7 @@ test('numbers: range, integer and the raw value in the message', () => {
   );
   assert.equal(
     messageOf(() => grace('abc')),
-    'Expected --grace to be a non-negative number of seconds, got "abc"',
+    'Expected --grace to be a non-negative number of seconds, got "abc"; seconds as a number (90) or with units as in Go (90s, 2m, 1m30s, 500ms, 1h)',
   );
   assert.match(
     messageOf(() => grace('')),

@@ -1,8 +1,13 @@
 import { badInput } from '../../lib/index.ts';
+import { DURATION_FORMS, parseDurationSeconds } from './duration.ts';
 
 const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)$/;
 
-/** Commander argument parsers that throw the project's bad-input error (exit 2) with the flag named. */
+/**
+ * Commander argument parsers that throw the project's bad-input error (exit 2) with the flag named.
+ * With `unit: 'seconds'` the value may also be a Go duration (`90s`, `2m`, `1m30s`, duration.ts); the
+ * value returned is still a number of seconds.
+ */
 export function numberParser(
   flag: string,
   options: { min: number; max?: number; integer?: boolean; unit?: string },
@@ -15,18 +20,38 @@ export function numberParser(
       : options.min === 0
         ? `a non-negative ${noun}`
         : `${options.integer ? 'an' : 'a'} ${noun} >= ${String(options.min)}`;
+  const isDuration = options.unit === 'seconds';
   return (raw: string): number => {
     // Decimal notation only: Number() would also take "1e9", "0x10", "0b1" and " 5 ".
-    const value = DECIMAL.test(raw) ? Number(raw) : NaN;
+    const parsed = isDuration ? parseDurationSeconds(raw) : DECIMAL.test(raw) ? Number(raw) : undefined;
+    const value = parsed ?? NaN;
     if (
       !Number.isFinite(value) ||
       value < options.min ||
       value > max ||
       (options.integer && !Number.isInteger(value))
     ) {
-      throw badInput(flag, expected, raw);
+      // A malformed duration gets the forms it may take; a well-formed one out of range, the range.
+      throw isDuration && parsed === undefined
+        ? badInput(flag, expected, raw, DURATION_FORMS)
+        : badInput(flag, expected, raw);
     }
     return value;
+  };
+}
+
+/**
+ * `--restart-at`: "none", or a non-negative number of seconds (a Go duration too), returned as the
+ * decimal string of those seconds (the flag stays a string for "none"; experiment-program.ts checks
+ * it against --duration once both are known).
+ */
+export function restartAtParser(flag: string) {
+  return (raw: string): string => {
+    if (raw === 'none') return raw;
+    const seconds = parseDurationSeconds(raw);
+    if (seconds === undefined || !Number.isFinite(seconds) || seconds < 0)
+      throw badInput(flag, 'a number of seconds in [0, --duration) or "none"', raw, DURATION_FORMS);
+    return String(seconds);
   };
 }
 
