@@ -1,0 +1,192 @@
+// `npm run docs`: docs/reference.md, generated from the code (the experiment's option table, the
+// scenarios' defaults, the exit codes, the run folder and the summary row), so it cannot drift from
+// what the CLI does. generate-reference.test.ts fails when the committed file differs.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import type { Option } from 'commander';
+import { format, resolveConfig } from 'prettier';
+import { ErrorCode, HarnessError } from '../../lib/index.ts';
+import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
+import type { ExperimentFlags } from '../cli/experiment-program.ts';
+import { optionTable } from '../config/option-table.ts';
+import { buildSummaryRow, EMPTY_FACTS, SUMMARY_SCHEMA_VERSION } from '../experiment/summary-row.ts';
+import { PROJECT_ROOT } from '../paths.ts';
+import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
+import { columnNote } from './column-notes.ts';
+import { RUN_FOLDER_FILES } from './run-folder-files.ts';
+
+export const REFERENCE_PATH = join(PROJECT_ROOT, 'docs', 'reference.md');
+
+/** Text for a table cell: pipes escaped (GFM tables, code spans included), `<` outside code spans too. */
+function cell(text: string): string {
+  return text
+    .split(/(`[^`]*`)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replaceAll('<', '&lt;')))
+    .join('')
+    .replaceAll('|', '\\|')
+    .replaceAll('\n', ' ');
+}
+
+function code(text: string): string {
+  return `\`${text.replaceAll('|', '\\|')}\``;
+}
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** A default as the user would type it; paths under the repository relative to it. */
+function formatDefault(value: unknown): string {
+  if (value === undefined) return '';
+  if (value === false) return 'off';
+  if (typeof value === 'string')
+    return code(value.startsWith(PROJECT_ROOT + sep) ? relative(PROJECT_ROOT, value) : value);
+  return code(JSON.stringify(value));
+}
+
+const KIND_NOTE = { switch: 'switch', value: 'value', timing: 'repeatable, name=ms', list: 'repeatable' };
+
+function optionsSection(): string {
+  const program = buildExperimentProgram();
+  const entries = optionTable(program);
+  const inTable = new Set(entries.map((e) => e.long));
+  const row = (o: Option, kind: string): string[] => [
+    code(o.flags),
+    kind,
+    formatDefault(o.defaultValue),
+    cell(o.description),
+  ];
+  const experiment = entries.flatMap((e) => {
+    const option = program.options.find((o) => o.long === e.long);
+    return option ? [row(option, KIND_NOTE[e.kind])] : [];
+  });
+  const command = program.options.filter((o) => !inTable.has(o.long ?? '')).map((o) => row(o, 'value'));
+  return [
+    '## `npm run experiment` options',
+    "Experiment options: each is also a key of an experiment file (`--config`, a suite entry's `run`, a run folder's `experiment.yaml`), under its long name. A scenario may set other defaults (below); a flag given wins.",
+    table(['flag', 'kind', 'default', 'description'], experiment),
+    'How the command runs, not what an experiment is (not keys of an experiment file):',
+    table(['flag', 'kind', 'default', 'description'], command),
+  ].join('\n\n');
+}
+
+/** The flag each scenario default stands for (ScenarioDefaults' keys). */
+const DEFAULT_FLAGS: Readonly<Record<string, string>> = {
+  qps: '--qps',
+  connections: '--connections',
+  durationS: '--duration',
+  timeoutS: '--timeout',
+  path: '--path',
+  graceS: '--grace',
+  replicas: '--replicas',
+  restartAtS: '--restart-at',
+  gatewayMode: '--gateway-mode',
+};
+
+function scenariosSection(): string {
+  const rows = Object.values(CLUSTER_SCENARIOS).map((s) => {
+    const defaults = Object.entries(s.defaults ?? {}).map(
+      ([key, value]) => `${DEFAULT_FLAGS[key] ?? key} ${String(value)}`,
+    );
+    return [code(s.name), cell(s.summary), String(s.defaultMaxFailed), cell(defaults.join(', '))];
+  });
+  return [
+    '## Cluster scenarios and their defaults',
+    'The other `--scenario` values (`drain-strategies`, `calibrate`, `load-smoke`) are not cluster scenarios of their own: see the user guide.',
+    table(['scenario', 'what it does', 'default `--max-failed`', 'defaults it sets'], rows),
+  ].join('\n\n');
+}
+
+/** Each error code's doc comment in lib/errors.ts. */
+async function errorCodeNotes(): Promise<Map<string, string>> {
+  const source = await readFile(join(PROJECT_ROOT, 'lib', 'errors.ts'), 'utf8');
+  const notes = new Map<string, string>();
+  for (const m of source.matchAll(/\/\*\*\s*([^*]*?)\s*\*\/\s*\n\s*(\w+):/g))
+    if (m[1] !== undefined && m[2] !== undefined) notes.set(m[2], m[1]);
+  return notes;
+}
+
+async function exitCodesSection(): Promise<string> {
+  const notes = await errorCodeNotes();
+  const byExit = (exit: number): string =>
+    Object.entries(ErrorCode)
+      .filter(([, c]) => new HarnessError(c, '').exitCode === exit)
+      .map(([name, c]) => `${code(c)} (${notes.get(name) ?? name})`)
+      .join('; ');
+  const rows = [
+    ['0', 'the verdict passed (every threshold held; with `--suite`, every shape held); `--help`'],
+    [
+      '1',
+      `the verdict failed, or the run stopped on an error: ${byExit(1)}; an uncaught error in an in-process component (verdict \`aborted\`)`,
+    ],
+    ['2', `input to fix before anything starts: ${byExit(2)}; a flag the parser refuses (unknown, no value)`],
+    [
+      '130',
+      'interrupted (Ctrl-C or SIGTERM): children stopped, the run folder kept with verdict `aborted`; a second signal exits at once',
+    ],
+  ];
+  return [
+    '## Exit codes',
+    'The same for `npm run experiment`, `report`, `compare` and the other commands (`harness/cli/run-main.ts`, `lib/errors.ts`).',
+    table(
+      ['exit', 'when'],
+      rows.map(([exit = '', when = '']) => [exit, cell(when)]),
+    ),
+  ].join('\n\n');
+}
+
+function runFolderSection(): string {
+  const rows = RUN_FOLDER_FILES.map((f) => [code(f.path), cell(f.holds), code(f.writtenBy)]);
+  return [
+    '## The run folder',
+    'Each run writes `<results-dir>/<run id>/` (default `results/`); empty tables are not written.',
+    table(['file', 'what it holds', 'written by'], rows),
+  ].join('\n\n');
+}
+
+function columnsSection(): string {
+  const program = buildExperimentProgram();
+  const flags = program.parse([], { from: 'user' }).opts<ExperimentFlags>();
+  const scenario = CLUSTER_SCENARIOS['ztunnel-upgrade'];
+  if (!scenario) throw new Error('no ztunnel-upgrade scenario');
+  const row = buildSummaryRow(paramsFromFlags(program, flags, scenario), undefined, [], EMPTY_FACTS);
+  const own = Object.values(CLUSTER_SCENARIOS).flatMap((s) =>
+    (s.companionColumns ?? []).map((c) => [
+      code(c),
+      cell(`${columnNote(c)} (summary.csv of ${s.name} only)`),
+    ]),
+  );
+  return [
+    `## summary.csv and runs.csv columns (schema ${String(SUMMARY_SCHEMA_VERSION)})`,
+    "In this order (`harness/experiment/summary-row.ts`); a scenario's own columns follow in its summary.csv.",
+    table(
+      ['column', 'what it holds'],
+      [...Object.keys(row).map((c) => [code(c), cell(columnNote(c))]), ...own],
+    ),
+  ].join('\n\n');
+}
+
+/** docs/reference.md as the code defines it today, formatted as `prettier --check` wants it. */
+export async function generateReference(): Promise<string> {
+  const markdown = [
+    '<!-- Generated by harness/docs/generate-reference.ts: do not edit; run `npm run docs`. -->',
+    '# Reference',
+    "Generated from the code: the options of `npm run experiment`, the scenarios' defaults, exit codes, the run folder and the summary row. The user guide is [docs/guide/](guide/README.md).",
+    optionsSection(),
+    scenariosSection(),
+    await exitCodesSection(),
+    runFolderSection(),
+    columnsSection(),
+  ].join('\n\n');
+  const config = (await resolveConfig(REFERENCE_PATH)) ?? {};
+  return format(markdown, { ...config, filepath: REFERENCE_PATH });
+}
+
+if (import.meta.main) {
+  const markdown = await generateReference();
+  if (process.argv.includes('--write')) {
+    await writeFile(REFERENCE_PATH, markdown);
+    process.stdout.write(`wrote ${relative(process.cwd(), REFERENCE_PATH)}\n`);
+  } else process.stdout.write(markdown);
+}
