@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { faultStartOf } from './fault-start.ts';
 import { buildRunReport } from './report-html.ts';
 import { renderSvg } from './render-svg.ts';
 import { buildTimelineSpec } from './timeline-spec.ts';
@@ -22,9 +23,11 @@ export async function writeRunReport(options: {
   zoom?: Row[];
   bucketMs: number;
 }): Promise<string> {
+  const fault = faultStartOf(options.events, options.row);
   const spec = buildTimelineSpec({
     timeline: options.timeline,
     events: options.events,
+    ...(fault ? { fault } : {}),
     cpu: options.cpu ?? [],
     byEnd: options.byEnd ?? [],
     latency: options.latency ?? [],
@@ -33,16 +36,31 @@ export async function writeRunReport(options: {
   });
   const svg = await renderSvg(spec);
   await writeFile(join(options.runDir, 'timeline.svg'), svg);
-  const zooms: string[] = [];
+  const zooms: { burst: number; svg: string }[] = [];
   for (const [i, burst] of options.bursts.entries()) {
     const rows = (options.zoom ?? []).filter((r) => Number(r['burst']) === i + 1);
     if (rows.length === 0) continue;
-    zooms.push(await renderSvg(buildZoomSpec({ burst, number: i + 1, rows, events: options.events })));
+    const spec = buildZoomSpec({
+      burst,
+      number: i + 1,
+      rows,
+      events: options.events,
+      ...(fault ? { fault } : {}),
+    });
+    zooms.push({ burst: i + 1, svg: await renderSvg(spec) });
   }
   const path = join(options.runDir, 'report.html');
   await writeFile(
     path,
-    buildRunReport({ row: options.row, svg, zooms, bursts: options.bursts, events: options.events }),
+    buildRunReport({
+      row: options.row,
+      svg,
+      zooms,
+      bursts: options.bursts,
+      events: options.events,
+      timeline: options.timeline,
+      ...(fault ? { fault } : {}),
+    }),
   );
   return path;
 }

@@ -1,7 +1,12 @@
 import type { TopLevelSpec } from 'vega-lite';
-import { FINE_BUCKET_MS, OUTCOME_CLASSES } from '../tally/index.ts';
-import { EVENT_COLOUR, eventLabels, FAILURE_COLOURS, OK_COLOUR } from './timeline-spec.ts';
-import type { TimeAxis } from './timeline-spec.ts';
+import { FINE_BUCKET_MS } from '../tally/index.ts';
+import { colourScaleOf, FAILURE_CLASSES, FAILURE_COLOURS, OK_BAR_COLOUR } from './colours.ts';
+import { buildEventLane, buildRuleLayers } from './event-lane.ts';
+import { labelsOf, ticksOf } from './event-marks.ts';
+import type { FaultStart } from './fault-start.ts';
+import { stackBuckets } from './stack-buckets.ts';
+import { PANEL_WIDTH } from './timeline-spec.ts';
+import type { TimeAxis } from './vega-types.ts';
 
 type Row = Record<string, string | number>;
 
@@ -17,45 +22,28 @@ const ZOOM_KINDS = new Set([
   'workload-unhealthy-pushed',
   'workload-removed-pushed',
 ]);
+/** Failures at the bottom of each bar, OK on top: a single failure among many OKs still shows. */
+const STACK_ORDER = [...FAILURE_CLASSES, 'ok'];
 
-/** Requests per fine bucket by outcome class: the stacked bars. */
-function barsOf(rows: Row[]) {
-  return rows.flatMap((r) =>
-    OUTCOME_CLASSES.filter((c) => Number(r[c]) > 0).map((c) => ({
-      t_s: Number(r['t_s']),
-      t_end_s: Number(r['t_s']) + FINE_BUCKET_MS / 1000,
-      class: c,
-      n: Number(r[c]),
-    })),
+/** The cause's own story and any ztunnel's drain deadline: every one named. */
+function storyOf(events: Row[], causeObject: string): Row[] {
+  return events.filter((e) =>
+    e['kind'] === 'drain-deadline' ? true : e['object'] === causeObject && ZOOM_KINDS.has(String(e['kind'])),
   );
-}
-
-/** The cause's own story in [from, to], named by kind alone, and any ztunnel deadline there. */
-function marksOf(events: Row[], causeObject: string, from: number, to: number) {
-  return events
-    .map((e) => ({ t_s: Number(e['t_s']), kind: String(e['kind']), object: String(e['object']) }))
-    .filter(
-      (e) =>
-        e.t_s >= from &&
-        e.t_s <= to &&
-        ((e.object === causeObject && ZOOM_KINDS.has(e.kind)) || e.kind === 'drain-deadline'),
-    )
-    .map((e) => ({
-      ...e,
-      label: e.object === causeObject ? e.kind : `${e.kind} ${e.object.split('/').pop() ?? ''}`,
-    }));
 }
 
 /**
  * One burst up close: a second either side of it in 10 ms buckets by request start, requests per
- * bucket (OK as a line, failures stacked by class) with every lifecycle event in the window drawn
- * and named. A 300 ms burst at 50 RPS is 15 requests: this is where its edges show.
+ * bucket stacked by outcome (failures at the bottom, OK above them), with every lifecycle event of
+ * the cause in the window drawn and named in a strip above. A 300 ms burst at 50 RPS is 15 requests:
+ * this is where its edges show.
  */
 export function buildZoomSpec(options: {
   burst: Row;
   number: number;
   rows: Row[];
   events: Row[];
+  fault?: FaultStart;
 }): TopLevelSpec {
   const times = options.rows.map((r) => Number(r['t_s']));
   const from = Math.min(...times);
@@ -66,43 +54,66 @@ export function buildZoomSpec(options: {
     title: 'seconds from load start',
     scale: { domain: [from, to] },
   };
-  const marks = marksOf(options.events, String(options.burst['cause_object']), from, to);
-  const classes = ['ok', ...Object.keys(FAILURE_COLOURS)];
   const b = options.burst;
+  const cause = String(b['cause_object']);
+  const kinds = new Set([...ZOOM_KINDS, 'drain-deadline']);
+  const ticks = ticksOf({ events: storyOf(options.events, cause), kinds, fault: options.fault, from, to });
+  const lane = buildEventLane({
+    labels: labelsOf(ticks, kinds, (t) => t.object === cause),
+    ticks,
+    x,
+    widthPx: PANEL_WIDTH,
+    maxRows: 5,
+  });
+  const bars = stackBuckets(options.rows, { classes: STACK_ORDER, bucketS: FINE_BUCKET_MS / 1000 });
+  const scale = colourScaleOf(
+    bars.map((r) => r.class),
+    {
+      order: ['ok', ...FAILURE_CLASSES],
+      colours: { ...FAILURE_COLOURS, ok: OK_BAR_COLOUR },
+      fallback: '#000000',
+    },
+  );
+  const mechanism = b['mechanism'] ? ` (${String(b['mechanism'])})` : '';
+  const blamed = b['cause_kind']
+    ? `cause ${String(b['cause_kind'])} ${cause}`
+    : 'no lifecycle event before it';
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `burst ${String(options.number)}: ${String(b['failures'])} failed, ${String(b['cause_kind'])} ${String(b['cause_object'])}`,
+    // Short lines: vega sizes the figure by an estimate of the title's width (0.8 em a character).
+    title: {
+      text: `burst ${String(options.number)} at ${String(b['start_s'])} s: ${String(b['failures'])} failed${mechanism}`,
+      subtitle: blamed,
+      anchor: 'start',
+    },
     config: { font: 'DejaVu Sans, Arial, sans-serif', view: { stroke: '#ccc' } },
-    width: 760,
-    height: HEIGHT_PX,
-    layer: [
+    spacing: 4,
+    vconcat: [
+      ...(lane ? [lane] : []),
       {
-        data: { values: barsOf(options.rows) },
-        mark: { type: 'rect' },
-        encoding: {
-          x,
-          x2: { field: 't_end_s' },
-          y: {
-            aggregate: 'sum',
-            field: 'n',
-            type: 'quantitative',
-            stack: 'zero',
-            title: `requests per ${String(FINE_BUCKET_MS)} ms, by start`,
+        width: PANEL_WIDTH,
+        height: HEIGHT_PX,
+        layer: [
+          {
+            data: { values: bars },
+            mark: { type: 'rect' },
+            encoding: {
+              x,
+              x2: { field: 't_end_s' },
+              y: {
+                field: 'y1',
+                type: 'quantitative',
+                title: ['requests', `per ${String(FINE_BUCKET_MS)} ms`],
+                scale: { zero: true },
+              },
+              y2: { field: 'y0' },
+              color: { field: 'class', type: 'nominal', title: 'outcome', scale },
+              tooltip: [{ field: 'class' }, { field: 't_s' }, { field: 'value' }],
+            },
           },
-          color: {
-            field: 'class',
-            type: 'nominal',
-            title: 'outcome',
-            scale: { domain: classes, range: [OK_COLOUR, ...Object.values(FAILURE_COLOURS)] },
-          },
-        },
+          ...buildRuleLayers(ticks, x),
+        ],
       },
-      {
-        data: { values: marks },
-        mark: { type: 'rule', color: EVENT_COLOUR, strokeDash: [3, 3], strokeWidth: 1 },
-        encoding: { x },
-      },
-      eventLabels(marks, x, HEIGHT_PX),
     ],
   };
 }

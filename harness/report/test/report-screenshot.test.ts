@@ -1,146 +1,142 @@
 // The report as a person sees it: headless Chromium (the Debian package) opens report.html from a
-// run folder, and the test checks the rendered page - the DOM for the plot's marks, the screenshot
-// for their colours - so a report that builds but does not draw fails here.
+// run folder, and the tests check the rendered page - the DOM for the headline, the plots' marks and
+// legends, a probe script for the laid-out width, the screenshot for the colours - so a report that
+// builds but does not draw, or hides what it draws, fails here.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import { execa } from 'execa';
-import { PNG } from 'pngjs';
-import { ensureChromium } from '../../tools/index.ts';
-import { DRAIN_COLOUR, FAILURE_COLOURS, OK_COLOUR } from '../timeline-spec.ts';
+import { after, before, describe, test } from 'node:test';
+import { DRAIN_COLOUR, FAILURE_COLOURS, FAULT_COLOUR, OK_BAR_COLOUR, OK_COLOUR } from '../colours.ts';
 import { writeRunReport } from '../write-run-report.ts';
+import { dumpDom, measureLayout, screenshot, WINDOW_WIDTH_PX } from './chromium-page.ts';
+import { countNear, countStripes, overWhite } from './png-colours.ts';
+import { FAILED_UC, FAILED_UF, POD, syntheticRun } from './synthetic-run.ts';
 
-const CHROMIUM = await ensureChromium((t) => process.stderr.write(t));
-const CHROME_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--hide-scrollbars',
-  '--window-size=1000,700',
-];
-
-/** 10 s of 100 ms buckets: 200 OK each, and 5 x 503 UF in each bucket from 4.0 to 4.3 s. */
-function syntheticRun() {
-  const timeline = Array.from({ length: 100 }, (_, i) => {
-    const t = i / 10;
-    return { t_s: t.toFixed(3), ok: 200, http_503_uf: t >= 4 && t < 4.3 ? 5 : 0, reset: 0 };
-  });
-  const events = [
-    {
-      t_s: '3.900',
-      kind: 'pod-deleting',
-      object: 'default/httpbin-a',
-      source: 'api',
-      node: 'node-1',
-      detail: '',
-    },
-    {
-      t_s: '3.950',
-      kind: 'sigterm',
-      object: 'default/httpbin-a',
-      source: 'kubelet',
-      node: 'node-1',
-      detail: '',
-    },
-    {
-      t_s: '4.350',
-      kind: 'workload-unhealthy-pushed',
-      object: 'default/httpbin-a',
-      source: 'istiod',
-      node: '',
-      detail: '',
-    },
-    {
-      t_s: '6.500',
-      kind: 'container-exited',
-      object: 'default/httpbin-a',
-      source: 'kubelet',
-      node: 'node-1',
-      detail: '',
-    },
-  ];
-  const row = {
-    schema_version: 2,
-    run_id: 'test-run',
-    scenario: 'workload-rollout',
-    verdict: 'fail',
-    reason: '15 failed > 0',
-    requests: 20015,
-    ok: 20000,
-    http_503: 15,
-    started_at: '2026-11-21T00:00:00.000Z',
-  };
-  const bursts = [
-    {
-      start_s: '4.000',
-      duration_ms: 300,
-      failures: 15,
-      cause_kind: 'pod-deleting',
-      cause_object: 'default/httpbin-a',
-      cause_t_s: '3.900',
-    },
-  ];
-  const zoom = Array.from({ length: 170 }, (_, i) => {
-    const t = 3 + i / 100;
-    return { burst: 1, t_s: t.toFixed(3), ok: 2, http_503_uf: t >= 4 && t < 4.3 ? 1 : 0, reset: 0 };
-  });
-  const latency = timeline.map((r) => ({ t_s: r.t_s, requests: 200, p50_ms: 2, p99_ms: 9 }));
-  return { row, timeline, events, bursts, zoom, latency, byEnd: timeline };
+/** Each legend's title and the values it lists, from vega's aria-labels. */
+function legendsOf(dom: string): { title: string; values: string[] }[] {
+  const legends = dom.matchAll(
+    /aria-label="Symbol legend titled '([^']+)' for [^"]*? with \d+ values?: ([^"]+)"/g,
+  );
+  return [...legends].map((m) => ({ title: m[1] ?? '', values: (m[2] ?? '').split(', ') }));
 }
 
-function countNear(png: PNG, hex: string, tolerance = 12): number {
-  const want = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  let n = 0;
-  for (let i = 0; i < png.data.length; i += 4) {
-    if (want.every((v, k) => Math.abs((png.data[i + k] ?? 0) - v) <= tolerance)) n += 1;
-  }
-  return n;
+/** The SVG of one of the report's plots (`timeline`, `zoom-1`, ...), on a page of its own. */
+function plotPage(html: string, id: string): string {
+  const m = new RegExp(`<div class="plot" id="${id}">(<svg[\\s\\S]*?</svg>)</div>`).exec(html);
+  assert.ok(m?.[1], `report.html has no plot #${id}`);
+  return `<!doctype html><html><body style="margin:0">${m[1]}</body></html>`;
 }
 
-/** What a colour at `opacity` over white looks like. */
-const overWhite = (hex: string, opacity: number): string =>
-  `#${[1, 3, 5]
-    .map((i) =>
-      Math.round(255 - (255 - parseInt(hex.slice(i, i + 2), 16)) * opacity)
-        .toString(16)
-        .padStart(2, '0'),
-    )
-    .join('')}`;
+describe('report.html in headless Chromium', () => {
+  let dir = '';
+  let path = '';
+  let html = '';
+  let dom = '';
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'report-'));
+    path = await writeRunReport({ runDir: dir, ...syntheticRun(), bucketMs: 100 });
+    html = await readFile(path, 'utf8');
+    dom = await dumpDom(path);
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
 
-test('report.html renders in headless Chromium with the timeline marks', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'report-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const path = await writeRunReport({ runDir: dir, ...syntheticRun(), bucketMs: 100 });
-  const url = `file://${path}`;
+  test('draws the timeline marks and the burst zooms', async () => {
+    // vega's SVG: one group per mark; the plot has the OK line, the failure rects, the drain shading
+    // (rects) and the event rules.
+    assert.match(dom, /<svg[^>]*class="marks"/);
+    assert.match(dom, /mark-line role-mark/);
+    assert.match(dom, /mark-rule role-mark/);
+    assert.ok((dom.match(/mark-rect role-mark/g) ?? []).length >= 3, 'shading + failures rect marks');
+    assert.match(dom, /<td>sigterm<\/td>/); // the events table
+    assert.match(dom, /Bursts, zoomed/);
+    assert.equal((dom.match(/<svg/g) ?? []).length, 3, 'the overview and one zoom per burst');
+    assert.match(dom, /<tspan>failures\/s,<\/tspan><tspan[^>]*>by completion<\/tspan>/);
+    assert.match(dom, /latency, ms/);
 
-  const dom = await execa(CHROMIUM, [...CHROME_FLAGS, '--dump-dom', url], { timeout: 60_000 });
-  // vega's SVG: one group per mark; the plot has the OK line, the failure rects, the drain shading
-  // (rects) and the event rules.
-  assert.match(dom.stdout, /<svg[^>]*class="marks"/);
-  assert.match(dom.stdout, /mark-line role-mark/);
-  assert.match(dom.stdout, /mark-rule role-mark/);
-  assert.ok((dom.stdout.match(/mark-rect role-mark/g) ?? []).length >= 3, 'shading + failures rect marks');
-  assert.match(dom.stdout, /http_503_uf/); // the legend names the class
-  assert.match(dom.stdout, /sigterm/); // the events table
-  // The burst's zoom is drawn, and names the cause's events in the picture itself (SVG text).
-  assert.match(dom.stdout, /Bursts, zoomed/);
-  assert.ok((dom.stdout.match(/<svg/g) ?? []).length >= 2, 'the overview and one zoom');
-  assert.match(dom.stdout, /<text[^>]*>sigterm<\/text>/);
-  assert.match(dom.stdout, /failures\/s, by completion/);
-  assert.match(dom.stdout, /latency, ms/);
+    // Tall enough for the headline, the whole timeline and the zooms.
+    const png = await screenshot(path, join(dir, 'shot.png'), 2400);
+    assert.equal(png.width, WINDOW_WIDTH_PX);
+    const failurePixels = countNear(png, FAILURE_COLOURS['http_503_uf'] ?? '');
+    const okPixels = countNear(png, OK_COLOUR, 20);
+    const drainPixels = countNear(png, overWhite(DRAIN_COLOUR, 0.5), 8);
+    // The legend's swatch alone is ~100 pixels; three 100 ms bars are thousands.
+    assert.ok(failurePixels > 1000, `503 UF bars: ${String(failurePixels)} pixels`);
+    assert.ok(okPixels > 300, `OK line: ${String(okPixels)} pixels`);
+    assert.ok(drainPixels > 5000, `drain window shading: ${String(drainPixels)} pixels`);
+  });
 
-  const shot = join(dir, 'shot.png');
-  await execa(CHROMIUM, [...CHROME_FLAGS, `--screenshot=${shot}`, url], { timeout: 60_000 });
-  const png = PNG.sync.read(readFileSync(shot));
-  assert.equal(png.width, 1000);
-  const failurePixels = countNear(png, FAILURE_COLOURS['http_503_uf'] ?? '');
-  const okPixels = countNear(png, OK_COLOUR, 20);
-  const drainPixels = countNear(png, overWhite(DRAIN_COLOUR, 0.5), 8);
-  // The legend's swatch alone is ~50 pixels; three 100 ms bars are thousands.
-  assert.ok(failurePixels > 1000, `503 UF bars: ${String(failurePixels)} pixels`);
-  assert.ok(okPixels > 300, `OK line: ${String(okPixels)} pixels`);
-  assert.ok(drainPixels > 5000, `drain window shading: ${String(drainPixels)} pixels`);
+  test('opens with a headline: requests, failed, the verdict and why, each burst in a sentence', () => {
+    const headline = /<section class="headline">([\s\S]*?)<\/section>/.exec(dom)?.[1] ?? '';
+    const text = headline.replace(/<[^>]+>/g, '');
+    assert.match(text, /FAIL 18 failed &gt; 0 \(--max-failed\)/);
+    assert.match(text, /20,018 requests, 18 failed \(0\.090 %\): 15 http_503_uf, 3 http_503_uc\./);
+    assert.match(text, /Fault: restart httpbin at 3\.800 s\./);
+    assert.match(
+      text,
+      new RegExp(
+        `Burst 1 at 4\\.000 s, 300 ms, ${String(FAILED_UF)} failed: pod-termination: ${POD} was terminating`,
+      ),
+    );
+    assert.match(
+      text,
+      new RegExp(`Burst 2 at 7\\.000 s, 40 ms, ${String(FAILED_UC)} failed: keep-alive-race: `),
+    );
+    assert.ok(dom.indexOf('class="headline"') < dom.indexOf('<svg'), 'the headline comes before the plots');
+  });
+
+  test('names the fault and the drains on the timeline, and draws the fault in its colour', async () => {
+    const timeline = /<div class="plot" id="timeline">([\s\S]*?)<\/svg>/.exec(dom)?.[1] ?? '';
+    const labels = [
+      ...timeline.matchAll(/<text[^>]*aria-roledescription="text mark"[^>]*>([^<]*)<\/text>/g),
+    ].map((m) => m[1]);
+    assert.deepEqual(labels.sort(), [
+      'drain-deadline ztunnel-abcde',
+      'restart httpbin',
+      'sigterm httpbin-5d8f7c9b4-x7k2p',
+    ]);
+    // The zoom names its cause's events by kind.
+    assert.match(dom, /<text[^>]*>sigterm<\/text>/);
+    assert.match(dom, /<text[^>]*>del-workload<\/text>/);
+    await writeFile(join(dir, 'timeline.html'), plotPage(html, 'timeline'));
+    const shot = await screenshot(join(dir, 'timeline.html'), join(dir, 'timeline.png'), 1300);
+    // A 2 px rule through six panels ~800 px high (antialiased at its edges); its label is ~100.
+    const faultPixels = countNear(shot, FAULT_COLOUR, 24);
+    assert.ok(faultPixels > 600, `the fault's rule: ${String(faultPixels)} pixels`);
+  });
+
+  test('lists in each legend only the classes the run had', () => {
+    const legends = legendsOf(dom);
+    const byTitle = (title: string) => legends.filter((l) => l.title === title).map((l) => l.values);
+    assert.deepEqual(byTitle('failure class'), [
+      ['http_503_uf', 'http_503_uc'],
+      ['http_503_uf', 'http_503_uc'],
+    ]);
+    assert.deepEqual(byTitle('outcome'), [
+      ['ok', 'http_503_uf'],
+      ['ok', 'http_503_uc'],
+    ]);
+    assert.deepEqual(byTitle('component'), [['k6', 'gateway', 'ztunnel']]);
+  });
+
+  test('draws every failure of a zoomed burst, on top of nothing', async () => {
+    await writeFile(join(dir, 'zoom-1.html'), plotPage(html, 'zoom-1'));
+    const png = await screenshot(join(dir, 'zoom-1.html'), join(dir, 'zoom-1.png'), 400);
+    const red = FAILURE_COLOURS['http_503_uf'] ?? '';
+    // 15 buckets with one failure each, a bucket apart: 15 stripes, and the legend's swatch.
+    const stripes = countStripes(png, red, { fromX: 0, toX: png.width });
+    assert.ok(stripes >= FAILED_UF, `stripes of 503 UF: ${String(stripes)}, want >= ${String(FAILED_UF)}`);
+    assert.ok(countNear(png, red) > 300, `503 UF pixels: ${String(countNear(png, red))}`);
+    assert.ok(countNear(png, OK_BAR_COLOUR, 6) > 20_000, 'the OK bars above them');
+  });
+
+  test('fits a 1000 px window: no sideways page scroll, every table inside its box', async () => {
+    const layout = await measureLayout(html, join(dir, 'probe.html'));
+    assert.equal(layout.innerWidthPx, WINDOW_WIDTH_PX);
+    assert.ok(
+      layout.scrollWidthPx <= layout.innerWidthPx,
+      `page ${String(layout.scrollWidthPx)} px wide in a ${String(layout.innerWidthPx)} px window`,
+    );
+    assert.equal(layout.tableOverflowPx, 0, 'a table wider than the page');
+  });
 });
