@@ -5,5 +5,6 @@ export type { Clock, ManualClock } from './clock.ts';
 export { badInput, ErrorCode, HarnessError, isHarnessError } from './errors.ts';
 export { createLogger, formatFields, parseLogLevel } from './log.ts';
 export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.ts';
+export { makeDirectory } from './make-directory.ts';
 export { createProgress, formatDuration, startTicker } from './progress.ts';
 export type { Progress, ProgressOptions } from './progress.ts';

@@ -8,7 +8,8 @@ import { relative, sep } from 'node:path';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 
-const STOP_GRACE_MS = 60_000;
+/** How long a run has to stop after a crash or a signal before the process exits anyway. */
+export const STOP_GRACE_MS = 60_000;
 
 /** Folders (and files) of in-process components, most specific first. */
 const COMPONENTS: [prefix: string, name: string][] = [
