@@ -16,8 +16,11 @@ export const FAILURE_COLOURS: Record<string, string> = {
 /** The failure classes, in the order they stack (bottom first) and appear in legends. */
 export const FAILURE_CLASSES: readonly string[] = Object.keys(FAILURE_COLOURS);
 export const OK_COLOUR = '#4c78a8';
-/** OK requests in the zoom's stacked bars: lighter than the line, so failures stand out on it. */
-export const OK_BAR_COLOUR = '#b5cde6';
+/**
+ * OK requests in the zoom's stacked bars: a light grey that no failure class comes near (a light
+ * blue would be h2's), so failures stand out on it.
+ */
+export const OK_BAR_COLOUR = '#d9d9d9';
 export const DRAIN_COLOUR = '#fdd0a2';
 export const EVENT_COLOUR = '#555555';
 /** The fault (rollout restart, scale): a solid rule across every panel. */

@@ -24,7 +24,7 @@ const wrap = (table: string): string => `<div class="table-wrap">${table}</div>`
 function keyValueTable(row: Row, names: readonly string[]): string {
   const cells = names
     .filter((n) => n in row)
-    .map((n) => `<tr><th>${header(n)}</th>${cell(row[n] ?? '')}</tr>`)
+    .map((n) => `<tr><th>${escape(n)}</th>${cell(row[n] ?? '')}</tr>`)
     .join('');
   return wrap(`<table class="kv">${cells}</table>`);
 }
@@ -64,7 +64,7 @@ h1{font-size:20px}h2{font-size:16px;margin-top:28px}
 .table-wrap{max-width:100%;overflow-x:auto}
 table{border-collapse:collapse;font-size:12px;max-width:100%}
 td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}td.long{overflow-wrap:anywhere}
-table.kv th{background:#f6f6f6;font-weight:normal;white-space:nowrap}tr.note td{color:#555;border-top:none}
+table.kv th{background:#f6f6f6;font-weight:normal}tr.note td{color:#555;border-top:none}
 .verdict-pass{color:#2a7d2a}.verdict-fail{color:#b22}.verdict-aborted{color:#a60}
 .plot{margin:12px 0}.plot svg{max-width:100%;height:auto}
 .headline{border:1px solid #ddd;border-left:6px solid #888;padding:8px 14px;margin:12px 0 20px;font-size:15px}

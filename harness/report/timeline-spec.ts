@@ -170,7 +170,7 @@ export function buildTimelineSpec(options: {
     ticks: frame.ticks,
     x: frame.x,
     widthPx: PANEL_WIDTH,
-    maxRows: 4,
+    maxRows: 5,
   });
   const okLayer: Layer = {
     data: { values: ok },
