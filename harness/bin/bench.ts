@@ -15,12 +15,18 @@ import { benchIstioHop } from '../bench/istio-hop.ts';
 import { realZtunnelHere } from '../../ztunnel/conformance/real-target.ts';
 import { benchK6Local } from '../bench/k6-local.ts';
 import { runMain } from '../cli/run-main.ts';
+import { parseBareCommand } from '../cli/version.ts';
 import { ensureK6 } from '../tools/index.ts';
 
 const cell = (v: number, digits = 0, width = 9): string =>
   (Number.isNaN(v) ? '-' : v.toFixed(digits)).padStart(width);
 
 runMain(async (signal) => {
+  parseBareCommand(
+    'bench',
+    'Figures, never a gate: the load generator against a local target, one HBONE hop, the experiment path through the gateway, local cluster bring-up (several minutes; takes no options)',
+    process.argv.slice(2),
+  );
   const k6 = await ensureK6({ signal, clock: createSystemClock() });
   const out = (line: string): void => {
     process.stdout.write(`${line}\n`);

@@ -6,7 +6,9 @@ import { createLocalBackend, TIMING_MODEL_KEYS } from '../../clusters/local/inde
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { createSystemClock } from '../../lib/index.ts';
 import { choiceParser, numberParser, timingParser } from '../cli/parse-values.ts';
+import { outputFolderParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
+import { addVersionOption } from '../cli/version.ts';
 import { formatClusterAddresses, formatEvent } from '../cluster/format-cluster.ts';
 
 interface UpFlags {
@@ -22,7 +24,9 @@ interface UpFlags {
 }
 
 function buildProgram(run: (flags: UpFlags) => void): Command {
-  const program = new Command('cluster').description('The embedded local cluster.').exitOverride();
+  const program = addVersionOption(
+    new Command('cluster').description('The embedded local cluster.'),
+  ).exitOverride();
   program
     .command('up')
     .description('bring the local cluster up and keep it running until Ctrl-C')
@@ -49,7 +53,11 @@ function buildProgram(run: (flags: UpFlags) => void): Command {
       'use 127.<n>.0.0/16 (default: random 150-249)',
       numberParser('--address-block', { min: 1, integer: true }),
     )
-    .option('--log-dir <dir>', 'write every container log here')
+    .option(
+      '--log-dir <dir>',
+      'write every container log here',
+      outputFolderParser('--log-dir', './cluster-logs'),
+    )
     .option(
       '--timing <name=ms>',
       `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')})`,

@@ -6,7 +6,9 @@ import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
 import { compareRuns, comparisonJUnit, formatComparison, readRuns } from '../compare/index.ts';
 import { errorAnnotation } from '../results/ci-output.ts';
+import { outputFileParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
+import { addVersionOption } from '../cli/version.ts';
 
 function alphaParser(raw: string): number {
   const alpha = Number(raw);
@@ -16,8 +18,11 @@ function alphaParser(raw: string): number {
 }
 
 runMain(async () => {
-  const program = new Command('compare')
-    .description('Compare two results CSVs (runs.csv) and fail on a significant regression')
+  const program = addVersionOption(
+    new Command('compare').description(
+      'Compare two results CSVs (runs.csv) and fail on a significant regression',
+    ),
+  )
     .argument('<baseline.csv>', 'the reference runs, e.g. results/baselines/local-seeds.csv')
     .argument('<candidate.csv>', "the runs to judge, e.g. a suite folder's runs.csv")
     .addOption(
@@ -25,10 +30,15 @@ runMain(async () => {
         .default(0.01)
         .argParser(alphaParser),
     )
-    .option('--markdown <file>', 'also append the table to this file (e.g. $GITHUB_STEP_SUMMARY)')
+    .option(
+      '--markdown <file>',
+      'also append the table to this file (e.g. $GITHUB_STEP_SUMMARY)',
+      outputFileParser('--markdown', 'compare.md'),
+    )
     .option(
       '--junit <file>',
       'also write JUnit XML: a test case per configuration and metric, failed when worse',
+      outputFileParser('--junit', 'compare.xml'),
     )
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');

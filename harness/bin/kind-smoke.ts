@@ -7,9 +7,15 @@ import { createKindBackend } from '../../clusters/kind/index.ts';
 import { buildHttpbin } from '../../clusters/manifests/index.ts';
 import { createSystemClock } from '../../lib/index.ts';
 import { runMain } from '../cli/run-main.ts';
+import { parseBareCommand } from '../cli/version.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 
 runMain(async (signal) => {
+  parseBareCommand(
+    'kind-smoke',
+    'The kind backend on a real cluster (needs Docker and kind): creates the cluster, loads the images, rolls httpbin out, prints what the watches saw, deletes the cluster (several minutes; takes no options)',
+    process.argv.slice(2),
+  );
   const clock = createSystemClock();
   const backend = createKindBackend({ clock, projectRoot: PROJECT_ROOT, name: 'ztunnel-harness-smoke' });
   const say = (text: string): void => {

@@ -6,13 +6,15 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { BUCKET_MS } from '../experiment/run-cluster-experiment.ts';
 import { runMain } from '../cli/run-main.ts';
+import { addVersionOption } from '../cli/version.ts';
 import { readRunFolder } from '../report/read-run-folder.ts';
 import { writeRunReport } from '../report/write-run-report.ts';
 import { resummarizeSuite } from '../suite/resummarize-suite.ts';
 
 runMain(async () => {
-  const program = new Command('report')
-    .description('Draw report.html (timeline plot + tables) for run folders')
+  const program = addVersionOption(
+    new Command('report').description('Draw report.html (timeline plot + tables) for run folders'),
+  )
     .argument('<run-dir...>', 'run folders written by npm run experiment')
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');

@@ -16,6 +16,7 @@ import type { DrainObservation, DrainTarget } from '../../ztunnel/conformance/dr
 import { startModelTarget } from '../../ztunnel/conformance/model-target.ts';
 import { realZtunnelHere, startRealTarget } from '../../ztunnel/conformance/real-target.ts';
 import { runMain } from '../cli/run-main.ts';
+import { addVersionOption } from '../cli/version.ts';
 
 function deadlineParser(raw: string): number {
   const ms = Number(raw);
@@ -36,8 +37,11 @@ async function observe(
 }
 
 runMain(async () => {
-  const program = new Command('ztunnel-conformance')
-    .description("Probe one pod's ztunnel drain on ours and on istio/ztunnel's binary, side by side")
+  const program = addVersionOption(
+    new Command('ztunnel-conformance').description(
+      "Probe one pod's ztunnel drain on ours and on istio/ztunnel's binary, side by side",
+    ),
+  )
     .option(
       '--ztunnel-binary <path>',
       'istio/ztunnel built with --features testing (default: $ZTUNNEL_BINARY)',

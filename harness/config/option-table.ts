@@ -18,7 +18,7 @@ export interface OptionEntry {
 const REPEATABLE = new Set(['threshold', 'k6Out']);
 
 /** Options that select how the command runs, not what an experiment is. */
-const NOT_EXPERIMENT = new Set(['suite', 'config', 'from', 'help']);
+const NOT_EXPERIMENT = new Set(['suite', 'config', 'from', 'help', 'version']);
 
 export function optionTable(program: Command): OptionEntry[] {
   return program.options.flatMap((option: Option) => {
