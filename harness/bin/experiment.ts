@@ -2,17 +2,13 @@
 // drive k6, apply the fault at --restart-at and tally against the lifecycle events; calibrate
 // proves the classifier; load-smoke is k6 against a local target; --suite seeds runs every source
 // experiment with its arms and writes the comparison table.
-import type { Command } from 'commander';
-import { refusal } from '../../clusters/capabilities.ts';
-import { badInput, createSystemClock } from '../../lib/index.ts';
+import { createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
-import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
+import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
-import { checkOpenFilesLimit } from '../cli/open-files-limit.ts';
 import { isInsideOwnNetns, readTcpMigrateReq, rerunInOwnNetns } from '../cli/own-netns.ts';
 import { runMain } from '../cli/run-main.ts';
-import { expandExperimentFile } from '../config/experiment-file.ts';
-import { optionTable } from '../config/option-table.ts';
+import type { ExperimentParams } from '../experiment/experiment-params.ts';
 import { formatRepeats } from '../experiment/format-repeats.ts';
 import { formatClusterRun } from '../experiment/format-run.ts';
 import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
@@ -21,7 +17,7 @@ import { runCalibrateCommand, runLoadSmokeCommand } from '../checks/standalone-c
 import { runSuite } from '../suite/run-suite.ts';
 
 async function runClusterScenario(
-  program: Command,
+  params: ExperimentParams,
   flags: ExperimentFlags,
   clock: Clock,
   signal: AbortSignal,
@@ -29,8 +25,6 @@ async function runClusterScenario(
 ): Promise<number> {
   const scenario = CLUSTER_SCENARIOS[flags.scenario];
   if (!scenario) throw new Error(`no cluster scenario ${flags.scenario}`);
-  const params = paramsFromFlags(program, flags, scenario);
-  checkOpenFilesLimit(params.connections);
   if (params.arms.tcpMigrateReq === 1 && !isInsideOwnNetns()) return rerunInOwnNetns(signal);
   if (params.arms.tcpMigrateReq === 1)
     write(`network namespace of its own: net.ipv4.tcp_migrate_req = ${String(readTcpMigrateReq())}\n`);
@@ -56,47 +50,18 @@ async function runClusterScenario(
   return rows.every((r) => r['verdict'] === 'pass') ? 0 : 1;
 }
 
-/** What may go with --suite: each entry sets its own experiment (a flag beside it would be ignored). */
-const SUITE_FLAGS = new Set(['suite', 'repeat', 'resultsDir', 'backend']);
-
-function checkSuiteFlags(program: Command): void {
-  const given = optionTable(program).find(
-    (o) => !SUITE_FLAGS.has(o.attribute) && program.getOptionValueSource(o.attribute) === 'cli',
-  );
-  if (given)
-    throw badInput(
-      given.long,
-      'not given with --suite (each entry sets its own experiment)',
-      String(program.getOptionValue(given.attribute)),
-      'change the entries in a copy of the suite file and run --suite <file>',
-    );
-}
-
 runMain(async (signal) => {
-  const program = buildExperimentProgram();
-  const argv = await expandExperimentFile(process.argv.slice(2));
-  const flags = program.parse(argv, { from: 'user' }).opts<ExperimentFlags>();
+  // Every check of the input, before anything starts (exit 2 on bad input).
+  const { flags, params } = await parseExperimentArgs(process.argv.slice(2));
   const write = (t: string): void => {
     process.stderr.write(t);
   };
   const clock = createSystemClock();
-  // The seed suite and E5 need in-pod capture (the drain strategies, the meshed client, E1's path).
-  const suiteRefused =
-    (flags.suite || flags.scenario === 'drain-strategies') &&
-    refusal(flags.backend, [
-      {
-        capability: 'inPodCapture',
-        flag: flags.suite ? '--suite' : '--scenario',
-        value: flags.suite ?? flags.scenario,
-        why: 'on kind run --scenario workload-rollout --backend kind (README, kind backend)',
-      },
-    ]);
-  if (suiteRefused) throw suiteRefused;
-  if (flags.suite) checkSuiteFlags(program);
   if (flags.suite) return runSuite({ suite: flags.suite, flags, clock, signal, write });
   if (flags.scenario === 'drain-strategies')
     return runSuite({ suite: 'seeds', only: 'E5', flags, clock, signal, write });
   if (flags.scenario === 'load-smoke') return runLoadSmokeCommand(flags, clock, signal, write);
   if (flags.scenario === 'calibrate') return runCalibrateCommand(flags, clock, signal, write);
-  return runClusterScenario(program, flags, clock, signal, write);
+  if (!params) throw new Error(`no cluster scenario ${flags.scenario}`);
+  return runClusterScenario(params, flags, clock, signal, write);
 });

@@ -1,0 +1,104 @@
+// Every check of `npm run experiment`'s input, in one place and with no side effect (files are only
+// read): the experiment file, each flag's parser, the combinations, where the run would write. The
+// CLI calls it before anything starts; tests call it to fuzz every option in process.
+import { isAbsolute } from 'node:path';
+import type { Command } from 'commander';
+import { refusal } from '../../clusters/capabilities.ts';
+import { badInput } from '../../lib/index.ts';
+import { expandExperimentFile } from '../config/experiment-file.ts';
+import { optionTable } from '../config/option-table.ts';
+import type { ExperimentParams } from '../experiment/experiment-params.ts';
+import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from './experiment-program.ts';
+import type { ExperimentFlags } from './experiment-program.ts';
+import { checkOpenFilesLimit } from './open-files-limit.ts';
+import { checkOutputFile, checkOutputFolder } from './output-location.ts';
+import { addVersionOption } from './version.ts';
+
+export interface ExperimentArgs {
+  program: Command;
+  flags: ExperimentFlags;
+  /** A cluster scenario's parameters (undefined for a suite, calibrate and load-smoke). */
+  params?: ExperimentParams;
+}
+
+/** What may go with --suite: each entry sets its own experiment (a flag beside it would be ignored). */
+const SUITE_FLAGS = new Set(['suite', 'repeat', 'resultsDir', 'backend']);
+
+/** Arguments that are answered without reading an experiment file or checking anything else. */
+const ANSWERED_AT_ONCE = new Set(['-h', '--help', '-V', '--version']);
+
+function checkSuiteFlags(program: Command): void {
+  const given = optionTable(program).find(
+    (o) => !SUITE_FLAGS.has(o.attribute) && program.getOptionValueSource(o.attribute) === 'cli',
+  );
+  if (given)
+    throw badInput(
+      given.long,
+      'not given with --suite (each entry sets its own experiment)',
+      String(program.getOptionValue(given.attribute)),
+      'change the entries in a copy of the suite file and run --suite <file>',
+    );
+}
+
+/**
+ * The file an absolute k6 output path names (`json=/x/k6.json`, `csv=/x/k6.csv`,
+ * `web-dashboard=export=/x/k6.html`); relative ones land in the run's own k6 folder, made by the run.
+ */
+export function k6OutputFile(output: string): string | undefined {
+  const [name = '', ...rest] = output.split('=');
+  const argument = rest.join('=');
+  const file =
+    name === 'json' || name === 'csv'
+      ? argument
+      : name === 'web-dashboard'
+        ? /(?:^|&)export=([^&]*)/.exec(argument)?.[1]
+        : undefined;
+  return file !== undefined && isAbsolute(file) ? file : undefined;
+}
+
+/** Refuses (exit 2, naming the flag and the path) any place the run would write but could not. */
+function checkOutputLocations(flags: ExperimentFlags): void {
+  checkOutputFolder('--results-dir', flags.resultsDir, './results');
+  for (const output of flags.k6Out ?? []) {
+    const file = k6OutputFile(output);
+    if (file !== undefined) checkOutputFile('--k6-out', file, 'json=k6.json (in the run folder)', output);
+  }
+}
+
+function checkBackend(flags: ExperimentFlags): void {
+  // The seed suite and E5 need in-pod capture (the drain strategies, the meshed client, E1's path).
+  const refused =
+    (flags.suite !== undefined || flags.scenario === 'drain-strategies') &&
+    refusal(flags.backend, [
+      {
+        capability: 'inPodCapture',
+        flag: flags.suite !== undefined ? '--suite' : '--scenario',
+        value: flags.suite ?? flags.scenario,
+        why: 'on kind run --scenario workload-rollout --backend kind (README, kind backend)',
+      },
+    ]);
+  if (refused) throw refused;
+}
+
+/**
+ * `argv` (after `npm run experiment --`) checked in full: throws bad input (exit 2, commander's own
+ * errors included) before anything is started or written. `program` is built here unless given
+ * (tests pass one whose output they capture).
+ */
+export async function parseExperimentArgs(
+  argv: readonly string[],
+  program: Command = buildExperimentProgram(),
+): Promise<ExperimentArgs> {
+  addVersionOption(program);
+  const answeredAtOnce = argv.some((arg) => ANSWERED_AT_ONCE.has(arg));
+  const args = answeredAtOnce ? [...argv] : await expandExperimentFile(argv);
+  const flags = program.parse(args, { from: 'user' }).opts<ExperimentFlags>();
+  checkBackend(flags);
+  if (flags.suite !== undefined) checkSuiteFlags(program);
+  checkOutputLocations(flags);
+  const scenario = flags.suite === undefined ? CLUSTER_SCENARIOS[flags.scenario] : undefined;
+  if (!scenario) return { program, flags };
+  const params = paramsFromFlags(program, flags, scenario);
+  checkOpenFilesLimit(params.connections);
+  return { program, flags, params };
+}
