@@ -1,7 +1,7 @@
 // Every option of `npm run experiment`, fuzzed from the CLI program itself (a new option is fuzzed
 // without a line here): bad values are refused through the CLI's own validation entry point with exit
 // code 2 and a message naming the option, before anything is written. In process, so all of it runs
-// in about a second; harness/bin/test/experiment-bad-input.test.ts spawns the real CLI for a few.
+// in well under a second; harness/bin/test/experiment-bad-input.test.ts spawns the real CLI for a few.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import type { Option } from 'commander';
 import { CommanderError } from 'commander';
 import { isHarnessError } from '../../lib/index.ts';
-import { parseExperimentArgs } from './experiment-args.ts';
+import { k6OutputFile, parseExperimentArgs } from './experiment-args.ts';
 import { buildExperimentProgram } from './experiment-program.ts';
 import { exitCodeOf } from './run-main.ts';
 
@@ -117,4 +117,17 @@ test('every option refuses bad values with exit 2, naming the option, writing no
   assert.deepEqual(await readdir(dir), []);
   const tookMs = performance.now() - startedMs;
   t.diagnostic(`${String(cases)} cases in ${tookMs.toFixed(0)} ms`);
+});
+
+test('the k6 outputs that name a file outside the run folder', () => {
+  const table: [string, string | undefined][] = [
+    ['json=/data/k6.json', '/data/k6.json'],
+    ['csv=/data/k6.csv', '/data/k6.csv'],
+    ['web-dashboard=export=/data/k6.html', '/data/k6.html'],
+    ['web-dashboard=period=2s&export=/data/k6.html', '/data/k6.html'],
+    ['json=k6.json', undefined],
+    ['web-dashboard', undefined],
+    ['influxdb=http://127.0.0.1:8086/k6', undefined],
+  ];
+  for (const [output, file] of table) assert.equal(k6OutputFile(output), file, output);
 });
