@@ -16,8 +16,9 @@ USER node
 FROM base AS ztunnel
 ENTRYPOINT ["node", "ztunnel/main.ts"]
 
-FROM base AS httpbin
-ENTRYPOINT ["node", "apps/httpbin/main.ts"]
+# A test instrument (apps/fault-server); the experiments' httpbin is go-httpbin's own image.
+FROM base AS fault-server
+ENTRYPOINT ["node", "apps/fault-server/main.ts"]
 
 FROM base AS gateway
 ENTRYPOINT ["node", "mesh/gateway/main.ts"]

@@ -1,9 +1,12 @@
 import { IMAGES } from '../manifests/index.ts';
 
-/** Each image the manifests name, built from one Dockerfile stage (`docker build --target`). */
+/**
+ * Each of our images the manifests name, built from one Dockerfile stage (`docker build --target`).
+ * httpbin is go-httpbin's published image, which kind's nodes pull themselves.
+ */
 export const KIND_IMAGES = [
   { image: IMAGES.ztunnel, target: 'ztunnel' },
-  { image: IMAGES.httpbin, target: 'httpbin' },
+  { image: IMAGES.faultServer, target: 'fault-server' },
   { image: IMAGES.gateway, target: 'gateway' },
   { image: IMAGES.sidecar, target: 'sidecar' },
   { image: IMAGES.client, target: 'client' },

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/paths.ts';
+import { GO_HTTPBIN } from '../../harness/tools/go-httpbin.ts';
+import { pinnedToolPath } from '../../harness/tools/go-tool.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import type { PodRecord } from './cluster-state.ts';
 import { IMAGES } from '../manifests/index.ts';
@@ -45,7 +47,19 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
   ],
   [
     IMAGES.httpbin.replace(/:[^/:]+$/, ''),
-    { entrypoint: 'apps/httpbin/main.ts', startedPattern: /\bhttpbin listening\b/ },
+    {
+      entrypoint: '',
+      // Built by `npm run tools` (or a run's plan step) from the Go module proxy, pinned by version and hash.
+      binary: pinnedToolPath(GO_HTTPBIN),
+      // go-httpbin's own line (httpbin/cmd/cmd.go listenAndServeGracefully).
+      startedPattern: /go-httpbin listening on/,
+      // go-httpbin reads HOST and PORT (cmd.go loadConfig): it binds the pod's private app address.
+      podEnv: (pod) => ({ HOST: pod.appIp }),
+    },
+  ],
+  [
+    IMAGES.faultServer.replace(/:[^/:]+$/, ''),
+    { entrypoint: 'apps/fault-server/main.ts', startedPattern: /\bfault-server listening\b/ },
   ],
 ]);
 

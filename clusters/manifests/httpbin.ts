@@ -15,8 +15,10 @@ export interface HttpbinManifestOptions {
   graceS?: number;
   /** The 1.28 thread's workaround: a preStop sleep before SIGTERM. */
   preStopSleepS?: number;
-  /** Extra container environment (e.g. IGNORE_SIGTERM=1 in tests). */
+  /** Extra container environment (e.g. IGNORE_SIGTERM=1 for the fault server in tests). */
   env?: Record<string, string>;
+  /** The app's image: go-httpbin (default), or the fault server for tests that need its modes. */
+  image?: string;
   /** Sidecar mode (seed 004): an istio-proxy container in front of the app, with pilot-agent's drain. */
   sidecar?: SidecarOptions;
   /**
@@ -111,9 +113,10 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
           containers: [
             {
               name: 'httpbin',
-              image: IMAGES.httpbin,
+              image: options.image ?? IMAGES.httpbin,
               ports: [{ containerPort: HTTPBIN_PORT, name: 'http' }],
               env: [
+                // go-httpbin's own default; set so the fault server listens on the same port.
                 { name: 'PORT', value: String(HTTPBIN_PORT) },
                 { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
                 ...Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),

@@ -1,10 +1,14 @@
 /**
- * The images the manifests name. On kind they are built from the repository's Dockerfile and loaded
- * with `kind load docker-image`; the local backend maps each to a TypeScript entrypoint.
+ * The images the manifests name. Ours (`ztunnel-harness/*`) are built from the repository's
+ * Dockerfile on kind and loaded with `kind load docker-image`; the local backend maps each to a
+ * TypeScript entrypoint. httpbin is go-httpbin's own image (what Istio's samples/httpbin runs), pulled
+ * by kind; the local backend runs the same version built by `npm run tools`.
  */
 export const IMAGES = {
   ztunnel: 'ztunnel-harness/ztunnel:dev',
-  httpbin: 'ztunnel-harness/httpbin:dev',
+  httpbin: 'mccutchen/go-httpbin:v2.26.0',
+  /** A test instrument with go-httpbin's routes plus faults and test modes (apps/fault-server). */
+  faultServer: 'ztunnel-harness/fault-server:dev',
   gateway: 'ztunnel-harness/gateway:dev',
   sidecar: 'ztunnel-harness/sidecar:dev',
   /** A meshed client pod calling httpbin (E5's ztunnel-to-ztunnel traffic). */

@@ -1,5 +1,5 @@
-// k6 -> gateway -> HBONE -> ztunnel -> httpbin (ambient, mesh-aware gateway) next to
-// k6 -> gateway -> httpbin (mesh off), each run through runClusterExperiment: the very path
+// the load generator -> gateway -> HBONE -> ztunnel -> httpbin (ambient, mesh-aware gateway) next to
+// the generator -> gateway -> httpbin (mesh off), each run through runClusterExperiment: the very path
 // `npm run experiment -- --scenario workload-rollout --qps 0 --restart-at none` takes, so the bench
 // and the experiment cannot disagree by construction, only by noise.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,7 +21,7 @@ export interface GatewayPathRow {
   failed: number;
   dropped: number;
   /** Mean and max CPU, % of one core, from the run's row. */
-  cpu: Record<'harness' | 'k6' | 'gateway' | 'ztunnel' | 'httpbin', { avg: number; max: number }>;
+  cpu: Record<'harness' | 'generator' | 'gateway' | 'ztunnel' | 'httpbin', { avg: number; max: number }>;
 }
 
 const PATHS = [
@@ -39,6 +39,7 @@ function paramsOf(
   return {
     scenario,
     backend: 'local',
+    generator: 'auto',
     mesh,
     graceS: 30,
     qps: 0,
@@ -80,7 +81,7 @@ function rowOf(
     dropped: n('dropped_iterations'),
     cpu: {
       harness: cpuOf('harness'),
-      k6: cpuOf('k6'),
+      generator: cpuOf('generator'),
       gateway: cpuOf('gateway'),
       ztunnel: cpuOf('ztunnel'),
       httpbin: cpuOf('httpbin'),

@@ -1,8 +1,8 @@
 // `npm run bench`: figures, never a gate (wall time on a shared 2-core machine varies).
-//  1. k6 -> a local HTTP target through the harness's load path (bundled script, per-request
-//     records, reconciliation): requests/s, latency, and what the record collection costs.
+//  1. The load generator (fortio, or the user's k6) -> a local HTTP target through the harness's
+//     load path (per-request records, reconciliation): requests/s, latency, and what the record collection costs.
 //  2. One HBONE hop (client -> ztunnel process -> echo app) next to the same load sent directly.
-//  3. k6 through the gateway on the experiment's own path (runClusterExperiment, restart none):
+//  3. The generator through the gateway on the experiment's own path (runClusterExperiment, restart none):
 //     gateway -> HBONE -> ztunnel -> httpbin next to gateway -> httpbin, with every component's CPU.
 //  4. Local cluster bring-up: up() to every pod Ready (budget < 3 s, docs/architecture.md, Budgets).
 import { availableParallelism } from 'node:os';
@@ -13,10 +13,10 @@ import type { EchoLoadResult } from '../bench/echo-load.ts';
 import { benchHboneHop } from '../bench/hbone-hop.ts';
 import { benchIstioHop } from '../bench/istio-hop.ts';
 import { realZtunnelHere } from '../../ztunnel/conformance/real-target.ts';
-import { benchK6Local } from '../bench/k6-local.ts';
+import { benchGeneratorLocal } from '../bench/generator-local.ts';
 import { runMain } from '../cli/run-main.ts';
 import { parseBareCommand } from '../cli/version.ts';
-import { ensureK6 } from '../tools/index.ts';
+import { chooseGenerator } from '../tools/index.ts';
 
 const cell = (v: number, digits = 0, width = 9): string =>
   (Number.isNaN(v) ? '-' : v.toFixed(digits)).padStart(width);
@@ -27,15 +27,15 @@ runMain(async (signal) => {
     'Figures, never a gate: the load generator against a local target, one HBONE hop, the experiment path through the gateway, local cluster bring-up (several minutes; takes no options)',
     process.argv.slice(2),
   );
-  const k6 = await ensureK6({ signal, clock: createSystemClock() });
+  const generator = await chooseGenerator('auto', { signal });
   const out = (line: string): void => {
     process.stdout.write(`${line}\n`);
   };
   out(`machine: ${String(availableParallelism())} cores, Node ${process.versions.node}`);
 
-  out(`\n1. k6 v${k6.version} -> Node http target, qps 0, 5 s`);
+  out(`\n1. ${generator.kind} v${generator.version} -> Node http target, qps 0, 5 s (${generator.why})`);
   out('   connections  requests    req/s   p50 ms   p99 ms  dropped  record B/req');
-  for (const r of await benchK6Local({ k6, connections: [100, 1000], durationS: 5, signal })) {
+  for (const r of await benchGeneratorLocal({ generator, connections: [100, 1000], durationS: 5, signal })) {
     out(
       `   ${cell(r.connections, 0, 11)} ${cell(r.requests)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ` +
         `${cell(r.p99Ms, 2, 8)} ${cell(r.dropped, 0, 8)} ${cell(r.recordBytesPerRequest, 1, 13)}`,
@@ -74,14 +74,14 @@ runMain(async (signal) => {
     `\n3. npm run experiment -- --scenario workload-rollout --qps 0 -c N --restart-at none --duration ${String(durationS)} (the experiment's own path; budget: >= 4,950 req/s at c=100, >= 4,700 at c=1000)`,
   );
   out(
-    '   path                                     connections    req/s   p50 ms   p99 ms  failed  dropped   CPU % of one core, mean/max: harness  k6  gateway  ztunnel  httpbin',
+    '   path                                     connections    req/s   p50 ms   p99 ms  failed  dropped   CPU % of one core, mean/max: harness  generator  gateway  ztunnel  httpbin',
   );
   const clock = createSystemClock();
   for (const r of await benchGatewayPaths({ connections: [100, 1000], durationS, clock, signal })) {
     const c = (x: { avg: number; max: number }): string =>
       Number.isNaN(x.avg) ? '-' : `${x.avg.toFixed(0)}/${x.max.toFixed(0)}`;
     out(
-      `   ${r.path.padEnd(40)} ${cell(r.connections, 0, 11)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.failed, 0, 7)} ${cell(r.dropped, 0, 8)}   ${[c(r.cpu.harness), c(r.cpu.k6), c(r.cpu.gateway), c(r.cpu.ztunnel), c(r.cpu.httpbin)].join('  ')}`,
+      `   ${r.path.padEnd(40)} ${cell(r.connections, 0, 11)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.failed, 0, 7)} ${cell(r.dropped, 0, 8)}   ${[c(r.cpu.harness), c(r.cpu.generator), c(r.cpu.gateway), c(r.cpu.ztunnel), c(r.cpu.httpbin)].join('  ')}`,
     );
   }
 

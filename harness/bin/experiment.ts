@@ -42,7 +42,8 @@ async function runClusterScenario(
       write,
       backendSettings: { kindIngressPort: flags.kindIngressPort, keepCluster: flags.keepCluster },
     });
-    process.stdout.write(formatClusterRun(run));
+    const fortioSummary = run.load?.ownSummary;
+    process.stdout.write(formatClusterRun({ ...run, ...(fortioSummary ? { fortioSummary } : {}) }));
     rows.push(run.row);
   }
   if (rows.length > 1) process.stdout.write(formatRepeats(rows));

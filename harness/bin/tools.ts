@@ -1,25 +1,39 @@
-// `npm run tools`: provisions the pinned k6 into .tools/ (or finds a fitting one on PATH) and says
-// where it is. Everything that needs k6 also does this lazily on first use.
+// `npm run tools`: provisions what runs need into .tools/ (fortio and go-httpbin, with `go install` of
+// their pinned versions) and what the tests need (Chromium, xmllint), and says which load generator a
+// run will use. It never builds or downloads k6: a k6 the user installed is found on PATH or K6_BINARY.
 import { Command } from 'commander';
-import { createSystemClock } from '../../lib/index.ts';
 import { runMain } from '../cli/run-main.ts';
-import { ensureChromium, ensureK6, ensureXmllint } from '../tools/index.ts';
+import {
+  chooseGenerator,
+  ensureChromium,
+  ensureGoTool,
+  ensureXmllint,
+  FORTIO,
+  GO_HTTPBIN,
+} from '../tools/index.ts';
 
 runMain(async (signal) => {
   new Command('tools')
     .description(
-      'Provision k6 (PATH if it fits, else go build, else the release download) into .tools/, and Chromium for the screenshot test.',
+      'Provision fortio and go-httpbin (go install of the pinned versions) into .tools/, and Chromium and xmllint for the tests; say which load generator runs use.',
     )
     .exitOverride()
     .parse(process.argv);
-  const k6 = await ensureK6({ signal, clock: createSystemClock() });
-  process.stdout.write(
-    `k6 v${k6.version} at ${k6.path} (${k6.source === 'tools' ? 'already provisioned' : k6.source})\n`,
-  );
   const write = (t: string): void => {
     process.stderr.write(t);
   };
-  process.stdout.write(`chromium (for the report's screenshot test) at ${await ensureChromium(write)}\n`);
-  process.stdout.write(`xmllint (for the JUnit schema test) at ${await ensureXmllint(write)}\n`);
+  const say = (t: string): void => {
+    process.stdout.write(`${t}\n`);
+  };
+  for (const spec of [FORTIO, GO_HTTPBIN]) {
+    const tool = await ensureGoTool(spec, { signal, write });
+    say(
+      `${spec.name} v${tool.version} at ${tool.path} (${tool.source === 'tools' ? 'already provisioned' : tool.source})`,
+    );
+  }
+  const generator = await chooseGenerator('auto', { signal, write });
+  say(`load generator for runs (--generator auto): ${generator.why}`);
+  say(`chromium (for the report's screenshot test) at ${await ensureChromium(write)}`);
+  say(`xmllint (for the JUnit schema test) at ${await ensureXmllint(write)}`);
   return 0;
 });

@@ -4,13 +4,14 @@ import type { Clock } from '../../lib/index.ts';
 import type { LoadResult } from '../load/index.ts';
 import { runLoad } from '../load/index.ts';
 import { createRunId } from '../results/run-id.ts';
-import { ensureK6 } from '../tools/index.ts';
+import { chooseGenerator } from '../tools/index.ts';
+import type { GeneratorChoice } from '../tools/index.ts';
 import { startLocalTarget } from './local-target.ts';
 
 /**
- * `load-smoke`: fortio-like k6 load against a local HTTP target, no cluster. It proves the load path
- * (k6 provisioned, script bundled, every request read back and reconciled with k6's count) on any
- * machine; the cluster scenarios (ztunnel-upgrade, workload-rollout) arrive with the local cluster.
+ * `load-smoke`: the load generator (fortio, or the user's k6) against a local HTTP target, no cluster.
+ * It proves the load path (the generator found or provisioned, every request read back and reconciled
+ * with the generator's own count) on any machine.
  */
 export interface LoadSmokeOptions {
   qps: number;
@@ -22,6 +23,7 @@ export interface LoadSmokeOptions {
   clock: Clock;
   signal: AbortSignal;
   write: (text: string) => void;
+  generator: GeneratorChoice;
 }
 
 export interface LoadSmokeRun {
@@ -31,7 +33,10 @@ export interface LoadSmokeRun {
 }
 
 export async function runLoadSmoke(options: LoadSmokeOptions): Promise<LoadSmokeRun> {
-  const k6 = await ensureK6({ signal: options.signal, clock: options.clock, write: options.write });
+  const generator = await chooseGenerator(options.generator, {
+    signal: options.signal,
+    write: options.write,
+  });
   const runId = createRunId('load-smoke', Date.now());
   const runDir = join(options.resultsDir, runId);
   const target = await startLocalTarget();
@@ -46,13 +51,13 @@ export async function runLoadSmoke(options: LoadSmokeOptions): Promise<LoadSmoke
       const elapsedMs = options.clock.now() - startMs;
       const left = Math.max(0, totalMs - elapsedMs);
       progress.update(
-        `k6 ${String(options.connections)} connections -> ${target.url}${options.path}, ${formatDuration(left)} of load left`,
+        `${generator.kind} ${String(options.connections)} connections -> ${target.url}${options.path}, ${formatDuration(left)} of load left`,
       );
     },
   });
   try {
     const result = await runLoad({
-      k6,
+      generator,
       workDir: runDir,
       signal: options.signal,
       spec: {

@@ -12,6 +12,8 @@ import type { ExperimentParams } from '../experiment/experiment-params.ts';
 import { DEFAULT_ARMS } from '../experiment/mitigation-arms.ts';
 import { thresholdCollector } from '../experiment/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
+import { GENERATOR_KINDS } from '../tools/index.ts';
+import type { GeneratorChoice } from '../tools/index.ts';
 import { CLUSTER_SCENARIOS, SCENARIO_NAMES } from '../scenarios/index.ts';
 import { suitePath } from '../suite/suite-path.ts';
 import type { ScenarioName } from '../scenarios/index.ts';
@@ -26,6 +28,7 @@ export interface ExperimentFlags {
   config?: string;
   from?: string;
   backend: 'local' | 'kind';
+  generator: GeneratorChoice;
   grace: number;
   qps: number;
   connections: number;
@@ -126,6 +129,13 @@ const OPTIONS: OptionSpec[] = [
     description: 'local (embedded process cluster) or kind (needs Docker and kind; see README)',
     parse: choiceParser('--backend', ['local', 'kind'] as const),
     default: 'local',
+  },
+  {
+    flags: '--generator <name>',
+    description:
+      "the load generator: fortio (the documents' own tool, provisioned by npm run tools) or k6 (yours: on PATH or K6_BINARY; never built here); auto: k6 when one fits, else fortio",
+    parse: choiceParser('--generator', [...GENERATOR_KINDS, 'auto'] as const),
+    default: 'auto',
   },
   {
     flags: '--grace <s>',
@@ -392,6 +402,7 @@ export function paramsFromFlags(
   return {
     scenario: scenario.name,
     backend: flags.backend,
+    generator: flags.generator,
     mesh: flags.mesh,
     graceS: pick('grace', flags.grace, d.graceS),
     qps: pick('qps', flags.qps, d.qps),

@@ -22,9 +22,13 @@ const NOT_PARAMETERS = new Set<string>([
   'h2',
   'max_failed',
   'k6_http_reqs',
+  'generator_requests',
   'dropped_iterations',
+  'generator_retried',
   'k6_cpu_avg_pct',
   'k6_cpu_max_pct',
+  'generator_cpu_avg_pct',
+  'generator_cpu_max_pct',
   'machine_cpu_busy_pct',
   'rollout_started_s',
   'rollout_status_complete_s',
@@ -32,6 +36,7 @@ const NOT_PARAMETERS = new Set<string>([
   'started_at',
   'git_sha',
   'k6_version',
+  'generator_version',
   // The local backend's loopback block and the kind cluster's name: where, not how.
   'address_block',
   'kind_cluster',
@@ -84,6 +89,8 @@ const isMeasured = (name: string): boolean =>
 const ADDED_WITH_DEFAULT: Readonly<Record<string, string>> = {
   ztunnel_impl: 'ours',
   pod_network: 'loopback',
+  // Schema 7: every older row's load came from k6.
+  generator: 'k6',
 };
 
 export function configurationOf(row: RunRow): Configuration {

@@ -1,11 +1,12 @@
 // Where a result came from, so a row can be re-run and trusted: the command, the code (git sha and
-// whether the work tree had changes), the tools (Node, k6, this harness) and the machine, and any
+// whether the work tree had changes), the tools (Node, the load generator, go-httpbin, this harness) and the machine, and any
 // K6_* variable in the environment (k6 reads them, so they can change a run without a flag).
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { PROJECT_ROOT } from '../paths.ts';
+import { GO_HTTPBIN } from '../tools/go-httpbin.ts';
 
 export const PROVENANCE_FILE = 'provenance.json';
 
@@ -14,7 +15,7 @@ export interface Provenance {
   cwd: string;
   /** sha in full; shortSha as `git rev-parse --short` gives it (the summary row's git_sha). */
   git: { sha: string; shortSha: string; dirty: boolean | 'unknown' };
-  versions: { node: string; k6: string; harness: string };
+  versions: { node: string; generator: string; httpbin: string; harness: string };
   machine: { cpuModel: string; cpus: number; memoryGiB: number; kernel: string; platform: string };
   k6Env: Record<string, string>;
 }
@@ -33,7 +34,8 @@ async function gitState(): Promise<Provenance['git']> {
 }
 
 export async function collectProvenance(options: {
-  k6Version: string;
+  /** The load generator that runs: `fortio 1.66.0`, `k6 2.2.0`. */
+  generator: string;
   env?: NodeJS.ProcessEnv;
   argv?: string[];
 }): Promise<Provenance> {
@@ -43,7 +45,12 @@ export async function collectProvenance(options: {
     argv: options.argv ?? process.argv.slice(1),
     cwd: process.cwd(),
     git: await gitState(),
-    versions: { node: process.version, k6: options.k6Version, harness: pkg.version ?? 'unknown' },
+    versions: {
+      node: process.version,
+      generator: options.generator,
+      httpbin: `go-httpbin ${GO_HTTPBIN.version}`,
+      harness: pkg.version ?? 'unknown',
+    },
     machine: {
       cpuModel: cpus()[0]?.model ?? 'unknown',
       cpus: availableParallelism(),

@@ -18,6 +18,7 @@ export function paramsToFlags(p: ExperimentParams): Partial<ExperimentFlags> {
   return {
     scenario: p.scenario as ExperimentFlags['scenario'],
     backend: p.backend,
+    generator: p.generator,
     mesh: p.mesh,
     grace: p.graceS,
     qps: p.qps,

@@ -2,15 +2,17 @@ import { join } from 'node:path';
 import type { ClusterBackend } from '../../clusters/backend.ts';
 import { createProgress, formatDuration, startTicker } from '../../lib/index.ts';
 import type { Clock, Progress } from '../../lib/index.ts';
-import { createRecordsTail, runLoad } from '../load/index.ts';
+import { createRecordsTail, fortioLineOk, k6LineOk, runLoad } from '../load/index.ts';
 import type { LoadResult } from '../load/index.ts';
 import type { RecordsTail } from '../load/index.ts';
 import { groupOfOwner, startCpuMonitor } from '../observe/cpu-monitor.ts';
 import type { MetricsScraper, Scrape } from '../observe/metrics-scraper.ts';
 import type { CpuComponent, CpuReport } from '../observe/cpu-monitor.ts';
 import { createRecordTally, isFortioOk } from '../tally/index.ts';
+import { createFlagJoin } from '../explain/flag-join.ts';
+import { readGatewayAccessLog } from '../explain/gateway-access-log.ts';
 import type { RecordTally } from '../tally/index.ts';
-import type { K6Binary } from '../tools/index.ts';
+import type { LoadGenerator } from '../tools/index.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 
 export const BUCKET_MS = 100;
@@ -24,7 +26,7 @@ export interface DrivenLoad {
   metrics: Scrape[];
 }
 
-/** What k6 runs: the experiment's load shape against the targets, every request flagged. */
+/** What the generator runs: the experiment's load shape against the targets (k6: every request flagged). */
 function loadSpecOf(params: ExperimentParams, targets: string[], newConnectionPerRequest: boolean) {
   return {
     targets,
@@ -39,14 +41,15 @@ function loadSpecOf(params: ExperimentParams, targets: string[], newConnectionPe
 }
 
 /**
- * The "drive load" step: k6 against the targets for the run's duration, with a progress line, and
- * every component's CPU sampled while it runs. The harness stays off the hot path: k6 writes its
- * records to a file, the progress line reads only what was appended since its last look, and the
- * exact tally is made in one read after k6 exits (reconciled with k6's own count by runLoad).
+ * The "drive load" step: the generator (fortio or k6) against the targets for the run's duration,
+ * with a progress line, and every component's CPU sampled while it runs. The harness stays off the
+ * hot path: the generator writes its records to a file, the progress line reads only what was
+ * appended since its last look, and the exact tally is made in one read after the generator exits
+ * (reconciled with the generator's own count by runLoad).
  */
 export async function driveLoad(options: {
   runDir: string;
-  k6: K6Binary;
+  generator: LoadGenerator;
   clock: Clock;
   signal: AbortSignal;
   params: ExperimentParams;
@@ -57,34 +60,46 @@ export async function driveLoad(options: {
   write: (text: string) => void;
   /** What the fault is doing now, for the progress line ('' before it starts). */
   faultStatus: () => string;
-  /** The bundled k6 script (the plan step made it). */
-  k6Script: string;
+  /** k6 runs: the bundled script (the plan step made it). */
+  k6Script?: string;
   /** Metrics, started before the load (its baseline scrape done); stopped here when k6 exits. */
   scraper: MetricsScraper;
 }): Promise<DrivenLoad> {
   const { clock, loadStartMs } = options;
   const progress = createProgress({ phase: 'load', clock, write: options.write });
-  const tail = createRecordsTail(join(options.runDir, 'k6', 'requests.csv'), isFortioOk);
+  const { generator } = options;
+  const workDir = join(options.runDir, generator.kind);
+  const tail =
+    generator.kind === 'k6'
+      ? createRecordsTail(join(workDir, 'requests.csv'), k6LineOk(isFortioOk))
+      : createRecordsTail(join(workDir, 'access.jsonl'), fortioLineOk);
   const stopTicker = startLoadProgress(options, progress, tail);
-  let k6Pid: number | undefined;
-  const cpu = startCpuMonitor({ clock, components: () => cpuComponents(options.backend, k6Pid) });
+  let generatorPid: number | undefined;
+  const cpu = startCpuMonitor({
+    clock,
+    components: () => cpuComponents(options.backend, generator.kind, generatorPid),
+  });
   const { scraper } = options;
   let metrics: Promise<Scrape[]> | undefined;
   const stopScraping = (): Promise<Scrape[]> => (metrics ??= scraper.stop());
   try {
     const sink = createRecordTally({ clock, originMs: loadStartMs, bucketMs: BUCKET_MS, isOk: isFortioOk });
     const load = await runLoad({
-      k6: options.k6,
-      workDir: join(options.runDir, 'k6'),
-      bundlePath: options.k6Script,
+      generator,
+      workDir,
+      ...(options.k6Script ? { bundlePath: options.k6Script } : {}),
       signal: options.signal,
       onSpawn: (pid) => {
-        k6Pid = pid;
+        generatorPid = pid;
       },
-      onK6Exited: () => {
+      onGeneratorExited: () => {
         cpu.stop(); // the load is over: the tally's read below is not part of it
         void stopScraping();
       },
+      // The local backend keeps the gateway's log in the run folder (as judge-run reads it).
+      ...(generator.kind === 'fortio' && options.params.backend === 'local'
+        ? { prepareRecords: () => gatewayFlags(options.runDir, clock) }
+        : {}),
       onRecord: (record) => {
         sink.add(record);
       },
@@ -98,6 +113,19 @@ export async function driveLoad(options: {
     stopTicker();
     await tail.close();
   }
+}
+
+/**
+ * The gateway's access log flushes every second (Envoy's --file-flush-interval-msec 1000, as
+ * pilot-agent sets it): past that, every request the generator sent is in it.
+ */
+const GATEWAY_LOG_FLUSH_MS = 1000;
+
+/** fortio records no response header: the gateway's flags per failed call come from its own log. */
+async function gatewayFlags(runDir: string, clock: Clock) {
+  await clock.sleep(GATEWAY_LOG_FLUSH_MS + 200);
+  const log = await readGatewayAccessLog(join(runDir, 'pods'));
+  return createFlagJoin(log.failures);
 }
 
 /** Each second: load left, what the fault is doing, live ok/failed counts from the records so far. */
@@ -132,12 +160,17 @@ function startLoadProgress(
   });
 }
 
-/** The harness alone, k6 with its threads, and every pod's containers with their children. */
-function cpuComponents(backend: ClusterBackend, k6Pid: number | undefined): CpuComponent[] {
+/** The harness alone, the generator with its threads, and every pod's containers with their children. */
+function cpuComponents(
+  backend: ClusterBackend,
+  generator: string,
+  generatorPid: number | undefined,
+): CpuComponent[] {
   const components: CpuComponent[] = [
     { name: 'harness', group: 'harness', roots: [process.pid], tree: false },
   ];
-  if (k6Pid !== undefined) components.push({ name: 'k6', group: 'k6', roots: [k6Pid], tree: true });
+  if (generatorPid !== undefined)
+    components.push({ name: generator, group: 'generator', roots: [generatorPid], tree: true });
   for (const pod of backend.addresses().pods) {
     if (!pod.pids?.length) continue;
     components.push({

@@ -1,10 +1,13 @@
 import type { TimingModel } from '../../clusters/local/index.ts';
+import type { GeneratorChoice } from '../tools/index.ts';
 import type { MitigationArms } from './mitigation-arms.ts';
 
 /** Everything a cluster experiment run depends on; every field goes into the summary row. */
 export interface ExperimentParams {
   scenario: string;
   backend: 'local' | 'kind';
+  /** The load generator asked for (the one that ran is in the row's `generator` column). */
+  generator: GeneratorChoice;
   mesh: 'ambient' | 'off';
   graceS: number;
   qps: number;

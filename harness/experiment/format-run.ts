@@ -5,8 +5,23 @@ import { OUTCOME_CLASSES } from '../tally/index.ts';
 
 type SummaryRow = Record<string, string | number>;
 
-/** fortio's closing lines (its percentiles, each status with -1 for no response), then the classes. */
-function fortioLines(tally: RecordTally, row: SummaryRow): string[] {
+/**
+ * fortio's closing lines: fortio's own when fortio ran, else the same lines from k6's records (its
+ * percentiles, each status with -1 for no response); then the classes.
+ */
+function fortioLines(tally: RecordTally, row: SummaryRow, fortioOwn: string | undefined): string[] {
+  const lines: string[] = fortioOwn ? fortioOwn.split('\n') : k6AsFortioLines(tally, row);
+  const totals = tally.timeline.totals();
+  const failed = OUTCOME_CLASSES.filter((c) => c !== 'ok' && totals[c] > 0).map(
+    (c) => `${c} ${String(totals[c])}`,
+  );
+  lines.push(
+    `503s: ${String(row['http_503'])}; failures by class: ${failed.length ? failed.join(', ') : 'none'}`,
+  );
+  return lines;
+}
+
+function k6AsFortioLines(tally: RecordTally, row: SummaryRow): string[] {
   const lines: string[] = [];
   for (const p of tally.fortio.durations.Percentiles ?? [])
     lines.push(`# target ${String(p.Percentile)}% ${p.Value.toPrecision(6).replace(/\.?0+$/, '')}`);
@@ -18,28 +33,26 @@ function fortioLines(tally: RecordTally, row: SummaryRow): string[] {
   lines.push(
     `All done ${String(tally.total)} calls (plus 0 warmup) ${tally.latency.avgMs.toFixed(3)} ms avg, ${(tally.total / seconds).toFixed(1)} qps`,
   );
-  const totals = tally.timeline.totals();
-  const failed = OUTCOME_CLASSES.filter((c) => c !== 'ok' && totals[c] > 0).map(
-    (c) => `${c} ${String(totals[c])}`,
-  );
-  lines.push(
-    `503s: ${String(row['http_503'])}; failures by class: ${failed.length ? failed.join(', ') : 'none'}`,
-  );
   return lines;
 }
 
-/** Where the run's requests and CPU went: k6 against the tally, the gateway's log, CPU per component. */
+/** Where the run's requests and CPU went: the generator against the tally, the gateway's log, CPU per component. */
 function accountingLines(row: SummaryRow): string[] {
+  const generator = `${String(row['generator'])} ${String(row['generator_version'])}`;
   const lines = [
-    `k6 http_reqs ${String(row['k6_http_reqs'])} = tallied ${String(row['requests'])}; dropped iterations ${String(row['dropped_iterations'])}`,
+    `${generator} counted ${String(row['generator_requests'])} = tallied ${String(row['requests'])}; dropped iterations ${String(row['dropped_iterations'])}`,
   ];
+  if (row['generator_retried'])
+    lines.push(
+      `${generator} retried calls once on a new connection after a reused one failed before any answer (${String(row['generator_retried'])}): counted by the retry's outcome, as fortio counts them in the documents; the gateway logged the first attempts`,
+    );
   if (row['gateway_log_requests'] !== '' && row['gateway_log_requests'] !== undefined)
     lines.push(
-      `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (k6 counted ${String(Number(row['requests']) - Number(row['ok']))} failed)`,
+      `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (${String(row['generator'])} counted ${String(Number(row['requests']) - Number(row['ok']))} failed)`,
     );
-  if (row['k6_cpu_avg_pct'] !== '')
+  if (row['generator_cpu_avg_pct'] !== '')
     lines.push(
-      `generator: k6 CPU ${String(row['k6_cpu_avg_pct'])} % avg, ${String(row['k6_cpu_max_pct'])} % max (of one core); machine ${String(row['machine_cpu_busy_pct'])} % busy${Number(row['machine_cpu_busy_pct']) >= 95 ? ' - saturated: k6 shares the cores with the system under test' : ''}`,
+      `generator: ${generator} CPU ${String(row['generator_cpu_avg_pct'])} % avg, ${String(row['generator_cpu_max_pct'])} % max (of one core); machine ${String(row['machine_cpu_busy_pct'])} % busy${Number(row['machine_cpu_busy_pct']) >= 95 ? ' - saturated: the generator shares the cores with the system under test' : ''}`,
     );
   const cpu = CPU_COLUMN_GROUPS.filter(
     (g) => row[`${g}_cpu_avg_pct`] !== '' && row[`${g}_cpu_avg_pct`] !== undefined,
@@ -60,9 +73,11 @@ export function formatClusterRun(options: {
   row: SummaryRow;
   runDir: string;
   notes?: string[];
+  /** fortio's own closing text, when fortio ran. */
+  fortioSummary?: string;
 }): string {
   const { tally, row } = options;
-  const lines: string[] = tally && tally.total > 0 ? fortioLines(tally, row) : [];
+  const lines: string[] = tally && tally.total > 0 ? fortioLines(tally, row, options.fortioSummary) : [];
   options.bursts.forEach((b, i) => {
     const cause = b.cause
       ? ` after ${b.cause.kind} ${b.cause.object} at ${((b.cause.atMs - options.loadStartMs) / 1000).toFixed(3)} s`

@@ -12,11 +12,11 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 6;
+export const SUMMARY_SCHEMA_VERSION = 7;
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a
- * column of every row; k6's is in the generator columns. Per pod and per second: cpu.csv.
+ * column of every row; the load generator's is in the generator columns. Per pod and per second: cpu.csv.
  */
 export const CPU_COLUMN_GROUPS = ['harness', 'gateway', 'ztunnel', 'httpbin'] as const;
 
@@ -24,9 +24,13 @@ export interface RunFacts {
   runId: string;
   startedAtWallMs: number;
   gitSha: string;
-  k6Version: string;
+  /** The generator that ran (fortio or k6) and its version. */
+  generator: { kind: string; version: string };
   droppedIterations: number;
-  k6HttpReqs: number;
+  /** fortio's retried calls by why the first attempt failed (`timeout:19`), '' when none. */
+  generatorRetried?: string;
+  /** Requests the generator itself counted (k6's http_reqs, fortio's calls). */
+  generatorRequests: number;
   generatorCpu?: CpuUsage;
   /** The gateway's access log over the run (local backend): requests, and failures it answered or cut. */
   gatewayLog?: { requests: number; failures: number };
@@ -48,9 +52,9 @@ export const EMPTY_FACTS: RunFacts = {
   runId: '',
   startedAtWallMs: 0,
   gitSha: '',
-  k6Version: '',
+  generator: { kind: '', version: '' },
   droppedIterations: 0,
-  k6HttpReqs: 0,
+  generatorRequests: 0,
   backend: {},
   loadStartMs: 0,
   verdict: 'aborted',
@@ -79,15 +83,16 @@ function countColumns(tally: RecordTally | undefined): CsvRow {
   };
 }
 
-/** What k6 and the gateway counted, and what the generator cost. */
+/** What the generator and the gateway counted, and what the generator cost. */
 function generatorColumns(facts: RunFacts): CsvRow {
   return {
-    k6_http_reqs: facts.k6HttpReqs,
+    generator_requests: facts.generatorRequests,
     gateway_log_requests: facts.gatewayLog?.requests ?? '',
     gateway_log_failures: facts.gatewayLog?.failures ?? '',
     dropped_iterations: facts.droppedIterations,
-    k6_cpu_avg_pct: facts.generatorCpu ? facts.generatorCpu.processAvgPct.toFixed(1) : '',
-    k6_cpu_max_pct: facts.generatorCpu ? facts.generatorCpu.processMaxPct.toFixed(1) : '',
+    generator_retried: facts.generatorRetried ?? '',
+    generator_cpu_avg_pct: facts.generatorCpu ? facts.generatorCpu.processAvgPct.toFixed(1) : '',
+    generator_cpu_max_pct: facts.generatorCpu ? facts.generatorCpu.processMaxPct.toFixed(1) : '',
     machine_cpu_busy_pct: facts.generatorCpu ? facts.generatorCpu.machineBusyPct.toFixed(1) : '',
   };
 }
@@ -113,6 +118,7 @@ export function buildSummaryRow(
     qps: params.qps,
     connections: params.connections,
     duration_s: params.durationS,
+    generator: facts.generator.kind,
     ...countColumns(tally),
     bursts: bursts.length,
     max_burst_ms: Math.max(0, ...bursts.map((b) => b.durationMs)),
@@ -142,7 +148,7 @@ export function buildSummaryRow(
     ...drainOptionColumns(facts.drainOptions),
     started_at: new Date(facts.startedAtWallMs).toISOString(),
     git_sha: facts.gitSha,
-    k6_version: facts.k6Version,
+    generator_version: facts.generator.version,
     ...armColumns(params.arms),
     ...backendColumns(facts.backend),
   };

@@ -1,4 +1,4 @@
-import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../../apps/httpbin/httpbin-server.ts';
+import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../../apps/go-httpbin.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
 import type { Burst } from '../tally/index.ts';

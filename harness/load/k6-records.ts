@@ -2,9 +2,15 @@ import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
 
-/** One request as the k6 script recorded it (k6-scripts/fortio.ts). */
+/** Why a request got no response, when the generator's own record says (fortio's error log). */
+export type NoResponseKind = 'refused' | 'reset' | 'eof' | 'timeout' | 'other';
+
+/**
+ * One request as the generator recorded it: the k6 script's line (k6-scripts/fortio.ts), or fortio's
+ * access-log line joined with its error log (fortio-records.ts).
+ */
 export interface RequestRecord {
-  /** k6's wall clock (Unix ms) at request start. */
+  /** The generator's wall clock (Unix ms) at request start. */
   startWallMs: number;
   durationMs: number;
   /** HTTP status; 0 when no response arrived. */
@@ -15,6 +21,8 @@ export interface RequestRecord {
   flag: string;
   /** k6's error text when status is 0. */
   error: string;
+  /** fortio: why there was no response (status 0), from its error log; k6 says it by errorCode. */
+  noResponse?: NoResponseKind;
 }
 
 const COLUMNS = ['startWallMs', 'durationMs', 'status', 'errorCode', 'flag', 'error'] as const;

@@ -2,8 +2,8 @@ import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 
 /**
- * Live counts while k6 runs: reads what k6 has appended to the records file since the last poll
- * (one `start_ms,duration_ms,status,...` line per request) and counts ok / failed. For progress only;
+ * Live counts while the generator runs: reads what it has appended to its records file since the
+ * last poll (one line per request) and counts ok / failed. For progress only;
  * the run's numbers come from the full read after k6 exits.
  */
 export interface RecordsTail {
@@ -11,7 +11,18 @@ export interface RecordsTail {
   close(): Promise<void>;
 }
 
-export function createRecordsTail(path: string, isOk: (status: number) => boolean): RecordsTail {
+/** Whether a records line is an OK request: k6's CSV (status is its third field) or fortio's JSON line. */
+export type RecordLineOk = (line: string) => boolean;
+
+export const k6LineOk =
+  (isOk: (status: number) => boolean): RecordLineOk =>
+  (line) =>
+    isOk(Number(line.split(',', 3)[2]));
+
+/** fortio's own verdict per call (fhttp codeIsOK: 2xx and 418). */
+export const fortioLineOk: RecordLineOk = (line) => line.includes('"ok":true');
+
+export function createRecordsTail(path: string, isOkLine: RecordLineOk): RecordsTail {
   let handle: FileHandle | undefined;
   let offset = 0;
   let partial = '';
@@ -29,8 +40,8 @@ export function createRecordsTail(path: string, isOk: (status: number) => boolea
         const lines = (partial + buffer.toString('utf8', 0, bytesRead)).split('\n');
         partial = lines.pop() ?? '';
         for (const line of lines) {
-          const status = Number(line.split(',', 3)[2]);
-          if (isOk(status)) counts.ok++;
+          if (line === '') continue;
+          if (isOkLine(line)) counts.ok++;
           else counts.failed++;
         }
       }

@@ -1,77 +1,161 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
-import type { K6Binary } from '../tools/index.ts';
+import type { LoadGenerator } from '../tools/index.ts';
 import { bundleK6Script } from './bundle-k6-script.ts';
+import type { CpuUsage } from './cpu-sampler.ts';
+import { fortioOwnSummary, readFortioResult } from './fortio-output.ts';
+import { readFortioRecords } from './fortio-records.ts';
 import { readK6Records } from './k6-records.ts';
-import type { RequestRecord } from './k6-records.ts';
-import type { K6Summary } from './k6-summary.ts';
+import type { NoResponseKind, RequestRecord } from './k6-records.ts';
+import { countFortioRetries } from './fortio-errors.ts';
 import { readK6Summary } from './k6-summary.ts';
 import type { LoadCounts } from './load-counts.ts';
 import { addRecord, createLoadCounts } from './load-counts.ts';
 import type { LoadSpec } from './load-spec.ts';
-import type { CpuUsage } from './cpu-sampler.ts';
-import type { K6RunFiles } from './run-k6.ts';
+import { runFortio } from './run-fortio.ts';
 import { runK6 } from './run-k6.ts';
+
+/** What the generator itself counted: its requests (reconciled with the records) and its health. */
+export interface GeneratorSummary {
+  httpReqs: number;
+  /** k6's constant-arrival-rate iterations it could not start; fortio catches up instead (0). */
+  droppedIterations: number;
+  /** k6's iterations started (k6 runs). */
+  iterations?: number;
+  /**
+   * fortio: calls it retried once on a new connection after a reused one failed before any answer
+   * (counted by the retry's outcome), by why the first attempt failed (fortio-errors.ts).
+   */
+  retried?: Map<NoResponseKind, number>;
+}
+
+export interface LoadFiles {
+  /** One line per request: k6's requests.csv (our script's) or fortio's access.jsonl. */
+  recordsPath: string;
+  logPath: string;
+  /** fortio's own JSON result (fortio runs). */
+  fortioJsonPath?: string;
+}
 
 export interface LoadResult {
   spec: LoadSpec;
-  k6: K6Binary;
-  summary: K6Summary;
+  generator: LoadGenerator;
+  summary: GeneratorSummary;
   counts: LoadCounts;
-  files: K6RunFiles;
+  files: LoadFiles;
   cpu: CpuUsage;
+  /** fortio's closing text as fortio printed it (fortio runs). */
+  ownSummary?: string;
 }
 
 export interface RunLoadOptions {
   spec: LoadSpec;
-  k6: K6Binary;
+  generator: LoadGenerator;
   workDir: string;
   signal?: AbortSignal;
   /** Sees every record during the one read of the records file (e.g. the tally). */
   onRecord?: (record: RequestRecord) => void;
-  /** Told k6's PID once it runs (per-component CPU). */
+  /** Told the generator's PID once it runs (per-component CPU). */
   onSpawn?: (pid: number) => void;
-  /** Called when k6 has exited, before its records are read: the end of the load. */
-  onK6Exited?: () => void;
-  /** The script, bundled already (a run does it before its load starts); default: bundled here. */
+  /** Called when the generator has exited, before its records are read: the end of the load. */
+  onGeneratorExited?: () => void;
+  /** k6: the script, bundled already (a run does it before its load starts); default: bundled here. */
   bundlePath?: string;
+  /**
+   * Called after the generator exited, before the records are read: what it returns sees each
+   * record first (fills in what the generator could not record, e.g. the gateway's response flags).
+   */
+  prepareRecords?: () => Promise<((record: RequestRecord) => void) | undefined>;
 }
 
-/** The k6 script every load runs (k6-scripts/). */
+/** The k6 script every k6 load runs (k6-scripts/). */
 export const K6_SCRIPT = 'fortio.ts';
 
-/**
- * Bundles the fortio-like script, runs it with k6, and reads every request back. The record count
- * must equal k6's own `http_reqs`: a harness that loses requests cannot be trusted with 503 counts.
- */
-export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
-  await mkdir(options.workDir, { recursive: true });
+interface Ran {
+  summary: GeneratorSummary;
+  files: LoadFiles;
+  cpu: CpuUsage;
+  ownSummary?: string;
+  read: (onRecord: (record: RequestRecord) => void) => Promise<number>;
+}
+
+async function runWithK6(options: RunLoadOptions): Promise<Ran> {
   const bundlePath =
     options.bundlePath ??
     (await bundleK6Script({ script: K6_SCRIPT, outFile: join(options.workDir, 'fortio.js') }));
   const { files, cpu } = await runK6({
-    k6Path: options.k6.path,
+    k6Path: options.generator.path,
     bundlePath,
     spec: options.spec,
     workDir: options.workDir,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
   });
-  options.onK6Exited?.();
+  options.onGeneratorExited?.();
   const summary = await readK6Summary(files.summaryPath);
+  return {
+    summary: {
+      httpReqs: summary.httpReqs,
+      droppedIterations: summary.droppedIterations,
+      iterations: summary.iterations,
+    },
+    files: { recordsPath: files.recordsPath, logPath: files.logPath },
+    cpu,
+    read: (onRecord) => readK6Records(files.recordsPath, onRecord),
+  };
+}
+
+async function runWithFortio(options: RunLoadOptions): Promise<Ran> {
+  const { files, cpu } = await runFortio({
+    fortioPath: options.generator.path,
+    spec: options.spec,
+    workDir: options.workDir,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+  });
+  options.onGeneratorExited?.();
+  const result = await readFortioResult(files.jsonPath);
+  const log = await readFile(files.logPath, 'utf8');
+  return {
+    summary: { httpReqs: result.calls, droppedIterations: 0, retried: countFortioRetries(log) },
+    files: { recordsPath: files.accessLogPath, logPath: files.logPath, fortioJsonPath: files.jsonPath },
+    cpu,
+    ownSummary: fortioOwnSummary(log),
+    read: (onRecord) => readFortioRecords(files, onRecord),
+  };
+}
+
+/**
+ * Runs the load with the chosen generator and reads every request back. The record count must equal
+ * the generator's own count (k6's `http_reqs`, fortio's histogram count): a harness that loses
+ * requests cannot be trusted with 503 counts.
+ */
+export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
+  await mkdir(options.workDir, { recursive: true });
+  const ran = options.generator.kind === 'k6' ? await runWithK6(options) : await runWithFortio(options);
   const counts = createLoadCounts();
-  if (options.spec.records === false)
-    return { spec: options.spec, k6: options.k6, summary, counts, files, cpu };
-  const recorded = await readK6Records(files.recordsPath, (record) => {
+  const result: LoadResult = {
+    spec: options.spec,
+    generator: options.generator,
+    summary: ran.summary,
+    counts,
+    files: ran.files,
+    cpu: ran.cpu,
+    ...(ran.ownSummary === undefined ? {} : { ownSummary: ran.ownSummary }),
+  };
+  if (options.spec.records === false) return result;
+  const enrich = await options.prepareRecords?.();
+  const recorded = await ran.read((record) => {
+    enrich?.(record);
     addRecord(counts, record);
     options.onRecord?.(record);
   });
-  if (recorded !== summary.httpReqs) {
+  if (recorded !== ran.summary.httpReqs) {
     throw new HarnessError(
       ErrorCode.LoadFailed,
-      `k6 counted ${String(summary.httpReqs)} requests but the script recorded ${String(recorded)} (${files.recordsPath})`,
+      `${options.generator.kind} counted ${String(ran.summary.httpReqs)} requests but ${String(recorded)} were recorded (${ran.files.recordsPath})`,
     );
   }
-  return { spec: options.spec, k6: options.k6, summary, counts, files, cpu };
+  return result;
 }

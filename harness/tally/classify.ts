@@ -52,6 +52,7 @@ export function classifyRecord(record: RequestRecord, isOk: (status: number) => 
     }
     return record.status >= 500 ? 'other_5xx' : 'other';
   }
+  if (record.noResponse) return record.noResponse;
   const code = record.errorCode;
   if (code === K6.refused) return 'refused';
   if (code === K6.resetByPeer || code === K6.brokenPipe) return 'reset';

@@ -1,15 +1,6 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { execa } from 'execa';
-import { parseK6VersionOutput } from './k6-version.ts';
-
-/** The version a k6 binary reports, or undefined when it does not run or says something else. */
-export async function probeK6Version(binPath: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const result = await execa(binPath, ['version'], { env, extendEnv: false, reject: false, timeout: 15_000 });
-  if (result.exitCode !== 0) return undefined;
-  return parseK6VersionOutput(result.stdout);
-}
 
 /** First executable named `name` on `env.PATH` (like `command -v`), without running a shell. */
 export async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {

@@ -1,14 +1,11 @@
 /**
- * The pinned k6. Why v2.2.0: it is the newest v2 release whose module source the Go module proxy
- * serves to our machines (v2.3.0's zip answers 403 there, so `go install` could not build it);
- * @types/k6 2.2.1 describes the same API, and our scripts are type-checked against it. A k6 already
- * on PATH is used when it is at least the pin and of the same major version: the scripts use nothing
- * newer than the pin, and a new major may break them.
+ * Which k6 fits: 1.x or 2.x (the scripts are type-checked against @types/k6 2.2 and use nothing newer
+ * than k6 v1.0's API: constant-vus, constant-arrival-rate, --console-output, --summary-export). k6 is
+ * never built or downloaded by this project (its module is under the AGPL): a user's own k6, from PATH
+ * or K6_BINARY, is used when it fits.
  */
-export const K6_VERSION = '2.2.0';
-export const K6_MODULE = 'go.k6.io/k6/v2';
-/** k6 v2.2.0's go.mod says `go 1.25.0`. */
-export const K6_MIN_GO = '1.25';
+export const K6_MIN_VERSION = '1.0.0';
+export const K6_BELOW_VERSION = '3.0.0';
 
 export interface SemVer {
   major: number;
@@ -28,20 +25,15 @@ export function parseK6VersionOutput(output: string): string | undefined {
   return m?.[1];
 }
 
-/** Same major as the pin, and not older than it. */
-export function isK6VersionFit(version: string, pinned = K6_VERSION): boolean {
-  const have = parseSemVer(version);
-  const want = parseSemVer(pinned);
-  if (!have || !want || have.major !== want.major) return false;
-  return have.minor > want.minor || (have.minor === want.minor && have.patch >= want.patch);
+function compare(a: SemVer, b: SemVer): number {
+  return a.major - b.major || a.minor - b.minor || a.patch - b.patch;
 }
 
-/** `go version go1.26.8 linux/amd64` -> true when at least `min` (major.minor). */
-export function isGoVersionFit(output: string, min = K6_MIN_GO): boolean {
-  const m = /go(\d+)\.(\d+)/.exec(output.replace(/^go version /, ''));
-  const [wantMajor = 0, wantMinor = 0] = min.split('.').map(Number);
-  if (!m) return false;
-  const major = Number(m[1]);
-  const minor = Number(m[2]);
-  return major > wantMajor || (major === wantMajor && minor >= wantMinor);
+/** At least K6_MIN_VERSION and below K6_BELOW_VERSION. */
+export function isK6VersionFit(version: string): boolean {
+  const have = parseSemVer(version);
+  const min = parseSemVer(K6_MIN_VERSION);
+  const below = parseSemVer(K6_BELOW_VERSION);
+  if (!have || !min || !below) return false;
+  return compare(have, min) >= 0 && compare(have, below) < 0;
 }

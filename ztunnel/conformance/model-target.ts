@@ -1,6 +1,6 @@
 // Our TypeScript ztunnel as a drain target: one instance in this process serving one pod on loopback
 // (the local backend's address model), its app our httpbin, SIGTERM being its drain().
-import { startHttpbin } from '../../apps/httpbin/httpbin-server.ts';
+import { startFaultServer } from '../../apps/fault-server/fault-server.ts';
 import { createLogger, createSystemClock } from '../../lib/index.ts';
 import { createCertificateAuthority } from '../../mesh/pki/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
@@ -37,7 +37,7 @@ export async function startModelTarget(options: {
     appIp: `127.${String(options.podNet + 1)}.0.1`,
     ports: [8080],
   };
-  const app = await startHttpbin({ host: workload.appIp, port: 8080, hostname: workload.name, clock });
+  const app = await startFaultServer({ host: workload.appIp, port: 8080, hostname: workload.name, clock });
   const zt = createZtunnel({
     issueCert: (id) => ca.issue(id),
     log,

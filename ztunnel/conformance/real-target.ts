@@ -145,7 +145,7 @@ export async function startRealTarget(options: {
 }): Promise<DrainTarget & { close(): Promise<void> }> {
   const pod = await startRealZtunnelPod({
     ...options,
-    app: [process.execPath, join(PROJECT_ROOT, 'apps/httpbin/main.ts')],
+    app: [process.execPath, join(PROJECT_ROOT, 'apps/fault-server/main.ts')],
     appListening: /listening/,
   });
   const { ztunnel } = pod;

@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { LifecycleEvent } from '../../events.ts';
-import { buildHttpbin } from '../../manifests/index.ts';
+import { buildHttpbin, IMAGES } from '../../manifests/index.ts';
+
+/** An app that ignores SIGTERM (the kubelet's SIGKILL path): the fault server's test mode. */
+const IGNORES_SIGTERM = { env: { IGNORE_SIGTERM: '1' }, image: IMAGES.faultServer };
 import { CLOSE_GRACE_MS, createLocalBackend } from '../local-backend.ts';
 
 const at = (events: readonly LifecycleEvent[], kind: LifecycleEvent['kind']): number => {
@@ -50,7 +53,7 @@ describe('pod termination (kubelet killContainer)', () => {
   it('preStop sleep 3 s + grace 5 s, SIGTERM ignored: SIGKILL ~5 s after deletion, not 8 s', async (t) => {
     const rel = await deleteOnePod(
       t,
-      { replicas: 1, mesh: 'off', graceS: 5, preStopSleepS: 3, env: { IGNORE_SIGTERM: '1' } },
+      { replicas: 1, mesh: 'off', graceS: 5, preStopSleepS: 3, ...IGNORES_SIGTERM },
       211,
     );
     const sigterm = rel.get('sigterm') ?? NaN;
@@ -65,7 +68,7 @@ describe('pod termination (kubelet killContainer)', () => {
   it('a preStop longer than the grace period is cut at the grace period, then SIGKILL after the 2 s minimum', async (t) => {
     const rel = await deleteOnePod(
       t,
-      { replicas: 1, mesh: 'off', graceS: 1, preStopSleepS: 10, env: { IGNORE_SIGTERM: '1' } },
+      { replicas: 1, mesh: 'off', graceS: 1, preStopSleepS: 10, ...IGNORES_SIGTERM },
       212,
     );
     const sigterm = rel.get('sigterm') ?? NaN;
@@ -97,7 +100,14 @@ describe('cluster teardown: close() lets pods stop, destroy() kills them', () =>
     after(() => rm(logDir, { recursive: true, force: true }));
     const backend = createLocalBackend({ nodeCount: 1, addressBlock, logDir });
     await backend.up();
-    await backend.apply(buildHttpbin({ replicas: 1, mesh: 'off', env }));
+    await backend.apply(
+      buildHttpbin({
+        replicas: 1,
+        mesh: 'off',
+        env,
+        ...(env['IGNORE_SIGTERM'] ? { image: IMAGES.faultServer } : {}),
+      }),
+    );
     await backend.waitForReady({ timeoutMs: 10_000 });
     const [pod] = backend.addresses().pods;
     assert.ok(pod);

@@ -21,6 +21,7 @@ export async function resolve(argv: string[]): Promise<ExperimentParams> {
 export const EVERY_FIELD: ExperimentParams = {
   scenario: 'workload-rollout',
   backend: 'local',
+  generator: 'k6',
   mesh: 'ambient',
   graceS: 45,
   qps: 123.5,

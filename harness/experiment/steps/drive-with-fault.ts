@@ -40,7 +40,7 @@ function scheduleFault(
 }
 
 /**
- * Step 3, drive load and apply the fault: k6 through the targets for --duration, the fault at
+ * Step 3, drive load and apply the fault: the load generator through the targets for --duration, the fault at
  * --restart-at, the scenario's companion (E3's long-lived connections) alongside; then wait for the
  * fault to finish. `into` receives each result as soon as it exists, so an abort keeps what was seen.
  */
@@ -61,7 +61,7 @@ export async function driveWithFault(
   try {
     const driven = await driveLoad({
       runDir: plan.runDir,
-      k6: plan.k6,
+      generator: plan.generator,
       clock,
       signal,
       params,
@@ -70,7 +70,7 @@ export async function driveWithFault(
       backend,
       loadStartMs,
       write,
-      k6Script: plan.k6Script,
+      ...(plan.k6Script ? { k6Script: plan.k6Script } : {}),
       scraper,
       faultStatus: () =>
         into.rolloutStartedMs === undefined

@@ -61,8 +61,10 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
         })
       : undefined;
   const k6Failed = tally ? tally.total - tally.timeline.totals().ok : 0;
-  // The access log holds every failure k6 saw unless load bypassed the gateway (E3).
-  const byCause = explained !== undefined && explained.gateway.failures === k6Failed;
+  // The access log holds every failure the generator saw unless load bypassed the gateway (E3),
+  // and the first attempts of the calls fortio retried on a new connection (it counts the retry).
+  const retried = [...(seen.load?.summary.retried?.values() ?? [])].reduce((n, c) => n + c, 0);
+  const byCause = explained !== undefined && explained.gateway.failures === k6Failed + retried;
   const causes = events.filter((e) => TERMINATION_KINDS.has(e.kind));
   const bursts = byCause
     ? explained.bursts

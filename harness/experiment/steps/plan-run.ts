@@ -6,7 +6,9 @@ import { checkCsvHeader } from '../../results/write-csv.ts';
 import { createRunId } from '../../results/run-id.ts';
 import { bundleK6Script, K6_SCRIPT } from '../../load/index.ts';
 import { strayK6Variables } from '../../load/run-k6.ts';
-import { ensureK6 } from '../../tools/index.ts';
+import { badInput } from '../../../lib/index.ts';
+import { chooseGenerator, ensureGoTool, GO_HTTPBIN } from '../../tools/index.ts';
+import type { LoadGenerator } from '../../tools/index.ts';
 import { createBackend } from '../create-backend.ts';
 import { buildSummaryRow, EMPTY_FACTS } from '../summary-row.ts';
 import type { RunPlan, RunRequest } from './run-context.ts';
@@ -24,20 +26,51 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   const described = probe.describe();
   const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
   await checkCsvHeader(join(request.resultsDir, 'runs.csv'), columns);
-  const k6 = await ensureK6({ signal: request.signal, clock, write: request.write });
-  const stray = strayK6Variables(process.env);
-  if (stray.length > 0)
-    request.write(
-      `k6: not passing ${stray.join(', ')} from the environment to k6 (a run is what its options say; recorded in provenance.json)\n`,
-    );
+  const generator = await prepareGenerator(request);
+  // The local backend runs go-httpbin from the tools folder (the kind backend pulls its image).
+  if (params.backend === 'local')
+    await ensureGoTool(GO_HTTPBIN, { signal: request.signal, write: request.write });
   const startedAtWallMs = clock.now() + clock.wallOffsetMs;
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(request.resultsDir, runId);
   await mkdir(join(runDir, 'pods'), { recursive: true });
-  await mkdir(join(runDir, 'k6'), { recursive: true });
-  const k6Script = await bundleK6Script({ script: K6_SCRIPT, outFile: join(runDir, 'k6', 'fortio.js') });
+  await mkdir(join(runDir, generator.kind), { recursive: true });
+  const k6Script =
+    generator.kind === 'k6'
+      ? await bundleK6Script({ script: K6_SCRIPT, outFile: join(runDir, 'k6', 'fortio.js') })
+      : undefined;
   await writeRunConfig(runDir, params);
-  const provenance = await collectProvenance({ k6Version: k6.version });
+  const provenance = await collectProvenance({ generator: `${generator.kind} ${generator.version}` });
   await writeProvenance(runDir, provenance);
-  return { ...request, k6, provenance, runId, runDir, startedAtWallMs, k6Script };
+  return {
+    ...request,
+    generator,
+    provenance,
+    runId,
+    runDir,
+    startedAtWallMs,
+    ...(k6Script ? { k6Script } : {}),
+  };
+}
+
+/** The run's generator, said in one line; k6's own options are refused with fortio. */
+async function prepareGenerator(request: RunRequest): Promise<LoadGenerator> {
+  const generator = await chooseGenerator(request.params.generator, {
+    signal: request.signal,
+    write: request.write,
+  });
+  request.write(`load generator: ${generator.why}\n`);
+  if (generator.kind !== 'k6' && request.params.k6Out.length > 0)
+    throw badInput(
+      '--k6-out',
+      'used with --generator k6',
+      request.params.k6Out.join(' '),
+      `the load generator is ${generator.kind}`,
+    );
+  const stray = strayK6Variables(process.env);
+  if (generator.kind === 'k6' && stray.length > 0)
+    request.write(
+      `k6: not passing ${stray.join(', ')} from the environment to k6 (a run is what its options say; recorded in provenance.json)\n`,
+    );
+  return generator;
 }

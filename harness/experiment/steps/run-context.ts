@@ -5,7 +5,7 @@ import type { LoadResult } from '../../load/index.ts';
 import type { CpuReport } from '../../observe/cpu-monitor.ts';
 import type { MetricsScraper, Scrape } from '../../observe/metrics-scraper.ts';
 import type { RecordTally } from '../../tally/index.ts';
-import type { K6Binary } from '../../tools/index.ts';
+import type { LoadGenerator } from '../../tools/index.ts';
 import type { Provenance } from '../../config/provenance.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
 import type { BackendSettings } from '../create-backend.ts';
@@ -24,14 +24,15 @@ export interface RunRequest {
 
 /** The plan step's result: where the run goes and with what, before anything starts. */
 export interface RunPlan extends RunRequest {
-  k6: K6Binary;
+  /** The load generator chosen for this run (--generator) and why. */
+  generator: LoadGenerator;
   /** What the run ran on (provenance.json); the summary row's git sha comes from it. */
   provenance: Provenance;
   runId: string;
   runDir: string;
   startedAtWallMs: number;
-  /** The k6 script, bundled before the load (its cost is not the load's). */
-  k6Script: string;
+  /** k6 runs: the script, bundled before the load (its cost is not the load's). */
+  k6Script?: string;
 }
 
 /** What the run observed (each part absent when it stopped before getting there). */

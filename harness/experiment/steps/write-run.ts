@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildFortioResult } from '../../results/fortio-json.ts';
 import { toOpenMetrics } from '../../results/openmetrics.ts';
@@ -20,10 +20,17 @@ import type { Observation, RunPlan } from './run-context.ts';
 import { runFacts } from './run-facts.ts';
 import { writeCiReports } from './write-ci-reports.ts';
 
-/** fortio.json: the load as fortio's own result (browse and overlay it with `fortio report`). */
+/**
+ * fortio.json: the load as fortio's own result (browse and overlay it with `fortio report`): fortio's
+ * own file when fortio ran, else built from k6's records in fortio's format.
+ */
 async function writeFortioJson(plan: RunPlan, seen: Observation): Promise<void> {
   const { tally, load } = seen;
   if (!tally || !load || tally.total === 0) return;
+  if (load.files.fortioJsonPath) {
+    await copyFile(load.files.fortioJsonPath, join(plan.runDir, 'fortio.json'));
+    return;
+  }
   const { params } = plan;
   const result = buildFortioResult({
     labels: `ztunnel-harness ${params.scenario} ${plan.runId}`,
@@ -36,7 +43,7 @@ async function writeFortioJson(plan: RunPlan, seen: Observation): Promise<void> 
     byStatus: tally.byStatus,
     durations: tally.fortio.durations,
     errors: tally.fortio.errors,
-    version: `ztunnel-harness (k6 ${plan.k6.version})`,
+    version: `ztunnel-harness (k6 ${plan.generator.version})`,
   });
   await writeFile(join(plan.runDir, 'fortio.json'), `${JSON.stringify(result, null, 2)}\n`);
 }

@@ -50,26 +50,21 @@ export async function installFake(bin: FakeBin, name: string, script: string): P
 }
 
 /**
- * A `go` that answers `version`, prints `go get`'s download lines, and for `go build -o X` writes a
- * fake k6 reporting `builtVersion` at X (printing package lines on stderr as `go build -v` does).
+ * A `go` that answers `version`, and for `go install PATH@vX` writes an executable named after
+ * PATH's last element into $GOBIN; `go version -m BIN` prints the `mod` line given (the module hash
+ * check reads it).
  */
-export function fakeGoScript(options: {
-  goVersion: string;
-  builtVersion: string;
-  failBuild?: boolean;
-}): string {
-  const k6 = fakeK6Script(options.builtVersion).replace(/'/g, `'"'"'`);
+export function fakeGoScript(options: { modLine: string; failInstall?: boolean }): string {
   return `#!/bin/sh
 echo "go $*" >> "$FAKE_CALL_LOG"
 case "$1" in
-  version) echo "go version go${options.goVersion} linux/amd64" ;;
-  get) echo "go: downloading go.k6.io/k6/v2 v2.2.0" >&2; echo "go: added go.k6.io/k6/v2 v2.2.0" >&2 ;;
-  build)
-    ${options.failBuild ? 'echo "compile: something broke" >&2; exit 1' : ''}
-    out=""; prev=""
-    for a in "$@"; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; done
-    echo "go.k6.io/k6/v2/internal/cmd" >&2; echo "go.k6.io/k6/v2" >&2
-    printf '%s' '${k6}' > "$out"; chmod +x "$out" ;;
+  version)
+    if [ "$2" = -m ]; then echo "$3: go1.26.8"; printf '\\tmod\\t%s\\n' "${options.modLine}"; exit 0; fi
+    echo "go version go1.26.8 linux/amd64" ;;
+  install)
+    ${options.failInstall ? 'echo "go: module not found" >&2; exit 1' : ''}
+    target="\${2%@*}"; name="\${target##*/}"
+    printf '#!/bin/sh\\necho built\\n' > "$GOBIN/$name"; chmod +x "$GOBIN/$name" ;;
   *) exit 2 ;;
 esac
 `;

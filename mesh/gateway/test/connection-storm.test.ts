@@ -69,7 +69,7 @@ function runClient(port: number, endAt: number): Promise<ClientResult> {
 }
 
 it('a storm of 1,000 new connections on a busy gateway: every connection answered within 20 s', async (t) => {
-  const upstream = spawnNodeProcess(join(PROJECT_ROOT, 'apps/httpbin/main.ts'), {
+  const upstream = spawnNodeProcess(join(PROJECT_ROOT, 'apps/fault-server/main.ts'), {
     LOCAL_BIND_ADDRESS: '127.78.0.1',
     PORT: '8080',
     // go-httpbin closes a connection idle for 5 s; the gateway, like Envoy, keeps it (idle timeout
@@ -79,7 +79,7 @@ it('a storm of 1,000 new connections on a busy gateway: every connection answere
     IDLE_TIMEOUT_MS: '60000',
   });
   t.after(() => upstream.child.kill('SIGKILL'));
-  await upstream.waitForLine(/httpbin listening/);
+  await upstream.waitForLine(/fault-server listening/);
   const upstreamAddress = /address=(\S+)/.exec(
     upstream.lines.find((l) => l.includes('listening')) ?? '',
   )?.[1];

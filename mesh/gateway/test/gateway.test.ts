@@ -8,7 +8,7 @@ import { createServer, request } from 'node:http';
 import { createSecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { startHttpbin } from '../../../apps/httpbin/httpbin-server.ts';
+import { startFaultServer } from '../../../apps/fault-server/fault-server.ts';
 import { createSystemClock } from '../../../lib/index.ts';
 import { waitUntil } from '../../../lib/test/wait-until.ts';
 import { startTestPod, testWorkload } from '../../../ztunnel/inbound/test/fixtures.ts';
@@ -71,7 +71,7 @@ async function setup(
   const apps = [];
   const ztunnelLogs = [];
   for (const pod of pods) {
-    const app = await startHttpbin({ host: pod.appIp, port: 8080, hostname: pod.name, clock });
+    const app = await startFaultServer({ host: pod.appIp, port: 8080, hostname: pod.name, clock });
     t.after(() => app.destroy());
     apps.push(app);
     ztunnelLogs.push((await startTestPod(t, pod, serverCert)).lines);

@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { createSystemClock } from '../../lib/index.ts';
-import { startHttpbin } from './httpbin-server.ts';
+import { startFaultServer } from './fault-server.ts';
 
 const HOST = '127.77.0.1';
 
@@ -27,9 +27,9 @@ function get(
   });
 }
 
-describe('httpbin', () => {
+describe('fault server', () => {
   it('answers the go-httpbin routes the experiments use', async (t) => {
-    const server = await startHttpbin({
+    const server = await startFaultServer({
       host: HOST,
       port: 0,
       hostname: 'httpbin-abc',
@@ -54,7 +54,7 @@ describe('httpbin', () => {
   });
 
   it('on close: refuses new connections, closes idle keep-alive, finishes the in-flight request', async (t) => {
-    const server = await startHttpbin({ host: HOST, port: 0, hostname: 'h', clock: createSystemClock() });
+    const server = await startFaultServer({ host: HOST, port: 0, hostname: 'h', clock: createSystemClock() });
     t.after(() => server.destroy());
     const { port } = server.address;
     const agent = new Agent({ keepAlive: true, maxSockets: 2 });

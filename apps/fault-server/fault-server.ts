@@ -4,11 +4,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../lib/index.ts';
 import { route, writeReply } from './routes.ts';
+import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../go-httpbin.ts';
 
-/** go-httpbin's ReadTimeout, which is also its keep-alive idle timeout. */
-export const GO_HTTPBIN_READ_TIMEOUT_MS = 5000;
-
-export interface HttpbinServer {
+export interface FaultServer {
   address: AddressInfo;
   /** Requests being answered right now. */
   inFlight(): number;
@@ -21,7 +19,7 @@ export interface HttpbinServer {
   destroy(): Promise<void>;
 }
 
-export async function startHttpbin(options: {
+export async function startFaultServer(options: {
   host: string;
   port: number;
   hostname: string;
@@ -33,7 +31,7 @@ export async function startHttpbin(options: {
    * unless a test needs an upstream that never closes one while it runs.
    */
   idleTimeoutMs?: number;
-}): Promise<HttpbinServer> {
+}): Promise<FaultServer> {
   let shuttingDown = false;
   let inFlight = 0;
   const server: Server = createServer((req, res) => {

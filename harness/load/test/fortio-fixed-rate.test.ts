@@ -1,0 +1,73 @@
+// Real fortio against a real local HTTP server: what the harness reads back from fortio's access log
+// must equal, per status, what the server itself answered and what fortio's own JSON result counts;
+// a refused port must come back as `refused` from fortio's error log (its access log only says -1).
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { chooseGenerator } from '../../tools/index.ts';
+import type { NoResponseKind } from '../k6-records.ts';
+import { runLoad } from '../run-load.ts';
+
+// Nothing listens on this address (127.0.0.0/8 is all loopback): connecting is refused at once.
+const REFUSED_URL = 'http://127.211.0.1:9/';
+
+test(
+  'fixed-rate fortio load: exact counts by status, refused told from the error log',
+  { timeout: 120_000 },
+  async (t) => {
+    const fortio = await chooseGenerator('fortio');
+    const answered = new Map<number, number>();
+    const server = createServer((req, res) => {
+      const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 404);
+      answered.set(status, (answered.get(status) ?? 0) + 1);
+      res.writeHead(status).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(
+      () =>
+        new Promise<void>((resolve) =>
+          server.close(() => {
+            resolve();
+          }),
+        ),
+    );
+    const base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+    const workDir = await mkdtemp(join(tmpdir(), 'fortio-fixed-rate-'));
+    t.after(() => rm(workDir, { recursive: true, force: true }));
+
+    const statuses = new Map<number, number>();
+    const result = await runLoad({
+      generator: fortio,
+      workDir: join(workDir, 'a'),
+      onRecord: (r) => statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1),
+      spec: { targets: [`${base}/status/503`], qps: 200, connections: 10, durationS: 2, timeoutS: 2 },
+    });
+    // fortio plans qps x duration calls, split over its connections, plus one warm-up call each.
+    assert.equal(result.summary.httpReqs, 400);
+    assert.deepEqual(Object.fromEntries(statuses), { 503: 400 });
+    assert.equal(answered.get(503), 400 + 10, 'the server saw every call and the 10 warm-ups');
+    const spanMs = result.counts.lastEndWallMs - result.counts.firstStartWallMs;
+    assert.ok(spanMs > 1800 && spanMs < 3000, `requests spanned ${String(spanMs)} ms`);
+    assert.match(result.ownSummary ?? '', /^Code 503 : 400 \(100\.0 %\)$/m);
+    assert.match(result.ownSummary ?? '', /^All done 400 calls \(plus 10 warmup\)/m);
+    const json = JSON.parse(await readFile(result.files.fortioJsonPath ?? '', 'utf8')) as {
+      RetCodes: Record<string, number>;
+    };
+    assert.deepEqual(json.RetCodes, { 503: 400 });
+
+    const kinds = new Map<NoResponseKind | undefined, number>();
+    const refused = await runLoad({
+      generator: fortio,
+      workDir: join(workDir, 'b'),
+      onRecord: (r) => kinds.set(r.noResponse, (kinds.get(r.noResponse) ?? 0) + 1),
+      spec: { targets: [REFUSED_URL], qps: 50, connections: 5, durationS: 1, timeoutS: 1 },
+    });
+    assert.equal(refused.summary.httpReqs, 50);
+    assert.deepEqual(Object.fromEntries(kinds), { refused: 50 });
+  },
+);
