@@ -6,7 +6,6 @@ import { IMAGES } from '../manifests/index.ts';
  */
 export const KIND_IMAGES = [
   { image: IMAGES.ztunnel, target: 'ztunnel' },
-  { image: IMAGES.faultServer, target: 'fault-server' },
   { image: IMAGES.gateway, target: 'gateway' },
   { image: IMAGES.sidecar, target: 'sidecar' },
   { image: IMAGES.client, target: 'client' },

@@ -1,5 +1,8 @@
 // End to end on real processes: 2 nodes, control plane, ztunnel DaemonSet, 3 meshed httpbin pods.
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { connectDiscovery, serviceKey } from '../../mesh/discovery/index.ts';
 import { formatSpiffeId } from '../../mesh/pki/index.ts';
@@ -21,7 +24,9 @@ function firstAt(events: readonly LifecycleEvent[], kind: LifecycleEvent['kind']
 
 describe('local cluster, end to end', () => {
   it('serves each pod over HBONE, rolls httpbin and ztunnel with the Kubernetes lifecycle, leaves no process', async (t) => {
-    const backend = createLocalBackend({ addressBlock: 221 });
+    const logDir = await mkdtemp(join(tmpdir(), 'local-cluster-logs-'));
+    t.after(() => rm(logDir, { recursive: true, force: true }));
+    const backend = createLocalBackend({ addressBlock: 221, logDir });
     t.after(() => backend.close());
     const failures: string[] = [];
     backend.onFailure((err) => failures.push(err.message));
@@ -38,7 +43,8 @@ describe('local cluster, end to end', () => {
       serviceAccount: 'httpbin',
     });
 
-    // Each pod answers through its node's ztunnel, with its own identity and name.
+    // Each pod answers through its node's ztunnel with its own identity, and its own go-httpbin logs
+    // the request (go-httpbin's /hostname names no pod unless it runs with the pod's hostname).
     const oldPods = initial.filter((p) => p.owner === 'deployment/httpbin');
     assert.equal(oldPods.length, 3);
     assert.deepEqual(new Set(oldPods.map((p) => p.node)), new Set(['node-1', 'node-2']));
@@ -47,13 +53,14 @@ describe('local cluster, end to end', () => {
       const reply = await hboneGet({
         podIp: pod.podIp,
         port: HTTPBIN_PORT,
-        path: '/hostname',
+        path: `/hostname?pod=${pod.name}`,
         cert,
         expectedIdentity: httpbinId,
       });
       assert.equal(reply.connectStatus, 200);
       assert.equal(reply.httpStatus, 200);
-      assert.match(reply.body ?? '', new RegExp(pod.name));
+      const podLog = await readFile(join(logDir, `default_${pod.name}_httpbin.log`), 'utf8');
+      assert.match(podLog, new RegExp(`uri="/hostname\\?pod=${pod.name}"`));
     }
 
     // Light load like a gateway: endpoints from the control plane, HEALTHY only, one request each 25 ms.

@@ -124,6 +124,6 @@ function missing(spec: GoToolSpec, reasons: string[]): HarnessError {
   return new HarnessError(
     ErrorCode.ToolMissing,
     `${spec.name} v${spec.version} (${spec.why}) is not available and could not be built:\n  - ${reasons.join('\n  - ')}\n` +
-      `Install Go >= 1.22 with access to a Go module proxy and run \`npm run tools\`.`,
+      `Install Go >= 1.26 with access to a Go module proxy and run \`npm run tools\`.`,
   );
 }

@@ -10,6 +10,7 @@ import { PROJECT_ROOT } from '../../../harness/paths.ts';
 import type { ClusterBackend } from '../../backend.ts';
 import { buildHttpbin, buildZtunnelDaemonSet, IMAGES, NODE_LABEL } from '../../manifests/index.ts';
 import { createKindBackend } from '../kind-backend.ts';
+import { KIND_IMAGES } from '../kind-images.ts';
 import { createKindTools } from '../kind-tools.ts';
 import { startApiServerDouble } from './api-server-double.ts';
 import type { ApiServerDouble, RecordedRequest } from './api-server-double.ts';
@@ -94,7 +95,6 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     const builds = calls.filter((c) => c.tool === 'docker' && c.args[0] === 'build').map(line);
     assert.deepEqual(builds, [
       `docker build --target ztunnel --tag ${IMAGES.ztunnel} --file Dockerfile .`,
-      `docker build --target httpbin --tag ${IMAGES.httpbin} --file Dockerfile .`,
       `docker build --target gateway --tag ${IMAGES.gateway} --file Dockerfile .`,
       `docker build --target sidecar --tag ${IMAGES.sidecar} --file Dockerfile .`,
       `docker build --target client --tag ${IMAGES.client} --file Dockerfile .`,
@@ -134,7 +134,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     );
     assert.equal(
       calls.map(line).find((l) => l.startsWith('kind load')),
-      `kind load docker-image --name ${NAME} ${Object.values(IMAGES).join(' ')}`,
+      `kind load docker-image --name ${NAME} ${KIND_IMAGES.map((i) => i.image).join(' ')}`,
     );
     assert.ok(calls.map(line).includes(`kind get kubeconfig --name ${NAME}`));
     // create must come after every build (images exist to load) and before the load.
