@@ -1,9 +1,16 @@
 import type { BackendDescription } from '../backend-columns.ts';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
-import { createLogger, createSystemClock, ErrorCode, HarnessError, badInput } from '../../lib/index.ts';
+import {
+  badInput,
+  createLogger,
+  createSystemClock,
+  ErrorCode,
+  HarnessError,
+  makeDirectory,
+} from '../../lib/index.ts';
 import type { Clock, Logger } from '../../lib/index.ts';
 import { startControlPlane } from '../../mesh/control-plane/index.ts';
 import type { ControlPlane } from '../../mesh/control-plane/index.ts';
@@ -139,7 +146,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     runDir = await mkdtemp(join(tmpdir(), 'ztunnel-harness-cluster-'));
     // Container logs: the run's folder when given, else beside the cluster's other runtime files.
     const logDir = options.logDir ?? join(runDir, 'logs');
-    await mkdir(logDir, { recursive: true });
+    await makeDirectory(logDir);
     const issuer = (tokens = await createTokenIssuer());
     if (options.netns) {
       const made = (world = await createNetworkWorld({ nodes: nodeCount }));
@@ -179,7 +186,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     });
     for (const node of nodes) {
       const nodeRunDir = join(runDir, node.name);
-      await mkdir(nodeRunDir, { recursive: true });
+      await makeDirectory(nodeRunDir);
       const agent = await startNodeAgentServer(join(nodeRunDir, 'ztunnel.sock'));
       agents.push(agent);
       kubelets.push(

@@ -8,12 +8,13 @@
 //                                      for its audience and expirationSeconds. Not refreshed: the
 //                                      kubelet rotates at 80% of the lifetime, longer than any run
 //   emptyDir                           an empty directory
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Volume } from '@kubernetes/client-node';
 import { boundPodOf } from '../../mesh/pki/index.ts';
 import type { TokenIssuer } from '../../mesh/pki/index.ts';
 import type { PodRecord } from './cluster-state.ts';
+import { makeDirectory } from '../../lib/index.ts';
 
 export const ZTUNNEL_HOST_PATH = '/var/run/ztunnel';
 export const ROOT_CERT_CONFIGMAP = 'istio-ca-root-cert';
@@ -57,7 +58,7 @@ export async function mountPodVolumes(pod: PodRecord, context: VolumeContext): P
       continue;
     }
     const dir = join(context.nodeRunDir, 'pods', pod.uid, 'volumes', v.name);
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     dirs.set(v.name, dir);
     if (v.configMap) await writeFile(join(dir, 'root-cert.pem'), context.rootCertPem);
     const token = v.projected?.sources?.[0]?.serviceAccountToken;

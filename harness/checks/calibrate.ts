@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import type { OutcomeClass } from '../tally/index.ts';
 import { chooseGenerator } from '../tools/index.ts';
 import type { GeneratorChoice, LoadGenerator } from '../tools/index.ts';
 import { createRunId } from '../results/run-id.ts';
+import { makeDirectory } from '../../lib/index.ts';
 
 /** Per-request timeout for calibration: the /delay target outlasts it by far. */
 export const CALIBRATION_TIMEOUT_S = 0.5;
@@ -117,7 +117,7 @@ export async function runCalibration(options: {
   const host = '127.0.0.1';
   const httpbin = await startFaultServer({ host, port: 0, hostname: 'calibration', clock, faults: true });
   const runDir = join(options.resultsDir, createRunId('calibrate', clock.now() + clock.wallOffsetMs));
-  await mkdir(runDir, { recursive: true });
+  await makeDirectory(runDir);
   try {
     const base = `http://${host}:${String(httpbin.address.port)}`;
     const targets: [string, OutcomeClass][] = [

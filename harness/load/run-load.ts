@@ -1,6 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCode, HarnessError } from '../../lib/index.ts';
+import { ErrorCode, HarnessError, makeDirectory } from '../../lib/index.ts';
 import type { LoadGenerator } from '../tools/index.ts';
 import { bundleK6Script } from './bundle-k6-script.ts';
 import type { CpuUsage } from './cpu-sampler.ts';
@@ -132,7 +132,7 @@ async function runWithFortio(options: RunLoadOptions): Promise<Ran> {
  * requests cannot be trusted with 503 counts.
  */
 export async function runLoad(options: RunLoadOptions): Promise<LoadResult> {
-  await mkdir(options.workDir, { recursive: true });
+  await makeDirectory(options.workDir);
   const ran = options.generator.kind === 'k6' ? await runWithK6(options) : await runWithFortio(options);
   const counts = createLoadCounts();
   const result: LoadResult = {

@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { badInput, formatDuration } from '../../lib/index.ts';
+import { badInput, formatDuration, makeDirectory } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { PROJECT_ROOT } from '../paths.ts';
@@ -46,7 +46,7 @@ export async function runSuite(options: {
     options.clock.now() + options.clock.wallOffsetMs,
   );
   const suiteDir = join(flags.resultsDir, suiteId);
-  await mkdir(suiteDir, { recursive: true });
+  await makeDirectory(suiteDir);
   // The suite as it ran: the table can be rebuilt from the folder alone (npm run report).
   await writeFile(join(suiteDir, SUITE_FILE), suiteCopy(suite));
   write(

@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { ErrorCode, HarnessError } from '../../lib/index.ts';
+import { ErrorCode, HarnessError, makeDirectory } from '../../lib/index.ts';
 import { DEFAULT_TOOLS_DIR } from '../paths.ts';
 import { findOnPath, isExecutable } from './find-on-path.ts';
 
@@ -79,7 +79,7 @@ export async function ensureGoTool(
     throw missing(spec, reasons);
   }
   write(`${spec.name}: building v${spec.version} with go install ${spec.installPath}@v${spec.version}\n`);
-  await mkdir(toolsDir, { recursive: true });
+  await makeDirectory(toolsDir);
   const scratch = await mkdtemp(join(toolsDir, `.${spec.name}-build-`));
   try {
     const built = await execa(go, ['install', `${spec.installPath}@v${spec.version}`], {
@@ -94,7 +94,7 @@ export async function ensureGoTool(
     }
     const binPath = join(scratch, spec.binName);
     await checkModuleSum(go, binPath, spec, env);
-    await mkdir(join(toolsDir, `${spec.name}-v${spec.version}`), { recursive: true });
+    await makeDirectory(join(toolsDir, `${spec.name}-v${spec.version}`));
     await rename(binPath, pinned);
     write(`${spec.name}: ready: ${pinned}\n`);
     return { name: spec.name, path: pinned, version: spec.version, source: 'go' };

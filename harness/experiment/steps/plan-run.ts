@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { collectProvenance, writeProvenance } from '../../config/provenance.ts';
 import { writeRunConfig } from '../../config/run-config.ts';
@@ -6,7 +5,7 @@ import { checkCsvHeader } from '../../results/write-csv.ts';
 import { createRunId } from '../../results/run-id.ts';
 import { bundleK6Script, K6_SCRIPT } from '../../load/index.ts';
 import { strayK6Variables } from '../../load/run-k6.ts';
-import { badInput } from '../../../lib/index.ts';
+import { badInput, makeDirectory } from '../../../lib/index.ts';
 import { chooseGenerator, ensureGoTool, GO_HTTPBIN } from '../../tools/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
 import { createBackend } from '../create-backend.ts';
@@ -33,8 +32,8 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   const startedAtWallMs = clock.now() + clock.wallOffsetMs;
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(request.resultsDir, runId);
-  await mkdir(join(runDir, 'pods'), { recursive: true });
-  await mkdir(join(runDir, generator.kind), { recursive: true });
+  await makeDirectory(join(runDir, 'pods'));
+  await makeDirectory(join(runDir, generator.kind));
   const k6Script =
     generator.kind === 'k6'
       ? await bundleK6Script({ script: K6_SCRIPT, outFile: join(runDir, 'k6', 'fortio.js') })
