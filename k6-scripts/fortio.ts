@@ -21,6 +21,11 @@ function scenario(): Scenario {
   // uncounted (k6 would interrupt it after gracefulStop).
   const gracefulStop = `${String(load.timeoutS + 2)}s`;
   const duration = `${String(load.durationS)}s`;
+  if (load.iterations > 0) {
+    // Exactly this many requests (fortio -n): each may run to its timeout.
+    const maxDuration = `${String(load.durationS + load.timeoutS + 2)}s`;
+    return { executor: 'shared-iterations', vus: load.connections, iterations: load.iterations, maxDuration };
+  }
   if (load.qps === 0) {
     return { executor: 'constant-vus', vus: load.connections, duration, gracefulStop };
   }

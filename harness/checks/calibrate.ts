@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { startFaultServer } from '../../apps/fault-server/fault-server.ts';
 import type { Clock } from '../../lib/index.ts';
 import { runLoad } from '../load/index.ts';
-import type { LoadSpec } from '../load/index.ts';
 import { writeCsv } from '../results/write-csv.ts';
 import { createRecordTally, isFortioOk, OUTCOME_CLASSES } from '../tally/index.ts';
 import type { OutcomeClass } from '../tally/index.ts';
@@ -34,6 +33,18 @@ export interface CalibrationRow {
   got: number;
 }
 
+/** Per class, the count of the fortio that ran each class's target. */
+function byOutcome(
+  targets: readonly (readonly [string, OutcomeClass])[],
+  counts: readonly number[],
+): Map<OutcomeClass, number> {
+  const expected = new Map<OutcomeClass, number>();
+  targets.forEach(([, outcome], k) => {
+    expected.set(outcome, (expected.get(outcome) ?? 0) + (counts[k] ?? 0));
+  });
+  return expected;
+}
+
 /** Per class, what k6's request count says it must be (iteration i takes target i mod n). */
 function inTurn(
   targets: readonly (readonly [string, OutcomeClass])[],
@@ -44,45 +55,6 @@ function inTurn(
     expected.set(outcome, Math.floor((total - k - 1) / targets.length) + 1);
   });
   return expected;
-}
-
-/**
- * fortio takes one URL: one fortio per target, all at once, each with a sixth of the rate and
- * connections; per class, the expected count is the own count of the fortio that ran that target.
- */
-async function runFortioPerTarget(options: {
-  generator: LoadGenerator;
-  targets: readonly (readonly [string, OutcomeClass])[];
-  spec: Omit<LoadSpec, 'targets'>;
-  runDir: string;
-  signal: AbortSignal;
-  onRecord: Parameters<typeof runLoad>[0]['onRecord'];
-}): Promise<{ expected: Map<OutcomeClass, number>; calls: number }> {
-  const n = options.targets.length;
-  const spec = {
-    ...options.spec,
-    qps: options.spec.qps / n,
-    connections: Math.max(1, Math.round(options.spec.connections / n)),
-  };
-  const results = await Promise.all(
-    options.targets.map(([url], k) =>
-      runLoad({
-        generator: options.generator,
-        workDir: join(options.runDir, 'fortio', String(k + 1)),
-        signal: options.signal,
-        ...(options.onRecord ? { onRecord: options.onRecord } : {}),
-        spec: { ...spec, targets: [url] },
-      }),
-    ),
-  );
-  const expected = new Map<OutcomeClass, number>();
-  let calls = 0;
-  for (const [k, result] of results.entries()) {
-    const outcome = options.targets[k]?.[1] ?? 'other';
-    expected.set(outcome, (expected.get(outcome) ?? 0) + result.summary.httpReqs);
-    calls += result.summary.httpReqs;
-  }
-  return { expected, calls };
 }
 
 /**
@@ -139,28 +111,18 @@ export async function runCalibration(options: {
       durationS: options.durationS,
       timeoutS: CALIBRATION_TIMEOUT_S,
     };
-    let expected: Map<OutcomeClass, number>;
-    let calls: number;
-    if (generator.kind === 'k6') {
-      const load = await runLoad({
-        generator,
-        workDir: join(runDir, 'k6'),
-        signal: options.signal,
-        onRecord,
-        spec: { ...spec, targets: targets.map(([url]) => url) },
-      });
-      calls = load.summary.httpReqs;
-      expected = inTurn(targets, calls);
-    } else {
-      ({ expected, calls } = await runFortioPerTarget({
-        generator,
-        targets,
-        spec,
-        runDir,
-        signal: options.signal,
-        onRecord,
-      }));
-    }
+    const load = await runLoad({
+      generator,
+      workDir: join(runDir, generator.kind),
+      signal: options.signal,
+      onRecord,
+      spec: { ...spec, targets: targets.map(([url]) => url) },
+    });
+    const calls = load.summary.httpReqs;
+    // k6 takes the targets in turn; fortio runs one process per target and counts each.
+    const expected = load.summary.perTarget
+      ? byOutcome(targets, load.summary.perTarget)
+      : inTurn(targets, calls);
     const tally = sink.result();
     const totals = tally.timeline.totals();
     const rows = OUTCOME_CLASSES.map((outcome) => ({

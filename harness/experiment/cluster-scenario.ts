@@ -61,6 +61,8 @@ export interface ClusterScenario {
   loadTargets?(addresses: ClusterAddresses, params: ExperimentParams): string[];
   /** A new TCP connection per request (k6 noConnectionReuse), for connection-level scenarios. */
   newConnectionPerRequest?: boolean;
+  /** Exactly this many calls instead of a duration of load (E4's one request, as its `curl`). */
+  exactCalls?: number;
   companion?(context: CompanionContext): Companion;
   /** The summary-row columns its companion adds (CompanionResult.columns has exactly these). */
   companionColumns?: readonly string[];

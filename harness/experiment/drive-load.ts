@@ -27,10 +27,15 @@ export interface DrivenLoad {
 }
 
 /** What the generator runs: the experiment's load shape against the targets (k6: every request flagged). */
-function loadSpecOf(params: ExperimentParams, targets: string[], newConnectionPerRequest: boolean) {
+function loadSpecOf(
+  params: ExperimentParams,
+  targets: string[],
+  shape: { newConnectionPerRequest: boolean; exactCalls?: number | undefined },
+) {
   return {
     targets,
-    ...(newConnectionPerRequest ? { newConnectionPerRequest: true } : {}),
+    ...(shape.newConnectionPerRequest ? { newConnectionPerRequest: true } : {}),
+    ...(shape.exactCalls ? { exactCalls: shape.exactCalls } : {}),
     qps: params.qps,
     connections: params.connections,
     durationS: params.durationS,
@@ -55,6 +60,7 @@ export async function driveLoad(options: {
   params: ExperimentParams;
   targets: string[];
   newConnectionPerRequest: boolean;
+  exactCalls?: number | undefined;
   backend: ClusterBackend;
   loadStartMs: number;
   write: (text: string) => void;
@@ -74,10 +80,11 @@ export async function driveLoad(options: {
       ? createRecordsTail(join(workDir, 'requests.csv'), k6LineOk(isFortioOk))
       : createRecordsTail(join(workDir, 'access.jsonl'), fortioLineOk);
   const stopTicker = startLoadProgress(options, progress, tail);
-  let generatorPid: number | undefined;
+  // One process, or one fortio per target.
+  const generatorPids: number[] = [];
   const cpu = startCpuMonitor({
     clock,
-    components: () => cpuComponents(options.backend, generator.kind, generatorPid),
+    components: () => cpuComponents(options.backend, generator.kind, generatorPids),
   });
   const { scraper } = options;
   let metrics: Promise<Scrape[]> | undefined;
@@ -90,7 +97,7 @@ export async function driveLoad(options: {
       ...(options.k6Script ? { bundlePath: options.k6Script } : {}),
       signal: options.signal,
       onSpawn: (pid) => {
-        generatorPid = pid;
+        generatorPids.push(pid);
       },
       onGeneratorExited: () => {
         cpu.stop(); // the load is over: the tally's read below is not part of it
@@ -103,7 +110,7 @@ export async function driveLoad(options: {
       onRecord: (record) => {
         sink.add(record);
       },
-      spec: loadSpecOf(options.params, options.targets, options.newConnectionPerRequest),
+      spec: loadSpecOf(options.params, options.targets, options),
     });
     progress.finish(`${String(load.counts.total)} requests`);
     return { load, tally: sink.result(), cpu: cpu.stop(), metrics: await stopScraping() };
@@ -164,13 +171,13 @@ function startLoadProgress(
 function cpuComponents(
   backend: ClusterBackend,
   generator: string,
-  generatorPid: number | undefined,
+  generatorPids: readonly number[],
 ): CpuComponent[] {
   const components: CpuComponent[] = [
     { name: 'harness', group: 'harness', roots: [process.pid], tree: false },
   ];
-  if (generatorPid !== undefined)
-    components.push({ name: generator, group: 'generator', roots: [generatorPid], tree: true });
+  if (generatorPids.length > 0)
+    components.push({ name: generator, group: 'generator', roots: [...generatorPids], tree: true });
   for (const pod of backend.addresses().pods) {
     if (!pod.pids?.length) continue;
     components.push({

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fortioOwnSummary } from './fortio-output.ts';
+import { fortioArgs } from './run-fortio.ts';
 import { readFortioRecords } from './fortio-records.ts';
 import type { RequestRecord } from './k6-records.ts';
 
@@ -107,4 +108,38 @@ test("fortio's own summary keeps its closing lines and drops the histogram rows 
     'Code 418 : 59407 (100.0 %)',
     'All done 59407 calls (plus 4 warmup) 0.131 ms avg, 29699.7 qps',
   ]);
+});
+
+test('fortio runs as the documents ran it: -qps -c -t -timeout, -uniform only at a fixed rate, -n for exact calls', () => {
+  const files = { accessLogPath: '/r/access.jsonl', jsonPath: '/r/fortio.json', logPath: '/r/fortio.log' };
+  const spec = { targets: ['http://gw/status/418'], qps: 0, connections: 1000, durationS: 60, timeoutS: 10 };
+  assert.deepEqual(fortioArgs(spec, files), [
+    'load',
+    '-qps',
+    '0',
+    '-c',
+    '1000',
+    '-t',
+    '60s',
+    '-timeout',
+    '10s',
+    '-allow-initial-errors',
+    '-access-log-file',
+    '/r/access.jsonl',
+    '-access-log-format',
+    'json',
+    '-json',
+    '/r/fortio.json',
+    'http://gw/status/418',
+  ]);
+  const fixed = fortioArgs({ ...spec, qps: 50, connections: 100 }, files);
+  assert.ok(fixed.includes('-uniform'));
+  const one = fortioArgs({ ...spec, exactCalls: 1, timeoutS: 30 }, files);
+  assert.deepEqual(one.slice(one.indexOf('-n'), one.indexOf('-n') + 2), ['-n', '1']);
+  assert.ok(!one.includes('-t'), 'no duration with exact calls');
+  assert.throws(
+    () => fortioArgs({ ...spec, targets: ['http://a/', 'http://b/'] }, files),
+    /fortio takes one URL/,
+  );
+  assert.throws(() => fortioArgs({ ...spec, outputs: ['json=k6.json'] }, files), /--generator k6/);
 });

@@ -16,8 +16,10 @@ test('the harness writes LOAD_* variables the k6 script reads back unchanged', (
     flagHeader: '',
     records: true,
     newConnections: false,
+    iterations: 0,
   });
   assert.equal(parseLoadEnv(toK6Env({ ...spec, flagHeader: 'x-flags' })).flagHeader, 'x-flags');
+  assert.equal(parseLoadEnv(toK6Env({ ...spec, exactCalls: 1 })).iterations, 1);
   assert.equal(parseLoadEnv(toK6Env({ ...spec, records: false })).records, false);
 });
 

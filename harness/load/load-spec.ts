@@ -18,6 +18,12 @@ export interface LoadSpec {
   records?: boolean;
   /** A new TCP connection for every request (k6 noConnectionReuse): connection-level scenarios. */
   newConnectionPerRequest?: boolean;
+  /**
+   * Exactly this many calls in all, then stop (fortio `-n`, which also makes no warm-up call; k6's
+   * shared-iterations): E4's single request, as the document's `curl` made it. `durationS` then
+   * only bounds k6's run.
+   */
+  exactCalls?: number;
   /** k6 outputs, each passed as `--out` (e.g. `json=run.json`, `web-dashboard=export=k6.html`). */
   outputs?: string[];
 }
@@ -33,5 +39,6 @@ export function toK6Env(spec: LoadSpec): Record<string, string> {
     LOAD_FLAG_HEADER: spec.flagHeader ?? '',
     LOAD_RECORDS: spec.records === false ? '0' : '1',
     LOAD_NEW_CONNECTIONS: spec.newConnectionPerRequest ? '1' : '0',
+    LOAD_ITERATIONS: String(spec.exactCalls ?? 0),
   };
 }

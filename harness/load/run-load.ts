@@ -28,6 +28,8 @@ export interface GeneratorSummary {
    * (counted by the retry's outcome), by why the first attempt failed (fortio-errors.ts).
    */
   retried?: Map<NoResponseKind, number>;
+  /** fortio with several targets: each target's own count, in the targets' order. */
+  perTarget?: number[];
 }
 
 export interface LoadFiles {
@@ -106,23 +108,88 @@ async function runWithK6(options: RunLoadOptions): Promise<Ran> {
   };
 }
 
-async function runWithFortio(options: RunLoadOptions): Promise<Ran> {
-  const { files, cpu } = await runFortio({
-    fortioPath: options.generator.path,
-    spec: options.spec,
-    workDir: options.workDir,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
-  });
-  options.onGeneratorExited?.();
-  const result = await readFortioResult(files.jsonPath);
-  const log = await readFile(files.logPath, 'utf8');
+/**
+ * fortio takes one URL: with several targets, one fortio per target runs at once, each with an equal
+ * share of the rate and the connections (at least one), in `<workDir>/<k>/`.
+ */
+function fortioShares(options: RunLoadOptions): { spec: LoadSpec; workDir: string }[] {
+  const { spec, workDir } = options;
+  const n = spec.targets.length;
+  if (n === 1) return [{ spec, workDir }];
+  if (spec.exactCalls)
+    throw new HarnessError(
+      ErrorCode.BadInput,
+      `exact calls with ${String(n)} targets: give fortio one target`,
+    );
+  return spec.targets.map((url, k) => ({
+    spec: {
+      ...spec,
+      targets: [url],
+      qps: spec.qps / n,
+      connections: Math.max(1, Math.round(spec.connections / n)),
+    },
+    workDir: join(workDir, String(k + 1)),
+  }));
+}
+
+/** The machine's share is one figure; each process's CPU adds up. */
+function sumCpu(cpus: CpuUsage[]): CpuUsage {
   return {
-    summary: { httpReqs: result.calls, droppedIterations: 0, retried: countFortioRetries(log) },
-    files: { recordsPath: files.accessLogPath, logPath: files.logPath, fortioJsonPath: files.jsonPath },
-    cpu,
-    ownSummary: fortioOwnSummary(log),
-    read: (onRecord) => readFortioRecords(files, onRecord),
+    processAvgPct: cpus.reduce((n, c) => n + c.processAvgPct, 0),
+    processMaxPct: cpus.reduce((n, c) => n + c.processMaxPct, 0),
+    machineBusyPct: Math.max(0, ...cpus.map((c) => c.machineBusyPct)),
+    samples: Math.min(...cpus.map((c) => c.samples)),
+  };
+}
+
+async function runWithFortio(options: RunLoadOptions): Promise<Ran> {
+  const shares = fortioShares(options);
+  const runs = await Promise.all(
+    shares.map(async ({ spec, workDir }) => {
+      await makeDirectory(workDir);
+      return runFortio({
+        fortioPath: options.generator.path,
+        spec,
+        workDir,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+      });
+    }),
+  );
+  options.onGeneratorExited?.();
+  const results = await Promise.all(runs.map((r) => readFortioResult(r.files.jsonPath)));
+  const logs = await Promise.all(runs.map((r) => readFile(r.files.logPath, 'utf8')));
+  const retried = new Map<NoResponseKind, number>();
+  for (const [kind, n] of logs.flatMap((log) => [...countFortioRetries(log)]))
+    retried.set(kind, (retried.get(kind) ?? 0) + n);
+  const [first] = runs;
+  const one = runs.length === 1 && first;
+  return {
+    summary: {
+      httpReqs: results.reduce((n, r) => n + r.calls, 0),
+      droppedIterations: 0,
+      retried,
+      perTarget: results.map((r) => r.calls),
+    },
+    files: {
+      recordsPath: first?.files.accessLogPath ?? '',
+      logPath: first?.files.logPath ?? '',
+      ...(one ? { fortioJsonPath: one.files.jsonPath } : {}),
+    },
+    cpu: sumCpu(runs.map((r) => r.cpu)),
+    ownSummary: one
+      ? fortioOwnSummary(logs[0] ?? '')
+      : logs
+          .map(
+            (log, k) =>
+              `fortio ${String(k + 1)} of ${String(runs.length)}: ${options.spec.targets[k] ?? ''}\n${fortioOwnSummary(log)}`,
+          )
+          .join('\n'),
+    read: async (onRecord) => {
+      let count = 0;
+      for (const run of runs) count += await readFortioRecords(run.files, onRecord);
+      return count;
+    },
   };
 }
 

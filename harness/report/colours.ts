@@ -27,6 +27,8 @@ export const EVENT_COLOUR = '#555555';
 export const FAULT_COLOUR = '#6a3d9a';
 /** Component groups of the CPU panel and their colours. */
 export const CPU_COLOURS: Record<string, string> = {
+  // The load generator (fortio or k6); runs before schema 7 named its group k6.
+  generator: '#7f7f7f',
   k6: '#7f7f7f',
   harness: '#000000',
   gateway: '#1f77b4',

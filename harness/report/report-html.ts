@@ -107,7 +107,7 @@ const HEADLINE = [
 ] as const;
 
 const CAPTION =
-  "Solid purple rule: the fault (the restart, rollout or scale). Dashed rules: lifecycle events; the strip above the plot names the fault, SIGTERMs, SIGKILLs and drain deadlines (every event is in the table below). Shaded: a pod draining (deletion or SIGTERM to its containers' exit). Panels: OK requests/s; failures/s by request start; failures/s by completion (when the client saw them); latency p50 and p99 per bucket; CPU per component (each pod's processes summed by kind, k6, the harness), sampled every second from /proc.";
+  "Solid purple rule: the fault (the restart, rollout or scale). Dashed rules: lifecycle events; the strip above the plot names the fault, SIGTERMs, SIGKILLs and drain deadlines (every event is in the table below). Shaded: a pod draining (deletion or SIGTERM to its containers' exit). Panels: OK requests/s; failures/s by request start; failures/s by completion (when the client saw them); latency p50 and p99 per bucket; CPU per component (each pod's processes summed by kind, the load generator, the harness), sampled every second from /proc.";
 
 /**
  * One run's report: self-contained (the plot is inline SVG, no script, no network), readable from

@@ -6,7 +6,8 @@ import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-ma
  * Deployment is scaled to 0. pilot-agent's default drain exits after terminationDrainDuration (5 s)
  * and the request fails; with --exit-on-zero-active-connections the proxy waits and it gets 200;
  * with a grace period shorter than the request (--grace 8) SIGKILL ends it either way.
- * k6 runs one connection for 2 s: one iteration, which lasts as long as the request.
+ * The load is exactly one request (fortio `-n 1`, which makes no warm-up call; k6 one iteration),
+ * as the document's `curl -I .../delay/10 & kubectl scale ... --replicas=0`.
  */
 export const sidecarDrain: ClusterScenario = {
   name: 'sidecar-drain',
@@ -29,6 +30,7 @@ export const sidecarDrain: ClusterScenario = {
     replicas: 0,
   },
   defaultMaxFailed: 0,
+  exactCalls: 1,
   defaults: {
     qps: 0,
     connections: 1,

@@ -11,6 +11,8 @@ export interface LoadEnv {
   records: boolean;
   /** LOAD_NEW_CONNECTIONS=1: a new TCP connection per request (k6 noConnectionReuse). */
   newConnections: boolean;
+  /** LOAD_ITERATIONS > 0: exactly this many requests in all (shared-iterations), not a duration. */
+  iterations: number;
 }
 
 function numberFrom(env: Record<string, string | undefined>, name: string, min: number): number {
@@ -34,5 +36,6 @@ export function parseLoadEnv(env: Record<string, string | undefined>): LoadEnv {
     flagHeader: env['LOAD_FLAG_HEADER'] ?? '',
     records: env['LOAD_RECORDS'] !== '0',
     newConnections: env['LOAD_NEW_CONNECTIONS'] === '1',
+    iterations: env['LOAD_ITERATIONS'] === undefined ? 0 : numberFrom(env, 'LOAD_ITERATIONS', 0),
   };
 }

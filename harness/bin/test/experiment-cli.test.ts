@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 import { PROJECT_ROOT } from '../../paths.ts';
+import { GENERATORS } from '../../load/test/generators.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 
@@ -127,16 +128,35 @@ test('--help exits 0 and lists the flags', async () => {
   assert.match(result.stdout, /--connections <n>/);
 });
 
-test('calibrate: every outcome class counted exactly (418, 503, refused, reset, EOF, timeout)', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'cli-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const result = await execa(
-    process.execPath,
-    [CLI, '--scenario', 'calibrate', '--qps', '120', '-c', '20', '--duration', '2', '--results-dir', dir],
-    { reject: false, stdin: 'ignore', timeout: 60_000 },
+for (const generator of GENERATORS)
+  test(
+    `calibrate with ${generator.kind}: every outcome class counted exactly (418, 503, refused, reset, EOF, timeout)`,
+    { skip: generator.skip },
+    async (t) => {
+      const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      const result = await execa(
+        process.execPath,
+        [
+          CLI,
+          '--generator',
+          generator.kind,
+          '--scenario',
+          'calibrate',
+          '--qps',
+          '120',
+          '-c',
+          '20',
+          '--duration',
+          '2',
+          '--results-dir',
+          dir,
+        ],
+        { reject: false, stdin: 'ignore', timeout: 60_000 },
+      );
+      assert.equal(result.exitCode, 0, result.stdout + result.stderr);
+      for (const outcome of ['ok', 'http_503', 'refused', 'reset', 'eof', 'timeout'])
+        assert.match(result.stdout, new RegExp(`^  ${outcome} +expected +(\\d+) +got +\\1$`, 'm'), outcome);
+      assert.match(result.stdout, /verdict: pass \(exact\)/);
+    },
   );
-  assert.equal(result.exitCode, 0, result.stdout + result.stderr);
-  for (const outcome of ['ok', 'http_503', 'refused', 'reset', 'eof', 'timeout'])
-    assert.match(result.stdout, new RegExp(`^  ${outcome} +expected +(\\d+) +got +\\1$`, 'm'), outcome);
-  assert.match(result.stdout, /verdict: pass \(exact\)/);
-});

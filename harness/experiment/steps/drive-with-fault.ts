@@ -67,6 +67,7 @@ export async function driveWithFault(
       params,
       targets,
       newConnectionPerRequest: scenario.newConnectionPerRequest ?? false,
+      exactCalls: scenario.exactCalls,
       backend,
       loadStartMs,
       write,

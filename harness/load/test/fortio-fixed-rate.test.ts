@@ -25,7 +25,9 @@ test(
     const server = createServer((req, res) => {
       const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 404);
       answered.set(status, (answered.get(status) ?? 0) + 1);
-      res.writeHead(status).end();
+      // A length, as go-httpbin and Envoy send: fortio 1.66 waits for the close after an OK answer
+      // whose chunked body is empty (Node's bare end()).
+      res.writeHead(status, { 'content-length': 0 }).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     t.after(
@@ -59,6 +61,23 @@ test(
       RetCodes: Record<string, number>;
     };
     assert.deepEqual(json.RetCodes, { 503: 400 });
+
+    // Two targets: one fortio each, at half the rate and half the connections, each counted apart.
+    answered.clear();
+    const both = await runLoad({
+      generator: fortio,
+      workDir: join(workDir, 'two'),
+      spec: {
+        targets: [`${base}/status/200`, `${base}/status/503`],
+        qps: 100,
+        connections: 4,
+        durationS: 1,
+        timeoutS: 2,
+      },
+    });
+    assert.deepEqual(both.summary.perTarget, [50, 50]);
+    assert.deepEqual(Object.fromEntries(both.counts.byStatus), { 200: 50, 503: 50 });
+    assert.deepEqual(Object.fromEntries(answered), { 200: 52, 503: 52 }, 'and two warm-up calls each');
 
     const kinds = new Map<NoResponseKind | undefined, number>();
     const refused = await runLoad({

@@ -116,7 +116,7 @@ describe('report.html in headless Chromium', () => {
       ['ok', 'http_503_uf'],
       ['ok', 'http_503_uc'],
     ]);
-    assert.deepEqual(byTitle('component'), [['k6', 'gateway', 'ztunnel']]);
+    assert.deepEqual(byTitle('component'), [['generator', 'gateway', 'ztunnel']]);
   });
 
   test('draws every failure of a zoomed burst, on top of nothing', async () => {

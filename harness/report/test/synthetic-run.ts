@@ -110,7 +110,7 @@ function zoomRows(): Row[] {
 
 function cpuRows(): Row[] {
   return Array.from({ length: 10 }, (_, s) => [
-    { t_s: `${String(s)}.000`, component: 'k6', group: 'k6', cpu_pct: 40 },
+    { t_s: `${String(s)}.000`, component: 'fortio', group: 'generator', cpu_pct: 40 },
     { t_s: `${String(s)}.000`, component: 'istio-system/ztunnel-abcde', group: 'ztunnel', cpu_pct: 12 },
     { t_s: `${String(s)}.000`, component: 'istio-system/gateway-1', group: 'gateway', cpu_pct: 20 + s },
   ]).flat();
@@ -149,7 +149,8 @@ function summaryRow(): Row {
     drain_deadlines_s: '4.370',
     started_at: '2026-11-21T00:00:00.000Z',
     git_sha: 'e22c86b5f3a1d0c9b8a7e6f5d4c3b2a1f0e9d8c7',
-    k6_version: 'k6 v2.2.0 (go1.25.4, linux/amd64) Extensions: none, a long version string to wrap',
+    generator_version:
+      'fortio 1.66.0 h1:9F/200qIu136z847bxs/NeAoYdJaQlVofYlppi3qwcw= go1.26.8 amd64 linux, a long version string to wrap',
     // One long value with no space in it: the parameters table must wrap it, not widen the page.
     backend_details:
       'node=kind-worker,kernel=6.8.0-48-generic,cni=istio-cni,ztunnel=localhost/ztunnel@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08,istiod=docker.io/istio/pilot:1.29.0-distroless',
