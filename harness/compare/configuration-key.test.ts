@@ -11,8 +11,11 @@ import { loadSuite } from '../suite/suite-file.ts';
 import { configurationOf } from './configuration-key.ts';
 import { readRuns } from './read-runs.ts';
 
-test("today's E1 c=100 row with k6 has the committed baseline's key; with fortio it does not (schema 3 -> 7)", async () => {
-  const baseline = await readRuns(join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds.csv'));
+test("today's E1 c=100 row keys as the committed baselines' rows of its generator (schema 3 -> 7)", async () => {
+  const baseline = await readRuns(
+    join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds-k6-2026-11-23.csv'),
+  );
+  const fortioBaseline = await readRuns(join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds.csv'));
   const seeds = await loadSuite('seeds');
   const entry = seeds.entries.find((e) => e.configuration === 'c=100, 60 s, grace 30');
   assert.ok(entry);
@@ -24,8 +27,12 @@ test("today's E1 c=100 row with k6 has the committed baseline's key; with fortio
     const values = Object.fromEntries(Object.entries(today).map(([k, v]) => [k, String(v)]));
     return configurationOf({ line: 2, values, counts: {} as never, latency: {} }).key;
   };
-  const matching = (key: string) => baseline.filter((r) => configurationOf(r).key === key).length;
-  // The baseline's rows were measured with k6 (before schema 7 named the generator).
-  assert.equal(matching(keyWith('k6')), 5, 'the five baseline runs of this configuration');
+  const matching = (key: string, rows = baseline) =>
+    rows.filter((r) => configurationOf(r).key === key).length;
+  // The 2026-11-23 baseline was measured with k6 (schema 3, before schema 7 named the generator).
+  assert.equal(matching(keyWith('k6')), 5, 'the five k6 runs of this configuration');
   assert.equal(matching(keyWith('fortio')), 0, 'a fortio run is another configuration');
+  // The nightly's baseline since 2026-11-24: fortio, the seed suite's run and three more.
+  assert.equal(matching(keyWith('fortio'), fortioBaseline), 4);
+  assert.equal(matching(keyWith('k6'), fortioBaseline), 0);
 });
