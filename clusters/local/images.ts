@@ -19,6 +19,11 @@ export interface LocalImage {
    * Node's ~200 ms boot to the model: ztunnel once its ZDS snapshot is applied, httpbin once listening.
    */
   startedPattern: RegExp;
+  /**
+   * The started line comes before the program listens (go-httpbin): started once its first declared
+   * port also accepts a connection.
+   */
+  logsBeforeListening?: boolean;
   /** Log lines that are lifecycle events (observed, not predicted): ztunnel's drain deadline. */
   logEvents?: { pattern: RegExp; kind: LifecycleEventKind }[];
 }
@@ -53,6 +58,7 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
       binary: pinnedToolPath(GO_HTTPBIN),
       // go-httpbin's own line (httpbin/cmd/cmd.go listenAndServeGracefully).
       startedPattern: /go-httpbin listening on/,
+      logsBeforeListening: true,
       // go-httpbin reads HOST and PORT (cmd.go loadConfig): it binds the pod's private app address.
       podEnv: (pod) => ({ HOST: pod.appIp }),
     },

@@ -17,6 +17,7 @@ import type { PendingVanish } from './vanished-address.ts';
 import { HBONE_PORT } from '../../mesh/workload.ts';
 import type { ContainerProcess } from './container-process.ts';
 import { localImageOf } from './images.ts';
+import { waitForListener } from './wait-for-listener.ts';
 import type { LocalImage } from './images.ts';
 import type { NetworkWorld, PodNetns } from '../netns/network-world.ts';
 import { runReadinessProbe } from './readiness-prober.ts';
@@ -41,6 +42,8 @@ export const DEFAULT_GRACE_S = 30;
 interface RunningContainer {
   spec: V1Container;
   process: ContainerProcess;
+  /** Its process's started line, and for a program that logs it before listening, its port open. */
+  started: Promise<void>;
   isReady: boolean;
 }
 
@@ -160,7 +163,14 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       },
       logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`),
     });
-    const container: RunningContainer = { spec, process: process_, isReady: false };
+    const port = spec.ports?.[0]?.containerPort;
+    const started =
+      image.logsBeforeListening && port !== undefined
+        ? process_.started.then(() =>
+            waitForListener({ host: pod.appIp, port, clock, signal: runtime.probes.signal }),
+          )
+        : process_.started;
+    const container: RunningContainer = { spec, process: process_, started, isReady: false };
     void process_.exited.then((exit) => {
       if (runtime.terminating) return;
       container.isReady = false;
@@ -274,7 +284,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     runtime.containers = pod.spec.containers.map((spec) => startContainer(pod, spec, runtime));
     await Promise.all(
       runtime.containers.map(async (c) => {
-        await c.process.started;
+        await c.started;
         emit('container-started', pod, `${c.spec.name} (pid ${String(c.process.pid)})`);
         probe(pod, c, runtime);
       }),

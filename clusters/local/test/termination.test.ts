@@ -99,6 +99,9 @@ describe('cluster teardown: close() lets pods stop, destroy() kills them', () =>
     const logDir = await mkdtemp(join(tmpdir(), 'teardown-'));
     after(() => rm(logDir, { recursive: true, force: true }));
     const backend = createLocalBackend({ nodeCount: 1, addressBlock, logDir });
+    // Whatever fails below, no pod is left running (destroy is idempotent; a test that throws before
+    // its teardown would otherwise leave the app alive and the test process with it).
+    after(() => backend.destroy(new Error('test ended')));
     await backend.up();
     await backend.apply(
       buildHttpbin({
