@@ -1,0 +1,184 @@
+// Real Envoy 1.40 (npm run tools) configured over ADS by our server: a listener arrives and serves, a
+// new version replaces it, and a version Envoy refuses is NACKed with Envoy's reason while the last
+// good one keeps serving.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { execa } from 'execa';
+import { isHarnessError } from '../../../lib/index.ts';
+import { ensureEnvoy } from '../../../harness/tools/index.ts';
+import { startAdsServer } from '../ads-server.ts';
+import type { XdsMessage } from '../ads-server.ts';
+import { TYPE_URL } from '../envoy-protos.ts';
+
+const envoy = await ensureEnvoy({ write: () => undefined }).catch((err: unknown) => {
+  if (isHarnessError(err)) return err.message;
+  throw err;
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** A listener answering every request itself with `status` and `body` (a route's direct_response). */
+function listener(port: number, status: number, body: string): XdsMessage {
+  return {
+    '@type': TYPE_URL.listener,
+    name: 'direct',
+    address: { socket_address: { address: '127.0.0.1', port_value: port } },
+    filter_chains: [
+      {
+        filters: [
+          {
+            name: 'envoy.filters.network.http_connection_manager',
+            typed_config: {
+              '@type':
+                'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
+              stat_prefix: 'direct',
+              route_config: {
+                name: 'direct',
+                virtual_hosts: [
+                  {
+                    name: 'all',
+                    domains: ['*'],
+                    routes: [
+                      { match: { prefix: '/' }, direct_response: { status, body: { inline_string: body } } },
+                    ],
+                  },
+                ],
+              },
+              http_filters: [
+                {
+                  name: 'envoy.filters.http.router',
+                  typed_config: {
+                    '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router',
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** GET until the body is `want` (Envoy applies a push within a second), or fail after 10 s. */
+async function untilBody(url: string, want: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = await fetch(url).then(
+      (r) => r.text(),
+      (err: unknown) => String(err),
+    );
+    if (last === want) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`${url} answered ${JSON.stringify(last)}, not ${JSON.stringify(want)}`);
+}
+
+test(
+  'Envoy takes its listener over ADS, takes the next version, and NACKs one it refuses',
+  { skip: typeof envoy === 'string' ? envoy : false, timeout: 60_000 },
+  async (t) => {
+    if (typeof envoy === 'string') return;
+    const port = await freePort();
+    const ads = await startAdsServer({
+      host: '127.0.0.1',
+      port: 0,
+      initial: new Map([
+        [TYPE_URL.listener, [listener(port, 200, 'v1')]],
+        [TYPE_URL.cluster, []],
+      ]),
+    });
+    t.after(() => ads.close());
+    const dir = await mkdtemp(join(tmpdir(), 'ads-envoy-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const [adsHost = '', adsPort = ''] = ads.address.split(':');
+    const bootstrap = {
+      node: { id: 'gateway-1', cluster: 'istio-ingressgateway' },
+      dynamic_resources: {
+        ads_config: {
+          api_type: 'GRPC',
+          transport_api_version: 'V3',
+          grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }],
+        },
+        lds_config: { ads: {}, resource_api_version: 'V3' },
+        cds_config: { ads: {}, resource_api_version: 'V3' },
+      },
+      static_resources: {
+        clusters: [
+          {
+            name: 'xds-grpc',
+            type: 'STATIC',
+            connect_timeout: '1s',
+            typed_extension_protocol_options: {
+              'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+                '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
+                explicit_http_config: { http2_protocol_options: {} },
+              },
+            },
+            load_assignment: {
+              cluster_name: 'xds-grpc',
+              endpoints: [
+                {
+                  lb_endpoints: [
+                    {
+                      endpoint: {
+                        address: { socket_address: { address: adsHost, port_value: Number(adsPort) } },
+                      },
+                    },
+                  ],
+                },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    const config = join(dir, 'bootstrap.json');
+    await writeFile(config, JSON.stringify(bootstrap));
+    const proxy = execa(
+      envoy.path,
+      ['-c', config, '--concurrency', '1', '--disable-hot-restart', '-l', 'error'],
+      {
+        reject: false,
+        forceKillAfterDelay: 2000,
+      },
+    );
+    t.after(async () => {
+      proxy.kill('SIGTERM');
+      await proxy;
+    });
+    const url = `http://127.0.0.1:${String(port)}/`;
+    await untilBody(url, 'v1');
+    ads.push(TYPE_URL.listener, [listener(port, 200, 'v2')]);
+    await untilBody(url, 'v2');
+    assert.equal(ads.acked('gateway-1', TYPE_URL.listener), '2');
+
+    // 99 is no HTTP status: Envoy's validation refuses the listener and keeps serving version 2.
+    ads.push(TYPE_URL.listener, [listener(port, 99, 'v3')]);
+    const deadline = Date.now() + 10_000;
+    while (ads.nacks().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const [nack] = ads.nacks();
+    assert.ok(nack, 'a NACK');
+    assert.equal(nack.node, 'gateway-1');
+    assert.equal(nack.typeUrl, TYPE_URL.listener);
+    assert.equal(nack.version, '3');
+    assert.match(nack.message, /status/i, nack.message);
+    t.diagnostic(`NACK: ${nack.message.slice(0, 200)}`);
+    await untilBody(url, 'v2');
+    assert.equal(ads.acked('gateway-1', TYPE_URL.listener), '2');
+  },
+);
