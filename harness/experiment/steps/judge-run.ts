@@ -60,18 +60,18 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
           ...(seen.cpu ? { cpuSamples: seen.cpu.samples } : {}),
         })
       : undefined;
-  const k6Failed = tally ? tally.total - tally.timeline.totals().ok : 0;
+  const generatorFailed = tally ? tally.total - tally.timeline.totals().ok : 0;
   // The access log holds every failure the generator saw unless load bypassed the gateway (E3),
   // and the first attempts of the calls fortio retried on a new connection (it counts the retry).
   const retried = [...(seen.load?.summary.retried?.values() ?? [])].reduce((n, c) => n + c, 0);
-  const byCause = explained !== undefined && explained.gateway.failures === k6Failed + retried;
+  const byCause = explained !== undefined && explained.gateway.failures === generatorFailed + retried;
   const causes = events.filter((e) => TERMINATION_KINDS.has(e.kind));
   const bursts = byCause
     ? explained.bursts
     : tally
       ? findBursts(tally.timeline.buckets(), BUCKET_MS, causes)
       : [];
-  const failed = k6Failed + (seen.companion?.failed ?? 0);
+  const failed = generatorFailed + (seen.companion?.failed ?? 0);
   // Aborted, even after the load ended (a crash while the cluster closed): not a result to trust.
   const abortReason = seen.abortReason || (seen.signal.aborted ? abortReasonOf(seen.signal) : '');
   const figures = thresholdFigures(

@@ -4,14 +4,13 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { chooseGenerator } from '../../tools/index.ts';
 import type { NoResponseKind } from '../k6-records.ts';
 import { runLoad } from '../run-load.ts';
+import { startStatusServer } from './status-server.ts';
 
 // Nothing listens on this address (127.0.0.0/8 is all loopback): connecting is refused at once.
 const REFUSED_URL = 'http://127.211.0.1:9/';
@@ -21,24 +20,7 @@ test(
   { timeout: 120_000 },
   async (t) => {
     const fortio = await chooseGenerator('fortio');
-    const answered = new Map<number, number>();
-    const server = createServer((req, res) => {
-      const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 404);
-      answered.set(status, (answered.get(status) ?? 0) + 1);
-      // A length, as go-httpbin and Envoy send: fortio 1.66 waits for the close after an OK answer
-      // whose chunked body is empty (Node's bare end()).
-      res.writeHead(status, { 'content-length': 0 }).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    t.after(
-      () =>
-        new Promise<void>((resolve) =>
-          server.close(() => {
-            resolve();
-          }),
-        ),
-    );
-    const base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+    const { base, answered } = await startStatusServer(t);
     const workDir = await mkdtemp(join(tmpdir(), 'fortio-fixed-rate-'));
     t.after(() => rm(workDir, { recursive: true, force: true }));
 

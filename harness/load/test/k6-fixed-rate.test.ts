@@ -5,41 +5,23 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { chooseGenerator, findK6 } from '../../tools/index.ts';
+import { chooseGenerator } from '../../tools/index.ts';
+import { GENERATORS } from './generators.ts';
+import { startStatusServer } from './status-server.ts';
 import { runLoad } from '../run-load.ts';
 
 // Nothing listens on this address (127.0.0.0/8 is all loopback): connecting is refused at once.
 const REFUSED_URL = 'http://127.211.0.1:9/';
 
-const found = await findK6();
-const skip =
-  'path' in found ? false : `needs a k6 1.x or 2.x on PATH or named by K6_BINARY (${found.reason})`;
+const skip = GENERATORS.find((g) => g.kind === 'k6')?.skip ?? false;
 
 test('fixed-rate k6 load: exact counts by status and k6 error code', { timeout: 60_000, skip }, async (t) => {
   const k6 = await chooseGenerator('k6');
 
-  const answered = new Map<number, number>();
-  const server = createServer((req, res) => {
-    const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 404);
-    answered.set(status, (answered.get(status) ?? 0) + 1);
-    res.writeHead(status).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(
-    () =>
-      new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      ),
-  );
-  server.keepAliveTimeout = 30_000;
-  const base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  const { base, answered } = await startStatusServer(t);
 
   const workDir = await mkdtemp(join(tmpdir(), 'k6-fixed-rate-'));
   t.after(() => rm(workDir, { recursive: true, force: true }));
