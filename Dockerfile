@@ -20,16 +20,19 @@ ENTRYPOINT ["node", "ztunnel/main.ts"]
 FROM base AS fault-server
 ENTRYPOINT ["node", "apps/fault-server/main.ts"]
 
-FROM base AS gateway
-ENTRYPOINT ["node", "mesh/gateway/main.ts"]
-
-FROM base AS sidecar
-ENTRYPOINT ["node", "mesh/sidecar/main.ts"]
+# istio-proxy (Istio's proxyv2) for the gateway and the sidecar: our pilot-agent and the official
+# Envoy binary from its own image at the version the local backend runs (harness/tools/envoy.ts).
+# The manifests pass `proxy router` or `proxy sidecar`.
+FROM envoyproxy/envoy:v1.40.0 AS envoy
+FROM base AS proxyv2
+COPY --from=envoy /usr/local/bin/envoy /usr/local/bin/envoy
+ENV ENVOY_BINARY=/usr/local/bin/envoy
+ENTRYPOINT ["node", "mesh/pilot-agent/main.ts"]
 
 FROM base AS client
 ENTRYPOINT ["node", "apps/client/main.ts"]
 
 # istiod: the control plane reading pods and services from the Kubernetes API (client-node informers;
-# RBAC in clusters/kind/kind-manifests.ts), discovery on :15010, the CA on :15012.
+# RBAC in clusters/kind/kind-manifests.ts), discovery on :15010, Envoy's mTLS ADS on :15011, the CA on :15012.
 FROM base AS istiod
 ENTRYPOINT ["node", "mesh/control-plane/main.ts"]

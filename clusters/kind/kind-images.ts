@@ -6,8 +6,7 @@ import { IMAGES } from '../manifests/index.ts';
  */
 export const KIND_IMAGES = [
   { image: IMAGES.ztunnel, target: 'ztunnel' },
-  { image: IMAGES.gateway, target: 'gateway' },
-  { image: IMAGES.sidecar, target: 'sidecar' },
+  { image: IMAGES.proxy, target: 'proxyv2' },
   { image: IMAGES.client, target: 'client' },
   { image: IMAGES.istiod, target: 'istiod' },
 ] as const;

@@ -16,14 +16,22 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const pid of live) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone between its exit and our bookkeeping: nothing to kill.
-      }
-    }
+    for (const pid of live) killGroup(pid);
   });
+}
+
+/**
+ * SIGKILL to a container's whole process group (it leads its own: spawned detached), as the
+ * runtime kills every process in the container's cgroup: a pilot-agent's Envoy dies with it.
+ */
+function killGroup(pid: number): void {
+  for (const target of [-pid, pid])
+    try {
+      process.kill(target, 'SIGKILL');
+      return;
+    } catch {
+      // Not a group leader, or already gone between its exit and our bookkeeping.
+    }
 }
 
 /** Another process of ours that must not outlive the harness (SIGKILLed at exit if still known). */
@@ -102,6 +110,8 @@ export function spawnContainer(options: {
   });
   const exited = result.then(async (exit) => {
     live.delete(pid);
+    // PID 1 gone: the runtime tears down what else ran in the container (its PID namespace).
+    killGroup(pid);
     await follower.stop();
     started.reject(
       new Error(
@@ -116,7 +126,9 @@ export function spawnContainer(options: {
     started: started.promise,
     exited,
     kill: (signal) => {
-      child.kill(signal);
+      // SIGTERM goes to the container's main process only (the runtime signals PID 1); SIGKILL to all.
+      if (signal === 'SIGKILL') killGroup(pid);
+      else child.kill(signal);
     },
     lines: (maxLines = 20_000) => readLogTail(options.logPath, maxLines),
   };

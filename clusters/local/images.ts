@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/paths.ts';
 import { GO_HTTPBIN } from '../../harness/tools/go-httpbin.ts';
+import { pinnedEnvoyPath } from '../../harness/tools/envoy.ts';
 import { pinnedToolPath } from '../../harness/tools/go-tool.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import type { PodRecord } from './cluster-state.ts';
@@ -39,12 +40,13 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
     },
   ],
   [
-    IMAGES.gateway.replace(/:[^/:]+$/, ''),
-    { entrypoint: 'mesh/gateway/main.ts', startedPattern: /\bgateway listening\b/ },
-  ],
-  [
-    IMAGES.sidecar.replace(/:[^/:]+$/, ''),
-    { entrypoint: 'mesh/sidecar/main.ts', startedPattern: /\bsidecar listening\b/ },
+    // istio/proxyv2: pilot-agent (ours, TypeScript) running the real Envoy (`npm run tools`).
+    IMAGES.proxy.replace(/:[^/:]+$/, ''),
+    {
+      entrypoint: 'mesh/pilot-agent/main.ts',
+      startedPattern: /\bpilot-agent started Envoy\b/,
+      podEnv: () => ({ ENVOY_BINARY: pinnedEnvoyPath() }),
+    },
   ],
   [
     IMAGES.client.replace(/:[^/:]+$/, ''),

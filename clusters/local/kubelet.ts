@@ -138,7 +138,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       localImageOf(spec.image ?? '', () => {
         throw new Error(`no local entrypoint for image ${String(spec.image)}`);
       });
-    const program = image.binary ? [image.binary] : [process.execPath, image.entrypoint];
+    // The container's args follow the image's entrypoint, as Kubernetes appends them to ENTRYPOINT.
+    const program = [
+      ...(image.binary ? [image.binary] : [process.execPath, image.entrypoint]),
+      ...(spec.args ?? []),
+    ];
     const [command = '', ...args] = runtime.netns ? runtime.netns.command(program) : program;
     const logEvents = image.logEvents ?? [];
     const process_ = spawnContainer({

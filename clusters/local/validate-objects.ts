@@ -23,6 +23,8 @@ const PROBE: Shape = {
 const CONTAINER: Shape = {
   name: true,
   image: true,
+  // Appended to the image's entrypoint (istio-proxy's `proxy router|sidecar`).
+  args: true,
   env: true,
   ports: true,
   readinessProbe: PROBE,

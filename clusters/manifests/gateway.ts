@@ -1,6 +1,14 @@
 import type { V1Deployment, V1EnvVar, V1Service } from '@kubernetes/client-node';
-import { IMAGES, NODE_LABEL } from './images.ts';
-import { CA_ENV, CA_VOLUME_MOUNTS, CA_VOLUMES } from './mesh-credentials.ts';
+import {
+  ISTIO_DEFAULT_ATTEMPTS,
+  ISTIO_DEFAULT_RETRY_ON,
+  ROUTE_POLICY_METADATA,
+} from '../../mesh/xds/route-policy.ts';
+import type { RoutePolicy } from '../../mesh/xds/route-policy.ts';
+import { GATEWAY_LISTENER_PORT } from '../../mesh/xds/router-config.ts';
+import { NODE_LABEL } from './images.ts';
+import { buildIstioProxyContainer } from './istio-proxy.ts';
+import { CA_VOLUMES } from './mesh-credentials.ts';
 
 export interface GatewayManifestOptions {
   /** hbone: mesh-aware (the 1.28 report); plain: outside the mesh (the ASM test). */
@@ -26,34 +34,47 @@ export interface GatewayManifestOptions {
 /** The Istio gateway chart's proxy CPU limit (2000m), hence Envoy's concurrency. */
 export const GATEWAY_DEFAULT_CONCURRENCY = 2;
 
-export const GATEWAY_PORT = 8080;
+/** The gateway's listener on the pod (mesh/xds GATEWAY_LISTENER_PORT). */
+export const GATEWAY_PORT = GATEWAY_LISTENER_PORT;
 export const GATEWAY_SERVICE_PORT = 80;
 /** The gateway Service's nodePort on kind, mapped by kind to the host so k6 can run there. */
 export const GATEWAY_NODE_PORT = 30080;
 
-/** An Istio ingress gateway Deployment + Service, routing everything to httpbin:8000. */
+/**
+ * An Istio ingress gateway Deployment + Service routing everything to httpbin:8000: pilot-agent and
+ * Envoy configured by the control plane. Gateway/VirtualService/DestinationRule settings ride in the
+ * node metadata (mesh/xds/route-policy.ts); plain mode is Istio's ISTIO_META_DISABLE_HBONE_SEND.
+ */
 export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1Service] {
   const labels = { app: 'istio-ingressgateway', istio: 'ingressgateway' };
-  const optional: [string, number | string | undefined][] = [
-    ['RETRY_ON', options.retryOn],
-    ['NUM_RETRIES', options.numRetries],
-    ['MAX_CONNECTION_DURATION_S', options.maxConnectionDurationS],
-    ['UPSTREAM_IDLE_TIMEOUT_S', options.upstreamIdleTimeoutS],
-    ['HBONE_IDLE_TIMEOUT_S', options.hboneIdleTimeoutS],
-    ['MAX_REQUESTS_PER_CONNECTION', options.maxRequestsPerConnection],
-  ];
+  const pool = {
+    ...(options.upstreamIdleTimeoutS === undefined
+      ? {}
+      : { idleTimeoutMs: options.upstreamIdleTimeoutS * 1000 }),
+    ...(options.maxRequestsPerConnection
+      ? { maxRequestsPerConnection: options.maxRequestsPerConnection }
+      : {}),
+    ...(options.maxConnectionDurationS
+      ? { maxConnectionDurationMs: options.maxConnectionDurationS * 1000 }
+      : {}),
+  };
+  const policy: Partial<RoutePolicy> = {
+    ...(options.retryOn !== undefined || options.numRetries !== undefined
+      ? {
+          retries: {
+            attempts: options.numRetries ?? ISTIO_DEFAULT_ATTEMPTS,
+            retryOn: options.retryOn ?? ISTIO_DEFAULT_RETRY_ON,
+          },
+        }
+      : {}),
+    ...(Object.keys(pool).length ? { connectionPool: pool } : {}),
+    ...(options.hboneIdleTimeoutS ? { hboneIdleTimeoutMs: options.hboneIdleTimeoutS * 1000 } : {}),
+  };
   const env: V1EnvVar[] = [
-    { name: 'GATEWAY_MODE', value: options.mode },
-    { name: 'XDS_ADDRESS', value: 'istiod.istio-system.svc:15010' },
-    ...CA_ENV,
-    { name: 'ROUTE_SERVICE', value: 'default/httpbin' },
-    { name: 'ROUTE_PORT', value: '8000' },
-    { name: 'PORT', value: String(GATEWAY_PORT) },
-    { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-    { name: 'INSTANCE', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-    // As Istio's injection template sets it; pilot-agent takes Envoy's concurrency from it.
-    { name: 'ISTIO_CPU_LIMIT', valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } },
-    ...optional.flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: String(value) }])),
+    ...(options.mode === 'plain' ? [{ name: 'ISTIO_META_DISABLE_HBONE_SEND', value: 'true' }] : []),
+    ...(Object.keys(policy).length
+      ? [{ name: `ISTIO_META_${ROUTE_POLICY_METADATA}`, value: JSON.stringify(policy) }]
+      : []),
   ];
   const deployment: V1Deployment = {
     apiVersion: 'apps/v1',
@@ -69,17 +90,13 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
           nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },
           volumes: CA_VOLUMES,
           containers: [
-            {
-              name: 'istio-proxy',
-              image: IMAGES.gateway,
+            buildIstioProxyContainer({
+              type: 'router',
               env,
-              volumeMounts: CA_VOLUME_MOUNTS,
               ports: [{ containerPort: GATEWAY_PORT, name: 'http2' }],
-              resources: {
-                limits: { cpu: `${String((options.concurrency ?? GATEWAY_DEFAULT_CONCURRENCY) * 1000)}m` },
-              },
-              readinessProbe: { httpGet: { path: '/healthz/ready', port: 15021 }, periodSeconds: 2 },
-            },
+              cpuLimitCores: options.concurrency ?? GATEWAY_DEFAULT_CONCURRENCY,
+              readiness: true,
+            }),
           ],
         },
       },

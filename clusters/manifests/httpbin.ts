@@ -6,6 +6,8 @@ import {
   POD_NETWORK_ANNOTATION,
   SIDECAR_INJECT_LABEL,
 } from './images.ts';
+import { buildIstioProxyContainer } from './istio-proxy.ts';
+import { CA_VOLUMES } from './mesh-credentials.ts';
 
 export interface HttpbinManifestOptions {
   replicas: number;
@@ -59,22 +61,17 @@ export interface SidecarOptions {
   minimumDrainDurationS?: number;
 }
 
+/** The injected istio-proxy: pilot-agent `proxy sidecar` and Envoy's inbound listener for the app. */
 function buildSidecarContainer(options: SidecarOptions): V1Container {
   const env: V1EnvVar[] = [
-    { name: 'INSTANCE_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-    { name: 'APP_PORT', value: String(HTTPBIN_PORT) },
+    { name: 'ISTIO_META_HARNESS_APP_PORT', value: String(HTTPBIN_PORT) },
     { name: 'EXIT_ON_ZERO_ACTIVE_CONNECTIONS', value: String(options.exitOnZeroActiveConnections) },
   ];
   if (options.terminationDrainDurationS !== undefined)
-    env.push({ name: 'TERMINATION_DRAIN_DURATION', value: String(options.terminationDrainDurationS) });
+    env.push({ name: 'TERMINATION_DRAIN_DURATION', value: `${String(options.terminationDrainDurationS)}s` });
   if (options.minimumDrainDurationS !== undefined)
-    env.push({ name: 'MINIMUM_DRAIN_DURATION', value: String(options.minimumDrainDurationS) });
-  return {
-    name: 'istio-proxy',
-    image: IMAGES.sidecar,
-    env,
-    ports: [{ containerPort: 15090, name: 'http-envoy-prom' }],
-  };
+    env.push({ name: 'MINIMUM_DRAIN_DURATION', value: `${String(options.minimumDrainDurationS)}s` });
+  return buildIstioProxyContainer({ type: 'sidecar', env, ports: [], readiness: true });
 }
 
 export const HTTPBIN_PORT = 8080;
@@ -110,6 +107,7 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
         spec: {
           serviceAccountName: 'httpbin',
           ...(options.graceS === undefined ? {} : { terminationGracePeriodSeconds: options.graceS }),
+          ...(options.sidecar ? { volumes: CA_VOLUMES } : {}),
           containers: [
             {
               name: 'httpbin',

@@ -9,8 +9,11 @@ export const IMAGES = {
   httpbin: 'mccutchen/go-httpbin:v2.26.0',
   /** A test instrument with go-httpbin's routes plus faults and test modes (apps/fault-server). */
   faultServer: 'ztunnel-harness/fault-server:dev',
-  gateway: 'ztunnel-harness/gateway:dev',
-  sidecar: 'ztunnel-harness/sidecar:dev',
+  /**
+   * The gateway's and the sidecar's istio-proxy (Istio's proxyv2): our pilot-agent and the real
+   * Envoy 1.40, started as `proxy router` or `proxy sidecar`.
+   */
+  proxy: 'ztunnel-harness/proxyv2:dev',
   /** A meshed client pod calling httpbin (E5's ztunnel-to-ztunnel traffic). */
   client: 'ztunnel-harness/client:dev',
   /** The control plane (kind only: the local backend runs it in the harness process). */

@@ -4,7 +4,7 @@ import type { Requirement } from '../../clusters/capabilities.ts';
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import { badInput } from '../../lib/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
-import { parseRetryPolicy } from '../../mesh/gateway/retry-policy.ts';
+import { checkRetryOn } from '../../mesh/xds/route-policy.ts';
 import { DRAIN_STRATEGIES } from '../../ztunnel/drain-strategy.ts';
 import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
 import type { ClusterScenario, ScenarioDefaults } from '../experiment/cluster-scenario.ts';
@@ -75,7 +75,7 @@ function k6OutCollector(raw: string, previous: string[] = []): string[] {
 
 function retryOnParser(raw: string): string {
   try {
-    parseRetryPolicy({ numRetries: 2, retryOn: raw });
+    checkRetryOn(raw);
   } catch (err) {
     throw badInput(
       '--retry-on',

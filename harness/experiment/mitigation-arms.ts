@@ -1,5 +1,5 @@
 import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
-import { ISTIO_DEFAULT_RETRY_ON } from '../../mesh/gateway/retry-policy.ts';
+import { ISTIO_DEFAULT_RETRY_ON } from '../../mesh/xds/route-policy.ts';
 
 /**
  * The mitigations docs/architecture.md names (Experiments), each a switch recorded in the result row. Two more are

@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import { formatAccessLog, parseAccessLogLine } from '../../mesh/gateway/access-log.ts';
-import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import { explainBurst, parseDeadlineFigures } from './explain-bursts.ts';
 
 const failure = (startMs: number): { startMs: number; entry: ParsedAccessLog } => ({
   startMs,
-  entry: { startWallMs: startMs, status: 503, flags: ['UC'], durationMs: 5, upstream: '', attempts: 1 },
+  entry: {
+    startWallMs: startMs,
+    status: 503,
+    flags: ['UC'],
+    details: '',
+    durationMs: 5,
+    upstream: '',
+    attempts: 1,
+  },
 });
 const deadline: LifecycleEvent = {
   atMs: 10_000,
@@ -61,47 +68,5 @@ describe('burst explanations', () => {
       explainBurst({ startMs: 0, durationMs: 100, failures: 1 }, [], []).mechanism,
       'unattributed',
     );
-  });
-
-  it("parses the gateway's access-log lines, with and without a failure reason", () => {
-    const ok = parseAccessLogLine(
-      '[2026-11-23T08:09:11.382Z] "GET /status/418 HTTP/1.1" 418 - 28 "127.198.2.1:8080" attempts=1 upstream_conn=38/12075ms/5004ms',
-    );
-    assert.deepEqual(
-      [
-        ok?.status,
-        ok?.flags,
-        ok?.durationMs,
-        ok?.connectionId,
-        ok?.connectionAgeMs,
-        ok?.connectionIdleMs,
-        ok?.upstreamFailure,
-      ],
-      [418, [], 28, 38, 12075, 5004, undefined],
-    );
-    const written = {
-      startWallMs: 0,
-      status: 503,
-      flags: ['UC'],
-      durationMs: 3,
-      upstream: '127.0.0.1:8080',
-      attempts: 1,
-      connectionId: 4,
-      connectionAgeMs: 9000,
-      connectionIdleMs: 5001,
-      upstreamFailure: 'ECONNRESET',
-    };
-    assert.deepEqual(
-      parseAccessLogLine(formatAccessLog({ ...written, method: 'GET', path: '/get' })),
-      written,
-    );
-    const failed = parseAccessLogLine(
-      '[2026-11-23T08:09:11.382Z] "GET /status/418 HTTP/1.1" 503 UC 28 "127.198.2.1:8080" attempts=1 upstream_conn=38/12075ms upstream_failure="ECONNRESET"',
-    );
-    assert.deepEqual(
-      [failed?.flags, failed?.upstreamFailure, failed?.startWallMs],
-      [['UC'], 'ECONNRESET', Date.parse('2026-11-23T08:09:11.382Z')],
-    );
-    assert.equal(parseAccessLogLine('2026-11-23T08:09:11.382Z info  gateway listening'), undefined);
   });
 });

@@ -1,6 +1,6 @@
 import { POD_GONE_KINDS } from '../../clusters/events.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import type { Burst } from '../tally/index.ts';
 import { isKeepAliveRace } from './group-by-cause.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import type { RequestRecord } from '../load/index.ts';
 import { createFlagJoin } from './flag-join.ts';
 
@@ -8,6 +8,7 @@ const entry = (startWallMs: number, flags: string[], status = 503): ParsedAccess
   startWallMs,
   status,
   flags,
+  details: '',
   durationMs: 1,
   upstream: '10.0.0.1:8080',
   attempts: 1,

@@ -1,4 +1,4 @@
-import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import type { RequestRecord } from '../load/index.ts';
 
 /** The gateway logs a request at its own receipt, a little after the client sent it. */

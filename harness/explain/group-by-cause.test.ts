@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import { explainBurst } from './explain-bursts.ts';
 import { groupFailuresByCause } from './group-by-cause.ts';
 
@@ -24,6 +24,7 @@ const fail = (startMs: number, upstream: string) => {
     startWallMs: startMs,
     status: 503,
     flags: ['UF'],
+    details: '',
     durationMs: 1,
     upstream,
     attempts: 1,

@@ -1,6 +1,6 @@
 import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../../apps/go-httpbin.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import type { ParsedAccessLog } from '../../mesh/gateway/access-log.ts';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import type { Burst } from '../tally/index.ts';
 import type { GatewayFailure } from './explain-bursts.ts';
 

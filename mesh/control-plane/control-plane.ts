@@ -2,13 +2,21 @@ import type { Clock, Logger } from '../../lib/index.ts';
 import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
 import { startDiscoveryServer } from '../discovery/index.ts';
 import type { CertificateAuthority, RootMaterial, TokenCaller } from '../pki/index.ts';
-import { createCertificateAuthority, startCaServer } from '../pki/index.ts';
+import { createCertificateAuthority, ISTIOD_HOSTNAMES, startCaServer } from '../pki/index.ts';
+import { proxyResources, startAdsServer } from '../xds/index.ts';
+import type { XdsNack } from '../xds/index.ts';
 import { buildDiscoverySnapshot } from './build-discovery.ts';
 import type { ClusterSource } from './cluster-source.ts';
 import { createDebouncer } from './debouncer.ts';
+import { authorizeProxy } from './proxy-authorizer.ts';
 
-/** istiod's ports: 15010 plaintext xDS, 15012 its CA over TLS (JSON in place of gRPC, see ca-server). */
+/**
+ * istiod's ports: 15010 plaintext xDS (workload discovery for our ztunnels), 15012 its CA over TLS
+ * (JSON in place of gRPC, see ca-server). Envoy's mTLS ADS, which istiod serves on 15012 beside the
+ * CA, is on 15011 here (istiod's mTLS xDS port before 1.5), since our CA is not a gRPC service.
+ */
 export const XDS_PORT = 15010;
+export const ENVOY_XDS_PORT = 15011;
 export const CA_PORT = 15012;
 
 /** One completed push: which workloads it turned UNHEALTHY or removed, and who acknowledged it. */
@@ -39,12 +47,18 @@ export interface ControlPlaneOptions {
    */
   authenticate(token: string): Promise<TokenCaller | string>;
   /** 0 picks free ports (tests); the cluster uses istiod's. */
-  ports?: { xds: number; ca: number };
+  ports?: { xds: number; ca: number; envoyXds?: number };
+  /** A proxy refused a configuration (a defect of ours: the run fails). */
+  onNack?: (nack: XdsNack) => void;
 }
 
 export interface ControlPlane {
   /** host:port for XDS_ADDRESS. */
   xdsAddress: string;
+  /** host:port of Envoy's mTLS ADS. */
+  envoyXdsAddress: string;
+  /** Every NACK a proxy sent, with its reason. */
+  nacks(): readonly XdsNack[];
   /** URL for CA_ADDRESS (https). */
   caUrl: string;
   ca: CertificateAuthority;
@@ -96,6 +110,24 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     },
   });
   let pushed: DiscoverySnapshot = { workloads: [], services: [] };
+  const serving = await ca.issueServing({ dns: ISTIOD_HOSTNAMES, ips: [options.host] });
+  const ads = await startAdsServer({
+    host: options.host,
+    port: options.ports
+      ? (options.ports.envoyXds ?? (options.ports.xds === 0 ? 0 : ENVOY_XDS_PORT))
+      : ENVOY_XDS_PORT,
+    tls: { key: serving.keyPem, cert: serving.certPem, ca: ca.rootPem },
+    authorize: (node, peer) => authorizeProxy(node, peer, () => options.source.pods()),
+    // Each proxy's configuration from what the last push sent: Envoy sees changes when ztunnels do.
+    configFor: (node) => proxyResources(node, pushed),
+    onNack: (nack) => {
+      log.error('proxy refused configuration (NACK)', { ...nack });
+      options.onNack?.(nack);
+    },
+    onRefused: (node, reason) => {
+      log.warn('xDS connection refused', { node, reason });
+    },
+  });
   let pushes = 0;
   const push = async (): Promise<void> => {
     // istiod builds the push from the state when the debounce fires; the latency is the time to
@@ -105,6 +137,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const result = await discovery.push(snapshot);
     const report: PushReport = { atMs: clock.now(), ...result, ...compare(pushed, snapshot) };
     pushed = snapshot;
+    ads.update();
     pushes++;
     log.debug('pushed', { version: result.version, acked: result.acked, subscribers: result.subscribers });
     options.onPush?.(report);
@@ -126,6 +159,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   });
   return {
     xdsAddress: `${discovery.host}:${String(discovery.port)}`,
+    envoyXdsAddress: ads.address,
+    nacks: () => ads.nacks(),
     caUrl: caServer.url,
     ca,
     pushCount: () => pushes,
@@ -134,7 +169,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     close: async () => {
       unsubscribe();
       debouncer.close();
-      await Promise.all([discovery.close(), caServer.close()]);
+      await Promise.all([discovery.close(), caServer.close(), ads.close()]);
     },
   };
 }

@@ -1,6 +1,10 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { createHash, X509Certificate } from 'node:crypto';
+import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { adsService } from './envoy-protos.ts';
+import { parseProxyNode } from './proxy-node.ts';
+import type { ProxyNode } from './proxy-node.ts';
+import type { ProxyResources } from './router-config.ts';
 
 /** One xDS resource as sent: an Envoy message with its `@type` (packed into a google.protobuf.Any). */
 export type XdsMessage = Record<string, unknown> & { '@type': string };
@@ -16,73 +20,131 @@ export interface XdsNack {
 
 interface DiscoveryRequest {
   version_info?: string;
-  node?: { id?: string };
+  node?: { id?: string; metadata?: unknown };
+  resource_names?: string[];
   type_url?: string;
   response_nonce?: string;
   error_detail?: { message?: string };
 }
 
+export interface AdsServerOptions {
+  host: string;
+  port: number;
+  /** Mutual TLS (istiod's 15012): the server's certificate and the CA a proxy's certificate must chain to. */
+  tls?: { key: string; cert: string; ca: string };
+  /** Why this proxy may not have configuration (its certificate does not match its node), or undefined. */
+  authorize?: (node: ProxyNode, peer: X509Certificate | undefined) => string | undefined;
+  /** The proxy's whole configuration now, by type URL. */
+  configFor: (node: ProxyNode) => ProxyResources;
+  onNack?: (nack: XdsNack) => void;
+  onRefused?: (nodeId: string, reason: string) => void;
+}
+
 export interface AdsServer {
   /** host:port the proxies dial. */
   address: string;
-  /** A new version of one type's resources, sent to every stream subscribed to it. */
-  push(typeUrl: string, resources: XdsMessage[]): void;
+  /** Recomputes every proxy's configuration and sends each type that changed (a push). */
+  update(): void;
   /** The last version each proxy (node id) ACKed per type. */
   acked(node: string, typeUrl: string): string | undefined;
   nacks(): readonly XdsNack[];
+  /** Node ids with a stream open now. */
+  proxies(): string[];
   close(): Promise<void>;
+}
+
+interface TypeState {
+  /** Names asked for (EDS, RDS); empty: everything (LDS, CDS wildcard). */
+  names: string[];
+  nonce: string;
+  version: string;
 }
 
 interface Stream {
   call: ServerDuplexStream<DiscoveryRequest, unknown>;
-  node: string;
-  /** Per type: the nonce and version of the last response on this stream. */
-  sent: Map<string, { nonce: string; version: string }>;
+  node?: ProxyNode;
+  types: Map<string, TypeState>;
+}
+
+const hashOf = (resources: unknown): string =>
+  createHash('sha256').update(JSON.stringify(resources)).digest('hex').slice(0, 12);
+
+function peerCertificate(call: ServerDuplexStream<DiscoveryRequest, unknown>): X509Certificate | undefined {
+  // Without a client certificate grpc-js gives an empty object (or nothing) here.
+  const cert = (call.getAuthContext() as { sslPeerCertificate?: { raw?: Buffer } } | null)
+    ?.sslPeerCertificate;
+  const raw = cert?.raw;
+  return raw ? new X509Certificate(raw) : undefined;
 }
 
 /**
  * An aggregated discovery service, state of the world over one gRPC stream per proxy
- * (envoy/service/discovery/v3/ads.proto; the xDS protocol's ACK/NACK by response_nonce): a request
- * without a nonce subscribes and gets the type's current version; one with the last nonce and no
- * error_detail ACKs it; one with error_detail NACKs it (recorded with the proxy's reason, not
- * re-sent: the proxy keeps its last good version); one with an older nonce is stale and ignored.
+ * (envoy/service/discovery/v3/ads.proto and the xDS protocol's ACK/NACK by response_nonce). Each
+ * proxy gets its own configuration (configFor its node). A request without a nonce subscribes and
+ * gets the type's current resources; one with the last nonce and no error_detail ACKs (and, if it
+ * names other resources, gets them); one with error_detail NACKs (recorded with the proxy's reason,
+ * not re-sent: the proxy keeps its last good version); one with an older nonce is stale. A type is
+ * re-sent on update() only when its content changed; its version is the content's hash.
  */
-export async function startAdsServer(options: {
-  host: string;
-  port: number;
-  initial?: ReadonlyMap<string, XdsMessage[]>;
-  onNack?: (nack: XdsNack) => void;
-}): Promise<AdsServer> {
-  const current = new Map<string, { version: number; resources: XdsMessage[] }>();
-  for (const [typeUrl, resources] of options.initial ?? []) current.set(typeUrl, { version: 1, resources });
+export async function startAdsServer(options: AdsServerOptions): Promise<AdsServer> {
   const streams = new Set<Stream>();
   const acked = new Map<string, string>();
   const nacks: XdsNack[] = [];
   let nonce = 0;
 
-  const send = (stream: Stream, typeUrl: string): void => {
-    const state = current.get(typeUrl) ?? { version: 0, resources: [] };
-    const sent = { nonce: String(++nonce), version: String(state.version) };
-    stream.sent.set(typeUrl, sent);
-    stream.call.write({
-      version_info: sent.version,
-      type_url: typeUrl,
-      nonce: sent.nonce,
-      resources: state.resources,
-    });
+  const resourcesOf = (stream: Stream, typeUrl: string, names: string[]): unknown[] => {
+    if (!stream.node) return [];
+    const all = options.configFor(stream.node)[typeUrl] ?? [];
+    if (names.length === 0) return all;
+    const wanted = new Set(names);
+    return all.filter((r) => wanted.has(String(r['name'] ?? r['cluster_name'])));
   };
-  const onRequest = (stream: Stream, req: DiscoveryRequest): void => {
-    const typeUrl = req.type_url ?? '';
-    stream.node = req.node?.id ?? stream.node;
-    const last = stream.sent.get(typeUrl);
-    if (!req.response_nonce) {
-      send(stream, typeUrl);
+  const send = (stream: Stream, typeUrl: string, names: string[], force: boolean): void => {
+    let resources: unknown[];
+    try {
+      resources = resourcesOf(stream, typeUrl, names);
+    } catch (err) {
+      stream.call.destroy(
+        Object.assign(new Error((err as Error).message), { code: status.INVALID_ARGUMENT }),
+      );
       return;
     }
-    if (!last || req.response_nonce !== last.nonce) return; // stale: a newer response is on its way
+    const version = hashOf(resources);
+    const last = stream.types.get(typeUrl);
+    if (!force && last?.version === version) return;
+    const sent = { names, nonce: String(++nonce), version };
+    stream.types.set(typeUrl, sent);
+    stream.call.write({ version_info: version, type_url: typeUrl, nonce: sent.nonce, resources });
+  };
+  const refuse = (stream: Stream, code: status, reason: string): void => {
+    options.onRefused?.(stream.node?.id ?? '', reason);
+    stream.call.destroy(Object.assign(new Error(reason), { code }));
+  };
+  const onRequest = (stream: Stream, req: DiscoveryRequest): void => {
+    if (!stream.node) {
+      const node = parseProxyNode(req.node);
+      if (typeof node === 'string') {
+        refuse(stream, status.INVALID_ARGUMENT, node);
+        return;
+      }
+      const why = options.authorize?.(node, peerCertificate(stream.call));
+      if (why !== undefined) {
+        refuse(stream, status.PERMISSION_DENIED, why);
+        return;
+      }
+      stream.node = node;
+    }
+    const typeUrl = req.type_url ?? '';
+    const names = [...(req.resource_names ?? [])].sort();
+    const last = stream.types.get(typeUrl);
+    if (!req.response_nonce || !last) {
+      send(stream, typeUrl, names, true);
+      return;
+    }
+    if (req.response_nonce !== last.nonce) return; // stale: a newer response is on its way
     if (req.error_detail) {
       const nack = {
-        node: stream.node,
+        node: stream.node.id,
         typeUrl,
         version: last.version,
         message: req.error_detail.message ?? '',
@@ -91,13 +153,14 @@ export async function startAdsServer(options: {
       options.onNack?.(nack);
       return;
     }
-    acked.set(`${stream.node}\u0000${typeUrl}`, last.version);
+    acked.set(`${stream.node.id}\u0000${typeUrl}`, last.version);
+    if (names.join('\u0000') !== last.names.join('\u0000')) send(stream, typeUrl, names, true);
   };
 
   const server = new Server();
   server.addService(adsService(), {
     StreamAggregatedResources: (call: ServerDuplexStream<DiscoveryRequest, unknown>) => {
-      const stream: Stream = { call, node: '', sent: new Map() };
+      const stream: Stream = { call, types: new Map() };
       streams.add(stream);
       call.on('data', (req: DiscoveryRequest) => {
         onRequest(stream, req);
@@ -111,30 +174,38 @@ export async function startAdsServer(options: {
       });
       // A proxy that goes away ends its stream with an error on our side: nothing to do but forget it.
       call.on('error', forget);
+      call.on('close', forget);
     },
     DeltaAggregatedResources: (call: ServerDuplexStream<unknown, unknown>) => {
-      call.end(); // state of the world only
+      call.destroy(
+        Object.assign(new Error('delta xDS is not served: use state of the world (GRPC)'), {
+          code: status.UNIMPLEMENTED,
+        }),
+      );
     },
   });
+  const credentials = options.tls
+    ? ServerCredentials.createSsl(
+        Buffer.from(options.tls.ca),
+        [{ private_key: Buffer.from(options.tls.key), cert_chain: Buffer.from(options.tls.cert) }],
+        true,
+      )
+    : ServerCredentials.createInsecure();
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(
-      `${options.host}:${String(options.port)}`,
-      ServerCredentials.createInsecure(),
-      (err, bound) => {
-        if (err) reject(err);
-        else resolve(bound);
-      },
-    );
+    server.bindAsync(`${options.host}:${String(options.port)}`, credentials, (err, bound) => {
+      if (err) reject(err);
+      else resolve(bound);
+    });
   });
   return {
     address: `${options.host}:${String(port)}`,
-    push(typeUrl, resources) {
-      const version = (current.get(typeUrl)?.version ?? 0) + 1;
-      current.set(typeUrl, { version, resources });
-      for (const stream of streams) if (stream.sent.has(typeUrl)) send(stream, typeUrl);
+    update() {
+      for (const stream of streams)
+        for (const [typeUrl, state] of stream.types) send(stream, typeUrl, state.names, false);
     },
     acked: (node, typeUrl) => acked.get(`${node}\u0000${typeUrl}`),
     nacks: () => nacks,
+    proxies: () => [...streams].flatMap((s) => (s.node ? [s.node.id] : [])),
     close: () =>
       new Promise<void>((resolve) => {
         for (const stream of streams) stream.call.end();

@@ -95,8 +95,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     const builds = calls.filter((c) => c.tool === 'docker' && c.args[0] === 'build').map(line);
     assert.deepEqual(builds, [
       `docker build --target ztunnel --tag ${IMAGES.ztunnel} --file Dockerfile .`,
-      `docker build --target gateway --tag ${IMAGES.gateway} --file Dockerfile .`,
-      `docker build --target sidecar --tag ${IMAGES.sidecar} --file Dockerfile .`,
+      `docker build --target proxyv2 --tag ${IMAGES.proxy} --file Dockerfile .`,
       `docker build --target client --tag ${IMAGES.client} --file Dockerfile .`,
       `docker build --target istiod --tag ${IMAGES.istiod} --file Dockerfile .`,
     ]);

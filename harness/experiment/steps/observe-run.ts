@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ClusterBackend } from '../../../clusters/backend.ts';
-import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../../mesh/gateway/access-log-writer.ts';
+import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../../mesh/pilot-agent/bootstrap.ts';
 import { scrapeTargetsOf, startMetricsScraper } from '../../observe/metrics-scraper.ts';
 import { createBackend } from '../create-backend.ts';
 import { bringUp } from './bring-up.ts';

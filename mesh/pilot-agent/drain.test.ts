@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createManualClock } from '../../lib/index.ts';
-import { DEFAULT_DRAIN_SETTINGS, drainLikePilotAgent } from './pilot-agent-drain.ts';
+import { DEFAULT_DRAIN_SETTINGS, drainLikePilotAgent } from './drain.ts';
 
 describe('pilot-agent drain', () => {
   it('default: drains at once and exits after terminationDrainDuration, whatever is active', async () => {

@@ -28,9 +28,10 @@ export async function drainLikePilotAgent(options: {
   clock: Clock;
   settings: DrainSettings;
   startDrain: () => void;
-  activeConnections: () => number;
+  /** Envoy's active downstream connections; -1 when the stat is missing (pilot-agent then exits). */
+  activeConnections: () => number | Promise<number>;
   onPoll?: (active: number) => void;
-}): Promise<{ waitedMs: number; reason: 'drain-duration' | 'zero-connections' }> {
+}): Promise<{ waitedMs: number; reason: 'drain-duration' | 'zero-connections' | 'stats-errors' }> {
   const { clock, settings } = options;
   const startMs = clock.now();
   options.startDrain();
@@ -39,10 +40,20 @@ export async function drainLikePilotAgent(options: {
     return { waitedMs: clock.now() - startMs, reason: 'drain-duration' };
   }
   await clock.sleep(settings.minimumDrainDurationMs);
+  // pkg/envoy/agent.go: exit at zero (or a missing stat), or after 5 failed checks in a row.
+  let errors = 0;
   for (;;) {
-    const active = options.activeConnections();
-    options.onPoll?.(active);
-    if (active === 0) return { waitedMs: clock.now() - startMs, reason: 'zero-connections' };
+    let active: number | undefined;
+    try {
+      active = await options.activeConnections();
+      errors = 0;
+    } catch {
+      if (++errors >= 5) return { waitedMs: clock.now() - startMs, reason: 'stats-errors' };
+    }
+    if (active !== undefined) {
+      options.onPoll?.(active);
+      if (active <= 0) return { waitedMs: clock.now() - startMs, reason: 'zero-connections' };
+    }
     await clock.sleep(settings.pollIntervalMs);
   }
 }

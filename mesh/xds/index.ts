@@ -1,0 +1,19 @@
+export { startAdsServer } from './ads-server.ts';
+export type { AdsServer, AdsServerOptions, XdsMessage, XdsNack } from './ads-server.ts';
+export { envoyApi, adsService, sdsService, TYPE_URL } from './envoy-protos.ts';
+export { parseProxyNode, proxyNodeId } from './proxy-node.ts';
+export type { ProxyNode, ProxyType } from './proxy-node.ts';
+export { proxyResources } from './proxy-resources.ts';
+export type { ProxyResources } from './router-config.ts';
+export { GATEWAY_LISTENER_PORT, TRUST_DOMAIN, outboundClusterName } from './router-config.ts';
+export {
+  DEFAULT_ROUTE_POLICY,
+  ISTIO_DEFAULT_ATTEMPTS,
+  ISTIO_DEFAULT_RETRY_ON,
+  ROUTE_POLICY_METADATA,
+  checkRetryOn,
+  routePolicyOf,
+} from './route-policy.ts';
+export type { RoutePolicy } from './route-policy.ts';
+export { deriveConnectionTimes, parseAccessLogLine } from './access-log.ts';
+export type { ParsedAccessLog } from './access-log.ts';
