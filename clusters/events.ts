@@ -27,7 +27,9 @@ export type LifecycleEventKind =
   /** kind: an EndpointSlice changed a pod's conditions (detail: ready/serving/terminating). */
   | 'endpoint-updated'
   | 'endpoint-removed'
-  | 'push';
+  | 'push'
+  /** A proxy refused the control plane's configuration (xDS NACK; detail: Envoy's reason). The run fails. */
+  | 'xds-nack';
 
 /** A pod going away, from its deletion to its removal: what a failure can be blamed on. */
 export const POD_GONE_KINDS: ReadonlySet<string> = new Set<LifecycleEventKind>([

@@ -13,7 +13,7 @@ export interface LocalImage {
   /** A program run as it is instead (a binary the user brings); `entrypoint` is then unused. */
   binary?: string;
   /** Environment made from the pod itself (what a real cluster gives through config or xDS). */
-  podEnv?: (pod: PodRecord) => Record<string, string>;
+  podEnv?: (pod: PodRecord, tools: LocalTools) => Record<string, string>;
   /**
    * The stdout line that marks the container as started. It stands in for a compiled binary's
    * near-instant start plus the kubelet noticing it (PLEG relist, up to 1 s), without charging
@@ -28,6 +28,15 @@ export interface LocalImage {
   /** Log lines that are lifecycle events (observed, not predicted): ztunnel's drain deadline. */
   logEvents?: { pattern: RegExp; kind: LifecycleEventKind }[];
 }
+
+/** Programs the local images run that the harness provisions (`npm run tools`). */
+export interface LocalTools {
+  /** Envoy 1.40 for the proxy image: ensureEnvoy's answer (the pinned copy, or a fitting one on PATH). */
+  envoyBinary: string;
+}
+
+/** The pinned copies in the tools folder: what a backend created without a run plan uses. */
+export const DEFAULT_LOCAL_TOOLS: LocalTools = { envoyBinary: pinnedEnvoyPath() };
 
 /** Image (without tag) -> what the local backend runs for it. */
 const LOCAL_IMAGES = new Map<string, LocalImage>([
@@ -45,7 +54,7 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
     {
       entrypoint: 'mesh/pilot-agent/main.ts',
       startedPattern: /\bpilot-agent started Envoy\b/,
-      podEnv: () => ({ ENVOY_BINARY: pinnedEnvoyPath() }),
+      podEnv: (_pod, tools) => ({ ENVOY_BINARY: tools.envoyBinary }),
     },
   ],
   [

@@ -16,9 +16,9 @@ import { prepareVanish } from './vanished-address.ts';
 import type { PendingVanish } from './vanished-address.ts';
 import { HBONE_PORT } from '../../mesh/workload.ts';
 import type { ContainerProcess } from './container-process.ts';
-import { localImageOf } from './images.ts';
+import { DEFAULT_LOCAL_TOOLS, localImageOf } from './images.ts';
 import { waitForListener } from './wait-for-listener.ts';
-import type { LocalImage } from './images.ts';
+import type { LocalImage, LocalTools } from './images.ts';
 import type { NetworkWorld, PodNetns } from '../netns/network-world.ts';
 import { runReadinessProbe } from './readiness-prober.ts';
 import type { TimingModel } from './timing-model.ts';
@@ -68,6 +68,7 @@ export interface KubeletOptions {
   podSysctls?: Readonly<Record<string, string>>;
   /** Images beyond the built-in ones (istio/ztunnel's binary brought by the user). */
   images?: ReadonlyMap<string, LocalImage>;
+  tools?: LocalTools;
   state: ClusterState;
   clock: Clock;
   timing: TimingModel;
@@ -163,7 +164,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
         : {}),
       env: {
         ...buildContainerEnv(pod, spec, { ...options.env, volumeDirs: runtime.volumeDirs }),
-        ...image.podEnv?.(pod),
+        ...image.podEnv?.(pod, options.tools ?? DEFAULT_LOCAL_TOOLS),
       },
       logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`),
     });

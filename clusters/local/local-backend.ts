@@ -43,7 +43,7 @@ import { validateClusterObject } from './validate-objects.ts';
 import { waitForEvent } from '../wait-for-event.ts';
 import { createNetworkWorld, netnsUnavailable } from '../netns/network-world.ts';
 import type { NetworkWorld } from '../netns/network-world.ts';
-import type { LocalImage } from './images.ts';
+import type { LocalImage, LocalTools } from './images.ts';
 import type { RootMaterial } from '../../mesh/pki/index.ts';
 
 export interface LocalBackendOptions {
@@ -66,6 +66,8 @@ export interface LocalBackendOptions {
   caRoot?: RootMaterial;
   /** Images beyond the built-in ones (istio/ztunnel's binary brought by the user). */
   images?: ReadonlyMap<string, LocalImage>;
+  /** Where the harness's tools are (Envoy); default the pinned copies in .tools. */
+  tools?: LocalTools;
 }
 
 /** What the local API server offers beyond the backend contract (tests use it as kubectl would). */
@@ -116,7 +118,8 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     events.emit({
       atMs: clock.now(),
       kind,
-      source: kind.startsWith('workload') || kind === 'push' ? 'control-plane' : 'harness',
+      source:
+        kind.startsWith('workload') || kind === 'push' || kind === 'xds-nack' ? 'control-plane' : 'harness',
       object,
       ...(detail ? { detail } : {}),
     });
@@ -168,6 +171,9 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       debounceQuietMs: timing.debounceQuietMs,
       debounceMaxMs: timing.debounceMaxMs,
       pushLatencyMs: timing.pushLatencyMs,
+      onNack: (nack) => {
+        emit('xds-nack', nack.node, `${nack.typeUrl.replace(/^.*\./, '')} ${nack.version}: ${nack.message}`);
+      },
       onPush: (report) => {
         emit(
           'push',
@@ -196,6 +202,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
           netns: () => world,
           ...(options.podSysctls ? { podSysctls: options.podSysctls } : {}),
           ...(options.images ? { images: options.images } : {}),
+          ...(options.tools ? { tools: options.tools } : {}),
           state,
           clock,
           timing,

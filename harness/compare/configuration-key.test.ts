@@ -11,7 +11,7 @@ import { loadSuite } from '../suite/suite-file.ts';
 import { configurationOf } from './configuration-key.ts';
 import { readRuns } from './read-runs.ts';
 
-test("today's E1 c=100 row keys as the committed baselines' rows of its generator (schema 3 -> 7)", async () => {
+test("an E1 c=100 row keys as the committed baselines' rows of its generator and gateway (schema 3 -> 8)", async () => {
   const baseline = await readRuns(
     join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds-k6-2026-11-23.csv'),
   );
@@ -21,9 +21,15 @@ test("today's E1 c=100 row keys as the committed baselines' rows of its generato
   assert.ok(entry);
   const params = await resolve(entry.args);
   const backend = createLocalBackend({ nodeCount: 2 }).describe();
-  const keyWith = (kind: string): string => {
+  // envoyVersion '' stands for the rows before schema 8, whose gateway was the Node imitation.
+  const keyWith = (kind: string, envoyVersion = ''): string => {
     const generator = { kind, version: '' };
-    const today = buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend, generator });
+    const today = buildSummaryRow(params, undefined, [], {
+      ...EMPTY_FACTS,
+      backend,
+      generator,
+      envoyVersion,
+    });
     const values = Object.fromEntries(Object.entries(today).map(([k, v]) => [k, String(v)]));
     return configurationOf({ line: 2, values, counts: {} as never, latency: {} }).key;
   };
@@ -35,4 +41,7 @@ test("today's E1 c=100 row keys as the committed baselines' rows of its generato
   // The nightly's baseline since 2026-11-24: fortio, the seed suite's run and three more.
   assert.equal(matching(keyWith('fortio'), fortioBaseline), 4);
   assert.equal(matching(keyWith('k6'), fortioBaseline), 0);
+  // Envoy in place of the Node imitation (schema 8): another gateway, so another configuration.
+  assert.equal(matching(keyWith('fortio', '1.40.0'), fortioBaseline), 0);
+  assert.equal(matching(keyWith('k6', '1.40.0')), 0);
 });

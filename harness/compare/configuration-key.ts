@@ -91,6 +91,9 @@ const ADDED_WITH_DEFAULT: Readonly<Record<string, string>> = {
   pod_network: 'loopback',
   // Schema 7: every older row's load came from k6.
   generator: 'k6',
+  // Schema 8: older rows ran the Node imitation of Envoy, no Envoy at all (''); a row of the real
+  // Envoy (1.40.0) is another gateway, so it does not key with them.
+  envoy_version: '',
 };
 
 export function configurationOf(row: RunRow): Configuration {

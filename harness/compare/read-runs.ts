@@ -20,7 +20,15 @@ export const COUNT_COLUMNS = ['requests', 'ok', ...FAILURE_CLASSES] as const;
  * gateway's concurrency and per-component CPU). Rows of different schemas have different parameter
  * columns, so they never fall into one configuration.
  */
-const READABLE_SCHEMA_VERSIONS: readonly string[] = ['2', '3', '4', '5', '6', String(SUMMARY_SCHEMA_VERSION)];
+const READABLE_SCHEMA_VERSIONS: readonly string[] = [
+  '2',
+  '3',
+  '4',
+  '5',
+  '6',
+  '7',
+  String(SUMMARY_SCHEMA_VERSION),
+];
 
 const REQUIRED = ['schema_version', 'scenario', 'verdict', ...COUNT_COLUMNS, ...LATENCY_COLUMNS] as const;
 

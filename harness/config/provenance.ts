@@ -15,7 +15,7 @@ export interface Provenance {
   cwd: string;
   /** sha in full; shortSha as `git rev-parse --short` gives it (the summary row's git_sha). */
   git: { sha: string; shortSha: string; dirty: boolean | 'unknown' };
-  versions: { node: string; generator: string; httpbin: string; harness: string };
+  versions: { node: string; generator: string; envoy: string; httpbin: string; harness: string };
   machine: { cpuModel: string; cpus: number; memoryGiB: number; kernel: string; platform: string };
   k6Env: Record<string, string>;
 }
@@ -36,6 +36,8 @@ async function gitState(): Promise<Provenance['git']> {
 export async function collectProvenance(options: {
   /** The load generator that runs: `fortio 1.66.0`, `k6 2.2.0`. */
   generator: string;
+  /** The gateway's and the sidecar's proxy: `envoy 1.40.0`. */
+  envoy: string;
   env?: NodeJS.ProcessEnv;
   argv?: string[];
 }): Promise<Provenance> {
@@ -48,6 +50,7 @@ export async function collectProvenance(options: {
     versions: {
       node: process.version,
       generator: options.generator,
+      envoy: options.envoy,
       httpbin: `go-httpbin ${GO_HTTPBIN.version}`,
       harness: pkg.version ?? 'unknown',
     },

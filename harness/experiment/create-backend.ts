@@ -31,6 +31,8 @@ export function createBackend(
     /** kind: the cluster's kubeconfig goes here (the run folder), never into ~/.kube/config. */
     kubeconfigPath?: string;
     write?: (text: string) => void;
+    /** local: the Envoy binary the proxy pods run (ensureEnvoy's). */
+    envoyBinary?: string;
   },
 ): ClusterBackend {
   const { clock, settings = {} } = options;
@@ -50,6 +52,7 @@ export function createBackend(
     clock,
     timing: params.timing,
     ...(options.logDir ? { logDir: options.logDir } : {}),
+    ...(options.envoyBinary ? { tools: { envoyBinary: options.envoyBinary } } : {}),
     ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
     ...(params.ztunnelImpl === 'istio' ? istioZtunnelOptions() : {}),
   });

@@ -12,7 +12,7 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 7;
+export const SUMMARY_SCHEMA_VERSION = 8;
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a
@@ -26,6 +26,8 @@ export interface RunFacts {
   gitSha: string;
   /** The generator that ran (fortio or k6) and its version. */
   generator: { kind: string; version: string };
+  /** The gateway's and the sidecar's Envoy (`envoy --version`; kind: the image's tag). */
+  envoyVersion: string;
   droppedIterations: number;
   /** fortio's retried calls by why the first attempt failed (`timeout:19`), '' when none. */
   generatorRetried?: string;
@@ -53,6 +55,7 @@ export const EMPTY_FACTS: RunFacts = {
   startedAtWallMs: 0,
   gitSha: '',
   generator: { kind: '', version: '' },
+  envoyVersion: '',
   droppedIterations: 0,
   generatorRequests: 0,
   backend: {},
@@ -149,6 +152,7 @@ export function buildSummaryRow(
     started_at: new Date(facts.startedAtWallMs).toISOString(),
     git_sha: facts.gitSha,
     generator_version: facts.generator.version,
+    envoy_version: facts.envoyVersion,
     ...armColumns(params.arms),
     ...backendColumns(facts.backend),
   };

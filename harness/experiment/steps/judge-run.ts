@@ -86,10 +86,20 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
   // --max-failed is the shorthand failed<=N, first; then the user's thresholds.
   const budget = parseThreshold(`failed<=${String(params.maxFailed)}`);
   const results = evaluateThresholds([budget, ...params.thresholds.map((t) => parseThreshold(t))], figures);
-  const verdict: RunFacts['verdict'] = abortReason ? 'aborted' : results.every((r) => r.ok) ? 'pass' : 'fail';
+  // A proxy that refused its configuration ran on an older one: nothing measured is what was asked.
+  const nacks = events.filter((e) => e.kind === 'xds-nack');
+  const verdict: RunFacts['verdict'] = abortReason
+    ? 'aborted'
+    : results.every((r) => r.ok) && nacks.length === 0
+      ? 'pass'
+      : 'fail';
   const [first, ...others] = results;
   const budgetText = `${String(failed)} failed ${first?.ok ? '<=' : '>'} ${String(params.maxFailed)}`;
-  const judged = [budgetText, ...(others.length > 0 ? [formatThresholdResults(others)] : [])].join('; ');
+  const judged = [
+    ...nacks.map((e) => `configuration refused by ${e.object}: ${e.detail ?? ''}`),
+    budgetText,
+    ...(others.length > 0 ? [formatThresholdResults(others)] : []),
+  ].join('; ');
   return {
     events,
     bursts,

@@ -22,6 +22,7 @@ export async function observeRun(plan: RunPlan): Promise<Observation> {
     logDir: join(plan.runDir, 'pods'),
     kubeconfigPath: join(plan.runDir, 'kubeconfig'),
     write: plan.write,
+    envoyBinary: plan.envoy.path,
   });
   const failed = new AbortController();
   backend.onFailure((err) => {

@@ -6,7 +6,7 @@ import { createRunId } from '../../results/run-id.ts';
 import { bundleK6Script, K6_SCRIPT } from '../../load/index.ts';
 import { strayK6Variables } from '../../load/run-k6.ts';
 import { badInput, makeDirectory } from '../../../lib/index.ts';
-import { chooseGenerator, ensureGoTool, GO_HTTPBIN } from '../../tools/index.ts';
+import { chooseGenerator, ENVOY, ensureEnvoy, ensureGoTool, GO_HTTPBIN } from '../../tools/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
 import { createBackend } from '../create-backend.ts';
 import { buildSummaryRow, EMPTY_FACTS } from '../summary-row.ts';
@@ -29,6 +29,11 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   // The local backend runs go-httpbin from the tools folder (the kind backend pulls its image).
   if (params.backend === 'local')
     await ensureGoTool(GO_HTTPBIN, { signal: request.signal, write: request.write });
+  // The gateway and sidecar are Envoy: the local backend runs it from here, kind from its image.
+  const envoy =
+    params.backend === 'local'
+      ? await ensureEnvoy({ signal: request.signal, write: request.write })
+      : { path: '/usr/local/bin/envoy', version: ENVOY.version };
   const startedAtWallMs = clock.now() + clock.wallOffsetMs;
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(request.resultsDir, runId);
@@ -39,11 +44,15 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
       ? await bundleK6Script({ script: K6_SCRIPT, outFile: join(runDir, 'k6', 'fortio.js') })
       : undefined;
   await writeRunConfig(runDir, params);
-  const provenance = await collectProvenance({ generator: `${generator.kind} ${generator.version}` });
+  const provenance = await collectProvenance({
+    generator: `${generator.kind} ${generator.version}`,
+    envoy: `envoy ${envoy.version}`,
+  });
   await writeProvenance(runDir, provenance);
   return {
     ...request,
     generator,
+    envoy,
     provenance,
     runId,
     runDir,

@@ -26,6 +26,8 @@ export interface RunRequest {
 export interface RunPlan extends RunRequest {
   /** The load generator chosen for this run (--generator) and why. */
   generator: LoadGenerator;
+  /** The Envoy the gateway and sidecar run (local: ensured in the plan step; kind: the image's). */
+  envoy: { path: string; version: string };
   /** What the run ran on (provenance.json); the summary row's git sha comes from it. */
   provenance: Provenance;
   runId: string;

@@ -22,6 +22,7 @@ export function runFacts(plan: RunPlan, seen: Observation, judged: Judgement): R
     startedAtWallMs: plan.startedAtWallMs,
     gitSha: plan.provenance.git.shortSha,
     generator: { kind: plan.generator.kind, version: plan.generator.version },
+    envoyVersion: plan.envoy.version,
     droppedIterations: load?.summary.droppedIterations ?? 0,
     generatorRetried: [...(load?.summary.retried ?? [])].map(([kind, n]) => `${kind}:${String(n)}`).join(' '),
     generatorRequests: load?.summary.httpReqs ?? 0,
