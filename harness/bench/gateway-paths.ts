@@ -20,6 +20,11 @@ export interface GatewayPathRow {
   p99Ms: number;
   failed: number;
   dropped: number;
+  /**
+   * The gateway pod's CPU per request it served, in microseconds: its mean CPU (pilot-agent and
+   * Envoy, % of one core) over the load divided by the request rate.
+   */
+  gatewayCpuUsPerRequest: number;
   /** Mean and max CPU, % of one core, from the run's row. */
   cpu: Record<'harness' | 'generator' | 'gateway' | 'ztunnel' | 'httpbin', { avg: number; max: number }>;
 }
@@ -71,10 +76,12 @@ function rowOf(
 ): GatewayPathRow {
   const n = (name: string): number => Number(summary[name] ?? NaN);
   const cpuOf = (group: string) => ({ avg: n(`${group}_cpu_avg_pct`), max: n(`${group}_cpu_max_pct`) });
+  const perSecond = n('requests') / durationS;
   return {
     path,
     connections,
-    perSecond: n('requests') / durationS,
+    perSecond,
+    gatewayCpuUsPerRequest: ((n('gateway_cpu_avg_pct') / 100) * 1e6) / perSecond,
     p50Ms: n('p50_ms'),
     p99Ms: n('p99_ms'),
     failed: n('requests') - n('ok'),

@@ -74,14 +74,14 @@ runMain(async (signal) => {
     `\n3. npm run experiment -- --scenario workload-rollout --qps 0 -c N --restart-at none --duration ${String(durationS)} (the experiment's own path; budget: >= 4,950 req/s at c=100, >= 4,700 at c=1000)`,
   );
   out(
-    '   path                                     connections    req/s   p50 ms   p99 ms  failed  dropped   CPU % of one core, mean/max: harness  generator  gateway  ztunnel  httpbin',
+    '   path                                     connections    req/s   p50 ms   p99 ms  failed  dropped  gateway CPU us/req   CPU % of one core, mean/max: harness  generator  gateway  ztunnel  httpbin',
   );
   const clock = createSystemClock();
   for (const r of await benchGatewayPaths({ connections: [100, 1000], durationS, clock, signal })) {
     const c = (x: { avg: number; max: number }): string =>
       Number.isNaN(x.avg) ? '-' : `${x.avg.toFixed(0)}/${x.max.toFixed(0)}`;
     out(
-      `   ${r.path.padEnd(40)} ${cell(r.connections, 0, 11)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.failed, 0, 7)} ${cell(r.dropped, 0, 8)}   ${[c(r.cpu.harness), c(r.cpu.generator), c(r.cpu.gateway), c(r.cpu.ztunnel), c(r.cpu.httpbin)].join('  ')}`,
+      `   ${r.path.padEnd(40)} ${cell(r.connections, 0, 11)} ${cell(r.perSecond, 0, 8)} ${cell(r.p50Ms, 2, 8)} ${cell(r.p99Ms, 2, 8)} ${cell(r.failed, 0, 7)} ${cell(r.dropped, 0, 8)} ${cell(r.gatewayCpuUsPerRequest, 0, 19)}   ${[c(r.cpu.harness), c(r.cpu.generator), c(r.cpu.gateway), c(r.cpu.ztunnel), c(r.cpu.httpbin)].join('  ')}`,
     );
   }
 
