@@ -189,7 +189,7 @@ const OPTIONS: OptionSpec[] = [
   {
     flags: '--gateway-concurrency <n>',
     description:
-      "the gateway's worker processes, like Envoy's --concurrency (the Istio gateway chart's 2000m CPU limit gives 2)",
+      "the gateway Envoy's --concurrency, its worker threads (set from the proxy's CPU limit as pilot-agent does; the Istio gateway chart's 2000m gives 2)",
     parse: numberParser('--gateway-concurrency', { min: 1, max: 16, integer: true }),
     default: GATEWAY_DEFAULT_CONCURRENCY,
   },
@@ -270,19 +270,21 @@ const OPTIONS: OptionSpec[] = [
   },
   {
     flags: '--retry-on <list>',
-    description: "arm: the gateway's retry_on (e.g. add ,reset)",
+    description: "arm: the gateway route's retry_on, as a VirtualService's retries.retryOn (e.g. add ,reset)",
     parse: retryOnParser,
     default: DEFAULT_ARMS.retryOn,
   },
   {
     flags: '--max-connection-duration <s>',
-    description: "arm: the gateway's upstream max connection duration; 0 = none",
+    description:
+      "arm: the gateway's upstream max_connection_duration, as a DestinationRule's tcp.maxConnectionDuration; 0 = none",
     parse: seconds('--max-connection-duration'),
     default: 0,
   },
   {
     flags: '--hbone-idle-timeout <s>',
-    description: "arm: the gateway's HBONE idle timeout; 0 = default (1 h)",
+    description:
+      "arm: the gateway's HBONE idle timeout (meshConfig.hboneIdleTimeout, Istio 1.29); 0 = Envoy's 1 h",
     parse: seconds('--hbone-idle-timeout'),
     default: 0,
   },
