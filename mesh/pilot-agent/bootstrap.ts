@@ -66,6 +66,21 @@ export function buildBootstrap(o: BootstrapOptions): Record<string, unknown> {
   return {
     node: { id: o.nodeId, cluster: o.cluster, metadata: o.metadata },
     admin: { address: { pipe: { path: o.adminSocket } } },
+    // Istio's stats tags (envoy_bootstrap.json stats_config, reduced): without cluster_name's regex
+    // Envoy's default extractor cuts `outbound|8000||httpbin.default.svc.cluster.local` at its dots.
+    stats_config: {
+      use_all_default_tags: false,
+      stats_tags: [
+        { tag_name: 'cluster_name', regex: '^cluster\\.((.+?(\\..+?\\.svc\\.cluster\\.local)?)\\.)' },
+        { tag_name: 'tcp_prefix', regex: '^tcp\\.((.*?)\\.)\\w+?$' },
+        { tag_name: 'response_code', regex: '_rq(_(\\d{3}))$' },
+        { tag_name: 'response_code_class', regex: '_rq(_(\\dxx))$' },
+        {
+          tag_name: 'listener_address',
+          regex: '^listener\\.(((?:[_.[:digit:]]*|[_\\[\\]aAbBcCdDeEfF[:digit:]]*))\\.)',
+        },
+      ],
+    },
     bootstrap_extensions: [
       {
         name: 'envoy.bootstrap.internal_listener',
