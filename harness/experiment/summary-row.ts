@@ -242,6 +242,8 @@ function cpuColumns(groups: ReadonlyMap<string, CpuGroupFigures> | undefined): C
     const figures = groups?.get(group);
     row[`${group}_cpu_avg_pct`] = figures ? figures.avgPct.toFixed(1) : '';
     row[`${group}_cpu_max_pct`] = figures ? figures.maxPct.toFixed(1) : '';
+    // Run-queue wait (schedstat): how long its threads waited for a CPU, % of the time, summed.
+    row[`${group}_cpu_wait_avg_pct`] = figures ? figures.waitAvgPct.toFixed(1) : '';
   }
   return row;
 }
@@ -253,6 +255,7 @@ export function cpuRows(report: CpuReport, loadStartMs: number): CsvRow[] {
     component: s.component,
     group: s.group,
     cpu_pct: s.pct.toFixed(1),
+    run_queue_wait_pct: s.waitPct.toFixed(1),
   }));
 }
 

@@ -91,6 +91,7 @@ test('stale pooled connections, their PINGs, new connections while terminating, 
     component,
     group: 'ztunnel',
     pct,
+    waitPct: 0,
   });
   const m = await measureDrainOptions({
     logDir: dir,

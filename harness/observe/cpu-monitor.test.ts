@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
 import { createSystemClock } from '../../lib/index.ts';
 import { groupOfOwner, startCpuMonitor, summarizeGroups } from './cpu-monitor.ts';
@@ -47,14 +48,41 @@ describe('cpu monitor', () => {
 
   it('sums a group over its components per sample, then takes mean and max', () => {
     const groups = summarizeGroups([
-      { atMs: 1000, component: 'a', group: 'ztunnel', pct: 10 },
-      { atMs: 1000, component: 'b', group: 'ztunnel', pct: 30 },
-      { atMs: 2000, component: 'a', group: 'ztunnel', pct: 20 },
-      { atMs: 2000, component: 'b', group: 'ztunnel', pct: 0 },
-      { atMs: 2000, component: 'k6', group: 'k6', pct: 50 },
+      { atMs: 1000, component: 'a', group: 'ztunnel', pct: 10, waitPct: 5 },
+      { atMs: 1000, component: 'b', group: 'ztunnel', pct: 30, waitPct: 15 },
+      { atMs: 2000, component: 'a', group: 'ztunnel', pct: 20, waitPct: 0 },
+      { atMs: 2000, component: 'b', group: 'ztunnel', pct: 0, waitPct: 0 },
+      { atMs: 2000, component: 'k6', group: 'k6', pct: 50, waitPct: 40 },
     ]);
-    assert.deepEqual(groups.get('ztunnel'), { avgPct: 30, maxPct: 40, samples: 2 });
-    assert.deepEqual(groups.get('k6'), { avgPct: 50, maxPct: 50, samples: 1 });
+    assert.deepEqual(groups.get('ztunnel'), { avgPct: 30, maxPct: 40, waitAvgPct: 10, samples: 2 });
+    assert.deepEqual(groups.get('k6'), { avgPct: 50, maxPct: 50, waitAvgPct: 40, samples: 1 });
+  });
+
+  it("measures run-queue wait: one busy process more than there are cores makes them wait a core's worth", async (t) => {
+    const loops = Array.from({ length: availableParallelism() + 1 }, () =>
+      spawn(process.execPath, ['-e', 'const end = Date.now() + 2000; while (Date.now() < end) {}'], {
+        stdio: 'ignore',
+      }),
+    );
+    t.after(() => {
+      for (const p of loops) p.kill('SIGKILL');
+    });
+    const alone = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 3000)'], { stdio: 'ignore' });
+    t.after(() => alone.kill('SIGKILL'));
+    const monitor = startCpuMonitor({
+      clock: createSystemClock(),
+      intervalMs: 250,
+      components: () => [
+        { name: 'loops', group: 'busy', roots: loops.map((p) => p.pid ?? -1), tree: false },
+        { name: 'alone', group: 'idle', roots: [alone.pid ?? -1], tree: false },
+      ],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const report = monitor.stop();
+    // n + 1 runnable loops on n cores: together they wait about one core's time (100 %).
+    const busy = report.groups.get('busy');
+    assert.ok(busy && busy.waitAvgPct > 40, `busy waited ${JSON.stringify(busy)}`);
+    assert.ok((report.groups.get('idle')?.waitAvgPct ?? 100) < 5);
   });
 
   it('names pods by their owner', () => {

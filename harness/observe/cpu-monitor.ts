@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/index.ts';
-import { CLOCK_TICKS_PER_S, processTree, readProcTable } from './proc-stat.ts';
+import { CLOCK_TICKS_PER_S, processTree, readProcTable, readRunQueueWaitNs } from './proc-stat.ts';
 
 /**
  * Where the CPU goes during a run: every component (a pod's containers, k6, the harness itself)
@@ -25,6 +25,11 @@ export interface CpuSample {
   group: string;
   /** % of one core over the interval (200 = two cores busy). */
   pct: number;
+  /**
+   * Time its threads were runnable but not running, % of the interval summed over threads (50 = half
+   * a second of waiting for a CPU in one second): what a saturated machine adds to its latency.
+   */
+  waitPct: number;
 }
 
 export interface CpuGroupFigures {
@@ -32,6 +37,8 @@ export interface CpuGroupFigures {
   avgPct: number;
   /** Highest one-interval sum. */
   maxPct: number;
+  /** Mean over the samples of the group's summed run-queue wait, % of the interval. */
+  waitAvgPct: number;
   samples: number;
 }
 
@@ -58,25 +65,42 @@ export function startCpuMonitor(options: {
   const intervalMs = options.intervalMs ?? 1000;
   const { clock } = options;
   const samples: CpuSample[] = [];
-  let last = { atMs: clock.now(), ticks: new Map<number, number>() };
+  let last = { atMs: clock.now(), ticks: new Map<number, number>(), waits: new Map<number, number>() };
   const sample = (): void => {
     const table = readProcTable();
     const atMs = clock.now();
     const seconds = (atMs - last.atMs) / 1000;
     const ticks = new Map<number, number>();
     for (const [pid, entry] of table) ticks.set(pid, entry.ticks);
-    if (seconds > 0) {
-      for (const component of options.components()) {
-        const pids = component.tree
-          ? processTree(table, component.roots)
-          : component.roots.filter((pid) => table.has(pid));
-        let used = 0;
-        for (const pid of pids) used += (ticks.get(pid) ?? 0) - (last.ticks.get(pid) ?? 0);
+    const waits = new Map<number, number>();
+    for (const component of options.components()) {
+      const pids = component.tree
+        ? processTree(table, component.roots)
+        : component.roots.filter((pid) => table.has(pid));
+      let used = 0;
+      let waitedNs = 0;
+      for (const pid of pids) {
+        used += (ticks.get(pid) ?? 0) - (last.ticks.get(pid) ?? 0);
+        const wait = readRunQueueWaitNs(pid);
+        if (wait === undefined) continue;
+        waits.set(pid, wait);
+        // A process first seen now is counted from this reading on, as its CPU is.
+        const before = last.waits.get(pid);
+        if (before !== undefined) waitedNs += Math.max(0, wait - before);
+      }
+      if (seconds > 0) {
         const pct = (used / CLOCK_TICKS_PER_S / seconds) * 100;
-        samples.push({ atMs, component: component.name, group: component.group, pct: Math.max(0, pct) });
+        const waitPct = (waitedNs / 1e9 / seconds) * 100;
+        samples.push({
+          atMs,
+          component: component.name,
+          group: component.group,
+          pct: Math.max(0, pct),
+          waitPct,
+        });
       }
     }
-    last = { atMs, ticks };
+    last = { atMs, ticks, waits };
   };
   sample(); // the baseline
   samples.length = 0;
@@ -98,18 +122,21 @@ export function startCpuMonitor(options: {
 
 /** Per group: the per-tick sums of its components, then their mean and max. */
 export function summarizeGroups(samples: readonly CpuSample[]): Map<string, CpuGroupFigures> {
-  const byGroupTick = new Map<string, Map<number, number>>();
+  const byGroupTick = new Map<string, Map<number, { pct: number; waitPct: number }>>();
   for (const s of samples) {
-    const ticks = byGroupTick.get(s.group) ?? new Map<number, number>();
-    ticks.set(s.atMs, (ticks.get(s.atMs) ?? 0) + s.pct);
+    const ticks = byGroupTick.get(s.group) ?? new Map<number, { pct: number; waitPct: number }>();
+    const at = ticks.get(s.atMs) ?? { pct: 0, waitPct: 0 };
+    ticks.set(s.atMs, { pct: at.pct + s.pct, waitPct: at.waitPct + s.waitPct });
     byGroupTick.set(s.group, ticks);
   }
   const groups = new Map<string, CpuGroupFigures>();
+  const mean = (v: number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
   for (const [group, ticks] of byGroupTick) {
     const sums = [...ticks.values()];
     groups.set(group, {
-      avgPct: sums.reduce((a, b) => a + b, 0) / sums.length,
-      maxPct: Math.max(...sums),
+      avgPct: mean(sums.map((t) => t.pct)),
+      maxPct: Math.max(...sums.map((t) => t.pct)),
+      waitAvgPct: mean(sums.map((t) => t.waitPct)),
       samples: sums.length,
     });
   }

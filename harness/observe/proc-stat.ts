@@ -80,3 +80,27 @@ export function processTree(table: ReadonlyMap<number, ProcEntry>, roots: readon
   }
   return out;
 }
+
+/**
+ * Nanoseconds the process's threads have spent runnable but waiting for a CPU, summed over its
+ * threads: the second field of /proc/<pid>/task/<tid>/schedstat (Documentation/scheduler/sched-stats
+ * in the kernel: "time spent waiting on a runqueue"). Undefined once the process is gone; a thread
+ * that ends between two readings takes its share with it (the sum can then fall: callers clamp).
+ */
+export function readRunQueueWaitNs(pid: number): number | undefined {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${String(pid)}/task`);
+  } catch {
+    return undefined; // gone, or no /proc
+  }
+  let waitNs = 0;
+  for (const tid of tids) {
+    try {
+      waitNs += Number(readFileSync(`/proc/${String(pid)}/task/${tid}/schedstat`, 'utf8').split(' ')[1] ?? 0);
+    } catch {
+      // The thread ended between the listing and the read: its wait is no longer counted anywhere.
+    }
+  }
+  return waitNs;
+}
