@@ -47,6 +47,8 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   generator: 'the load generator that ran (fortio or k6)',
   generator_requests: "the load generator's own request count (checked against the tally)",
   generator_version: "the load generator's version",
+  envoy_version:
+    "the gateway's and the sidecar's Envoy (`envoy --version`); empty in rows from before schema 8 (the Node imitation)",
   gateway_log_requests: "requests in the gateway's access log (local backend)",
   gateway_log_failures: 'failures the gateway answered or cut, from its access log',
   dropped_iterations: 'iterations the generator started late or not at all (generator health)',
@@ -59,6 +61,12 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   gateway_cpu_max_pct: "the gateway's CPU, max % of one core in a second",
   ztunnel_cpu_avg_pct: 'the ztunnels, mean % of one core',
   ztunnel_cpu_max_pct: 'the ztunnels, max % of one core in a second',
+  harness_cpu_wait_avg_pct:
+    "the harness's threads' run-queue wait (runnable, no CPU; schedstat), mean % of the time, summed over threads",
+  gateway_cpu_wait_avg_pct:
+    "the gateway's (pilot-agent and Envoy) run-queue wait, mean % of the time, summed over threads",
+  ztunnel_cpu_wait_avg_pct: "the ztunnels' run-queue wait, mean % of the time, summed over threads",
+  httpbin_cpu_wait_avg_pct: "httpbin's run-queue wait, mean % of the time, summed over threads",
   httpbin_cpu_avg_pct: 'the httpbin pods, mean % of one core',
   httpbin_cpu_max_pct: 'the httpbin pods, max % of one core in a second',
   rollout_started_s: 'when the fault (rollout restart or scale) started, seconds from load start',
