@@ -3,8 +3,10 @@ import type { ProtoObject } from './proto-values.ts';
 
 /**
  * The gateway's and sidecar's access log: Istio's JSON encoding (meshConfig accessLogEncoding: JSON,
- * pilot/pkg/model/telemetry_logging.go EnvoyJSONLogFormatIstio) to /dev/stdout, plus three fields
- * the explain step needs: the attempt count and the downstream and upstream connection ids.
+ * pilot/pkg/model/telemetry_logging.go EnvoyJSONLogFormatIstio) to /dev/stdout, plus the fields
+ * the explain step needs: the attempt count, the downstream and upstream connection ids, and two
+ * microsecond durations (COMMON_DURATION): how long the request took inside the gateway before its
+ * first byte went upstream, and from then to the response's first byte (the time past the gateway).
  */
 export const ISTIO_JSON_LOG_FORMAT = {
   start_time: '%START_TIME%',
@@ -34,6 +36,8 @@ export const ISTIO_JSON_LOG_FORMAT = {
   attempts: '%UPSTREAM_REQUEST_ATTEMPT_COUNT%',
   connection_id: '%CONNECTION_ID%',
   upstream_connection_id: '%UPSTREAM_CONNECTION_ID%',
+  gateway_before_upstream_us: '%COMMON_DURATION(DS_RX_BEG:US_TX_BEG:us)%',
+  past_gateway_us: '%COMMON_DURATION(US_TX_BEG:US_RX_BEG:us)%',
 } as const;
 
 /** The HCM's access_log entry: a file logger on the container's stdout in the format above. */
@@ -64,6 +68,10 @@ export interface ParsedAccessLog {
   connectionAgeMs?: number;
   /** %UPSTREAM_TRANSPORT_FAILURE_REASON%. */
   upstreamFailure?: string;
+  /** From the request's first byte upstream to the response's first byte, µs (none when no response came). */
+  pastGatewayUs?: number;
+  /** From the request's first byte at the gateway to its first byte upstream, µs. */
+  beforeUpstreamUs?: number;
 }
 
 const HBONE_HOST = /^envoy:\/\/connect_originate\//;
@@ -90,6 +98,8 @@ export function parseAccessLogLine(line: string): ParsedAccessLog | undefined {
   const flags = text('response_flags');
   const connectionId = num('upstream_connection_id');
   const failure = text('upstream_transport_failure_reason');
+  const pastGatewayUs = num('past_gateway_us');
+  const beforeUpstreamUs = num('gateway_before_upstream_us');
   return {
     startWallMs,
     status: num('response_code') ?? 0,
@@ -100,6 +110,8 @@ export function parseAccessLogLine(line: string): ParsedAccessLog | undefined {
     attempts: num('attempts') ?? 0,
     ...(connectionId === undefined ? {} : { connectionId }),
     ...(failure === '' ? {} : { upstreamFailure: failure }),
+    ...(pastGatewayUs === undefined ? {} : { pastGatewayUs }),
+    ...(beforeUpstreamUs === undefined ? {} : { beforeUpstreamUs }),
   };
 }
 
