@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
+import { accountDeadline, formatDeadlineAccount, projectCount } from './deadline-accounting.ts';
+import type { TimedEntry } from './deadline-accounting.ts';
+
+const D = 50_000;
+const at = (startMs: number, connectionId: number, ip: string, status = 200, pastUs = 5_000): TimedEntry => {
+  const entry: ParsedAccessLog = {
+    startWallMs: startMs,
+    status,
+    flags: status === 200 ? [] : ['UC'],
+    details: '',
+    durationMs: 5,
+    upstream: `${ip}:8080`,
+    attempts: 1,
+    connectionId,
+    ...(status === 200 ? { pastGatewayUs: pastUs } : {}),
+  };
+  return { startMs, entry };
+};
+const every = (fromMs: number, toMs: number, stepMs: number, f: (t: number) => TimedEntry): TimedEntry[] => {
+  const out: TimedEntry[] = [];
+  for (let t = fromMs; t < toMs; t += stepMs) out.push(f(t));
+  return out;
+};
+const nodeOfIp = new Map([
+  ['127.0.2.1', 'node-1'],
+  ['127.0.2.2', 'node-2'],
+]);
+
+describe('a drain deadline accounted for: rate x (T_past + L)', () => {
+  const failures = [
+    at(D - 3, 1, '127.0.2.1', 503),
+    at(D + 4, 1, '127.0.2.1', 503),
+    at(D + 20, 1, '127.0.2.1', 503),
+  ];
+  const entries = [
+    // Connections 1 and 2 to node-1's pod: used until the deadline, never after (closed by it).
+    ...every(D - 5_000, D, 10, (t) => at(t, 1, '127.0.2.1')),
+    ...every(D - 5_000, D, 10, (t) => at(t, 2, '127.0.2.1')),
+    // Connection 3 to the same pod goes on after it (the new ztunnel's): not closed by it.
+    ...every(D - 1_000, D + 3_000, 10, (t) => at(t, 3, '127.0.2.1', 200, 90_000)),
+    // Connection 4 is to node-2's pod: another ztunnel.
+    ...every(D - 5_000, D + 3_000, 10, (t) => at(t, 4, '127.0.2.2', 200, 90_000)),
+    ...failures,
+  ];
+
+  it('takes rate and T_past from the closed connections only, L from the failures after the drop', () => {
+    const a = accountDeadline({ deadlineMs: D, node: 'node-1', entries, nodeOfIp, failures });
+    assert.equal(a.closedConnections, 2);
+    // 2 connections x 100/s each, over the 2 s window (the failure at D-3 on connection 1 counts too).
+    assert.equal(a.ratePerS, 200.5);
+    assert.equal(a.pastGatewayMs, 5);
+    // Connection 1's last failure 20 ms after the drop, connection 2 none: mean 10 ms.
+    assert.equal(a.reactionMs, 10);
+    assert.ok(Math.abs(a.predicted - 3.0075) < 1e-9, String(a.predicted));
+    assert.deepEqual(a.interval, [0, 7]);
+    assert.equal(a.inside, true);
+    assert.match(
+      formatDeadlineAccount(a),
+      /3 lost inside the predicted 3\.0 \(95 % 0-7\) = 201 req\/s on the 2 connections/,
+    );
+  });
+
+  it("says OUTSIDE when the count is far from the mechanism's prediction", () => {
+    const many = Array.from({ length: 40 }, (_, i) => at(D + 1 + (i % 20), 1, '127.0.2.1', 503));
+    const a = accountDeadline({
+      deadlineMs: D,
+      node: 'node-1',
+      entries: [...entries, ...many],
+      nodeOfIp,
+      failures: many,
+    });
+    assert.equal(a.inside, false);
+    assert.match(formatDeadlineAccount(a), /OUTSIDE/);
+  });
+
+  it("measures the path's CPU wait share around the deadline", () => {
+    const cpuSamples = [
+      { atMs: D + 500, component: 'gw', group: 'gateway', pct: 60, waitPct: 40 },
+      { atMs: D + 500, component: 'zt', group: 'ztunnel', pct: 30, waitPct: 10 },
+      { atMs: D + 500, component: 'f', group: 'generator', pct: 30, waitPct: 90 },
+      { atMs: D - 500, component: 'gw', group: 'gateway', pct: 10, waitPct: 90 },
+    ];
+    const a = accountDeadline({ deadlineMs: D, node: 'node-1', entries, nodeOfIp, failures, cpuSamples });
+    assert.equal(a.cpuWaitShare, 50 / 140);
+  });
+
+  it('projects to another rate by scaling every deadline prediction', () => {
+    const a = accountDeadline({ deadlineMs: D, node: 'node-1', entries, nodeOfIp, failures });
+    assert.ok(Math.abs(projectCount([a, a], 1000, 20_000) - 2 * 3.0075 * 20) < 1e-9);
+    assert.equal(projectCount([a], 0, 20_000), 0);
+  });
+});

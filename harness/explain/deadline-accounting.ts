@@ -1,0 +1,141 @@
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
+import type { CpuSample } from '../observe/cpu-monitor.ts';
+import { poissonInterval } from './poisson.ts';
+
+/** An access-log entry on the run's clock (its wall start less the run's wall offset). */
+export interface TimedEntry {
+  startMs: number;
+  entry: ParsedAccessLog;
+}
+
+/**
+ * E1's count at one drain deadline, accounted for by the mechanism: at the deadline the old ztunnel
+ * closes its N connections; a request is lost if it is past the gateway on one of them (written,
+ * response not yet read) or is written onto one before the gateway has seen it close. So
+ *   count ~ rate_old x (T_past + L)
+ * rate_old: requests per second on the connections the deadline closed (before it); T_past: the
+ * mean time those requests spent past the gateway (Envoy's first byte upstream to the response's
+ * first byte, COMMON_DURATION in its access log); L: the gateway's mean delay in seeing a closed
+ * connection close (the last failed request it still wrote onto it, from the deadline; 0 when it
+ * wrote none). The count is Poisson around the prediction even when the mechanism is right.
+ */
+export interface DeadlineAccount {
+  /** The failed requests attributed to this deadline. */
+  count: number;
+  /** Upstream connections the deadline closed (seen in the log: used before it, never after). */
+  closedConnections: number;
+  ratePerS: number;
+  pastGatewayMs: number;
+  reactionMs: number;
+  predicted: number;
+  /** Central 95 % Poisson interval around `predicted`. */
+  interval: [number, number];
+  inside: boolean;
+  /**
+   * Of the time the path's processes (gateway, ztunnel, httpbin) were runnable around the
+   * deadline, the share spent waiting for a CPU (schedstat): roughly that share of T_past + L is
+   * this machine's contention, not the mechanism. Undefined without CPU samples.
+   */
+  cpuWaitShare?: number;
+}
+
+/** How far back from the deadline the rate and T_past are taken. */
+export const ACCOUNT_WINDOW_MS = 2000;
+/** A connection with a request starting this long after the deadline was not closed by it. */
+const STILL_OPEN_AFTER_MS = 1000;
+const PATH_GROUPS = new Set(['gateway', 'ztunnel', 'httpbin']);
+
+const ipOf = (upstream: string): string => upstream.replace(/:\d+$/, '');
+
+export function accountDeadline(options: {
+  deadlineMs: number;
+  /** The node whose old ztunnel reached its deadline. */
+  node: string;
+  /** Every access-log entry of the run. */
+  entries: readonly TimedEntry[];
+  /** Pod IP -> node. */
+  nodeOfIp: ReadonlyMap<string, string>;
+  /** The failures attributed to this deadline (its burst). */
+  failures: readonly TimedEntry[];
+  cpuSamples?: readonly CpuSample[];
+}): DeadlineAccount {
+  const d = options.deadlineMs;
+  const onNode = options.entries.filter(
+    (e) =>
+      e.entry.connectionId !== undefined && options.nodeOfIp.get(ipOf(e.entry.upstream)) === options.node,
+  );
+  const lastStart = new Map<number, number>();
+  for (const e of onNode) {
+    const id = e.entry.connectionId as number;
+    lastStart.set(id, Math.max(lastStart.get(id) ?? -Infinity, e.startMs));
+  }
+  const before = onNode.filter((e) => e.startMs >= d - ACCOUNT_WINDOW_MS && e.startMs < d);
+  const closed = new Set(
+    before
+      .map((e) => e.entry.connectionId as number)
+      .filter((id) => (lastStart.get(id) ?? Infinity) < d + STILL_OPEN_AFTER_MS),
+  );
+  const onClosed = before.filter((e) => closed.has(e.entry.connectionId as number));
+  const past = onClosed.flatMap((e) =>
+    e.entry.pastGatewayUs === undefined ? [] : [e.entry.pastGatewayUs / 1000],
+  );
+  const pastGatewayMs = past.length ? past.reduce((a, b) => a + b, 0) / past.length : 0;
+  const ratePerS = onClosed.length / (ACCOUNT_WINDOW_MS / 1000);
+  const lastAfter = new Map<number, number>();
+  for (const f of options.failures)
+    if (f.startMs >= d && f.entry.connectionId !== undefined && closed.has(f.entry.connectionId))
+      lastAfter.set(f.entry.connectionId, Math.max(lastAfter.get(f.entry.connectionId) ?? 0, f.startMs - d));
+  const reactionMs = closed.size ? [...lastAfter.values()].reduce((a, b) => a + b, 0) / closed.size : 0;
+  const predicted = (ratePerS * (pastGatewayMs + reactionMs)) / 1000;
+  const interval = poissonInterval(predicted);
+  const count = options.failures.length;
+  const share = cpuWaitShare(options.cpuSamples, d);
+  return {
+    count,
+    closedConnections: closed.size,
+    ratePerS,
+    pastGatewayMs,
+    reactionMs,
+    predicted,
+    interval,
+    inside: count >= interval[0] && count <= interval[1],
+    ...(share === undefined ? {} : { cpuWaitShare: share }),
+  };
+}
+
+/** The path components' run-queue wait over their runnable time in the samples ending within 1 s after d. */
+function cpuWaitShare(samples: readonly CpuSample[] | undefined, d: number): number | undefined {
+  const around = (samples ?? []).filter(
+    (s) => PATH_GROUPS.has(s.group) && s.atMs >= d && s.atMs < d + 1000 + 1,
+  );
+  const waited = around.reduce((a, s) => a + s.waitPct, 0);
+  const ran = around.reduce((a, s) => a + s.pct, 0);
+  return waited + ran > 0 ? waited / (waited + ran) : undefined;
+}
+
+/** One line per deadline for the run's output. */
+export function formatDeadlineAccount(a: DeadlineAccount): string {
+  const wait =
+    a.cpuWaitShare === undefined
+      ? ''
+      : `; the path's processes waited for a CPU ${(a.cpuWaitShare * 100).toFixed(0)} % of their runnable time (about ${((a.pastGatewayMs + a.reactionMs) * a.cpuWaitShare).toFixed(1)} ms of T_past + L)`;
+  return (
+    `accounted: ${String(a.count)} lost ${a.inside ? 'inside' : 'OUTSIDE'} the predicted ${a.predicted.toFixed(1)} ` +
+    `(95 % ${String(a.interval[0])}-${String(a.interval[1])}) = ${a.ratePerS.toFixed(0)} req/s on the ${String(a.closedConnections)} connections it closed ` +
+    `x (T_past ${a.pastGatewayMs.toFixed(2)} ms + L ${a.reactionMs.toFixed(2)} ms)${wait}`
+  );
+}
+
+/**
+ * The user's question "how many would I lose at R req/s?", answered from this run's mechanism:
+ * every deadline's prediction scaled by R over the run's own rate (the share of the traffic each
+ * old ztunnel carried and T_past + L held as measured here: a projection, not a measurement).
+ */
+export function projectCount(
+  accounts: readonly DeadlineAccount[],
+  runRatePerS: number,
+  atRatePerS: number,
+): number {
+  if (runRatePerS <= 0) return 0;
+  return accounts.reduce((n, a) => n + a.predicted, 0) * (atRatePerS / runRatePerS);
+}
