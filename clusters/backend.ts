@@ -32,8 +32,11 @@ export interface PodInfo {
 
 export interface ClusterAddresses {
   nodes: { name: string; ip: string }[];
-  /** istiod: XDS host:port and the CA's URL. */
-  controlPlane: { xds: string; ca: string };
+  /**
+   * istiod: ztunnel's XDS host:port, the CA's URL, and Envoy's mTLS ADS host:port (what the gateway's
+   * and the sidecar's pilot-agent dial).
+   */
+  controlPlane: { xds: string; ca: string; envoyXds: string };
   /** host:port where load enters (the gateway's pod address), when a gateway is deployed and Ready. */
   ingress?: string;
   services: { namespace: string; name: string; vip: string; ports: { port: number; targetPort: number }[] }[];

@@ -8,6 +8,7 @@ import type { Clock } from '../../lib/index.ts';
 import type { ClusterAddresses, ClusterBackend, RolloutResult, WorkloadRef } from '../backend.ts';
 import { createEventLog, workloadKey } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
+import { ENVOY_XDS_ADDRESS } from '../manifests/index.ts';
 import { waitForEvent } from '../wait-for-event.ts';
 import { createClusterWatch } from './cluster-watch.ts';
 import type { ClusterWatch, WatchUpdate } from './cluster-watch.ts';
@@ -401,7 +402,11 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
           name: n.metadata?.labels?.['ztunnel-harness/node'] ?? n.metadata?.name ?? '',
           ip: n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
         })),
-        controlPlane: { xds: 'istiod.istio-system.svc:15010', ca: 'https://istiod.istio-system.svc:15012' },
+        controlPlane: {
+          xds: 'istiod.istio-system.svc:15010',
+          ca: 'https://istiod.istio-system.svc:15012',
+          envoyXds: ENVOY_XDS_ADDRESS,
+        },
         ...(gatewayReady ? { ingress: `127.0.0.1:${String(ingressHostPort)}` } : {}),
         services: ours(w.list('services')).map((s) => ({
           namespace: s.metadata?.namespace ?? 'default',

@@ -12,6 +12,13 @@ import { IMAGES, NODE_LABEL } from '../manifests/index.ts';
 /** The control plane's Deployment, which the kind backend waits for before the mesh goes in. */
 export const ISTIOD = { kind: 'Deployment', namespace: 'istio-system', name: 'istiod' } as const;
 
+/**
+ * The name Istio gave its mTLS xDS port 15011 when pilot served Envoy there (the Istio 1.0 chart's
+ * charts/pilot/templates/service.yaml: `port: 15011, name: https-xds # mTLS`, beside `grpc-xds`
+ * 15010); today's istiod serves Envoy's xDS on 15012 beside the CA, named `https-dns`.
+ */
+export const ENVOY_XDS_PORT_NAME = 'https-xds';
+
 const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
   apiVersion: 'v1',
   kind: 'ServiceAccount',
@@ -22,7 +29,10 @@ const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
  * What a real cluster needs before the shared manifests (clusters/manifests) can run, and what the
  * local backend provides by itself: the istio-system namespace, the service accounts the pods name,
  * and istiod (its image is mesh/control-plane/main.ts) with read access to pods and services, and
- * the rights its CA needs (TokenReview, the istio-ca-root-cert ConfigMap).
+ * the rights its CA needs (TokenReview, the istio-ca-root-cert ConfigMap it writes into each
+ * namespace whose proxies mount it). Its ports: discovery for ztunnel on 15010, Envoy's mTLS ADS on
+ * 15011 (mesh/control-plane ENVOY_XDS_PORT; the gateway's and the sidecar's pilot-agent dial
+ * istiod.istio-system.svc:15011, clusters/manifests/istio-proxy.ts), the CA on 15012.
  * istiod sends `hostIP:15008` as each ambient pod's tunnel address, because ztunnel runs in
  * node-address mode on kind.
  */
@@ -71,6 +81,7 @@ export function buildKindControlPlane(): KubernetesObject[] {
               ],
               ports: [
                 { containerPort: 15010, name: 'grpc-xds' },
+                { containerPort: 15011, name: ENVOY_XDS_PORT_NAME },
                 { containerPort: 15012, name: 'https-dns' },
               ],
               readinessProbe: { tcpSocket: { port: 15010 }, periodSeconds: 2 },
@@ -88,6 +99,7 @@ export function buildKindControlPlane(): KubernetesObject[] {
       selector: labels,
       ports: [
         { name: 'grpc-xds', port: 15010, targetPort: 15010 },
+        { name: ENVOY_XDS_PORT_NAME, port: 15011, targetPort: 15011 },
         { name: 'https-dns', port: 15012, targetPort: 15012 },
       ],
     },

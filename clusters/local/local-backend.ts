@@ -393,7 +393,11 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     addresses: () => ({
       nodes,
       ...ingressAddress(),
-      controlPlane: { xds: controlPlane?.xdsAddress ?? '', ca: controlPlane?.caUrl ?? '' },
+      controlPlane: {
+        xds: controlPlane?.xdsAddress ?? '',
+        ca: controlPlane?.caUrl ?? '',
+        envoyXds: controlPlane?.envoyXdsAddress ?? '',
+      },
       services: [...state.services.values()].map(({ object, vip }) => ({
         namespace: object.metadata?.namespace ?? 'default',
         name: object.metadata?.name ?? '',

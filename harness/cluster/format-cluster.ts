@@ -11,7 +11,7 @@ export function formatClusterAddresses(a: ClusterAddresses): string {
     ...(a.ingress
       ? [`ingress gateway: http://${a.ingress}/  (e.g. curl http://${a.ingress}/status/418)`]
       : []),
-    `control plane: xds ${a.controlPlane.xds}, CA ${a.controlPlane.ca}`,
+    `control plane: xds ${a.controlPlane.xds}, CA ${a.controlPlane.ca}, Envoy's mTLS xDS ${a.controlPlane.envoyXds}`,
     'services:',
     ...a.services.map(
       (s) =>

@@ -1,21 +1,23 @@
 // The istiod process for a real cluster (the kind backend's istiod image; the local backend runs the
 // control plane inside the harness instead). Pods and services from Kubernetes watches, workload
-// discovery on :15010, the CA on :15012 (TLS; callers authenticated by TokenReview), the mesh root
-// in the istio-ca-root-cert ConfigMap of istio-system. Configuration from the environment:
+// discovery on :15010, Envoy's mTLS ADS on :15011, the CA on :15012 (TLS; callers authenticated by
+// TokenReview), the mesh root in the istio-ca-root-cert ConfigMap of each namespace whose proxies
+// mount it (ROOT_CERT_NAMESPACES). Configuration from the environment:
 //   KUBECONFIG                 optional; in a pod the service account's in-cluster config is used
 //   AMBIENT_TUNNEL             pod (default) | node: where HBONE to a pod terminates (kind runs ztunnel
 //                              in node-address mode, so `node`: the pod's hostIP:15008)
 //   PILOT_DEBOUNCE_AFTER       quiet period before a push, ms (istiod's default 100 ms)
 //   PILOT_DEBOUNCE_MAX         longest a push waits while changes keep coming, ms (default 10 s)
 //   LOCAL_BIND_ADDRESS         default 0.0.0.0
-//   XDS_PORT / CA_PORT         default 15010 / 15012 (0 picks free ports, for tests)
+//   XDS_PORT / CA_PORT         default 15010 / 15012 (0 picks free ports, for tests); Envoy's ADS
+//                              is on 15011, or on a free port too when XDS_PORT is 0
 // One JSON line per push on stdout (version, who acked, which workloads turned UNHEALTHY or went),
 // and `listening` with the bound addresses once serving. SIGTERM closes it.
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, createSystemClock } from '../../lib/index.ts';
 import { CA_PORT, startControlPlane, XDS_PORT } from './control-plane.ts';
 import { createKubeClusterSource } from './kube-source.ts';
-import { publishRootCert } from './root-cert-configmap.ts';
+import { publishRootCert, ROOT_CERT_NAMESPACES } from './root-cert-configmap.ts';
 import { createTokenReviewAuthenticator } from './token-review.ts';
 
 function fail(message: string): never {
@@ -75,14 +77,17 @@ const controlPlane = await startControlPlane({
     });
   },
 });
-try {
-  await publishRootCert(kc, 'istio-system', controlPlane.ca.rootPem);
-} catch (err) {
-  fail(`cannot write the istio-ca-root-cert ConfigMap in istio-system: ${String(err)}`);
+for (const namespace of ROOT_CERT_NAMESPACES) {
+  try {
+    await publishRootCert(kc, namespace, controlPlane.ca.rootPem);
+  } catch (err) {
+    fail(`cannot write the istio-ca-root-cert ConfigMap in ${namespace}: ${String(err)}`);
+  }
 }
 log.info('listening', {
   xds: controlPlane.xdsAddress,
   ca: controlPlane.caUrl,
+  envoy_xds: controlPlane.envoyXdsAddress,
   tunnel,
   debounce_after_ms: debounceQuietMs,
   debounce_max_ms: debounceMaxMs,

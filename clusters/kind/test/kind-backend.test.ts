@@ -8,7 +8,13 @@ import { loadYaml } from '@kubernetes/client-node';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { PROJECT_ROOT } from '../../../harness/paths.ts';
 import type { ClusterBackend } from '../../backend.ts';
-import { buildHttpbin, buildZtunnelDaemonSet, IMAGES, NODE_LABEL } from '../../manifests/index.ts';
+import {
+  buildHttpbin,
+  buildZtunnelDaemonSet,
+  ENVOY_XDS_ADDRESS,
+  IMAGES,
+  NODE_LABEL,
+} from '../../manifests/index.ts';
 import { createKindBackend } from '../kind-backend.ts';
 import { KIND_IMAGES } from '../kind-images.ts';
 import { createKindTools } from '../kind-tools.ts';
@@ -174,6 +180,8 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     assert.ok(container);
     assert.equal(container.image, IMAGES.istiod);
     assert.deepEqual(container.env?.[0], { name: 'AMBIENT_TUNNEL', value: 'node' });
+    // What the proxies' pilot-agent dials (Envoy's mTLS ADS) is what the cluster says istiod serves.
+    assert.equal(backend.addresses().controlPlane.envoyXds, ENVOY_XDS_ADDRESS);
     assert.equal(backend.describe()['kubernetes_version'], 'v1.35.0');
     assert.equal(backend.describe()['kind_version'], 'kind v0.33.0 go1.26.8 linux/amd64');
   });

@@ -10,16 +10,21 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createSystemClock, ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import type { V1ClusterRole } from '@kubernetes/client-node';
+import { ROOT_CERT_NAMESPACES } from '../../../mesh/control-plane/root-cert-configmap.ts';
 import {
   buildMeshManifests,
+  ENVOY_XDS_ADDRESS,
   GATEWAY_NODE_PORT,
+  IMAGES,
   isDaemonSet,
+  isDeployment,
   isService,
   ZTUNNEL_READY_FILE,
 } from '../../manifests/index.ts';
 import { awaitServing } from '../await-serving.ts';
 import { createKindBackend } from '../kind-backend.ts';
-import { buildKindControlPlane } from '../kind-manifests.ts';
+import { buildKindControlPlane, ENVOY_XDS_PORT_NAME } from '../kind-manifests.ts';
 import { createKindTools } from '../kind-tools.ts';
 import { validateAgainstModels } from '../model-check.ts';
 import { startApiServerDouble } from './api-server-double.ts';
@@ -68,6 +73,63 @@ describe('kind mesh', () => {
       { type: gatewayService?.spec?.type, nodePort: gatewayService?.spec?.ports?.[0]?.nodePort },
       { type: 'NodePort', nodePort: GATEWAY_NODE_PORT },
     );
+  });
+
+  it("the gateway's and the sidecar's istio-proxy (pilot-agent + Envoy) find on kind what they need", () => {
+    const control = buildKindControlPlane();
+    const mesh = buildMeshManifests({
+      ztunnel: { graceS: 30, inPod: false },
+      httpbin: {
+        replicas: 1,
+        mesh: 'off',
+        sidecar: { exitOnZeroActiveConnections: false },
+      },
+      gateway: { mode: 'hbone', nodePort: GATEWAY_NODE_PORT },
+    });
+    validateAgainstModels([...control, ...mesh]);
+    // Envoy's mTLS ADS: the address pilot-agent dials is a port istiod's Service and container expose.
+    const [xdsHost = '', xdsPort = ''] = ENVOY_XDS_ADDRESS.split(':');
+    assert.equal(xdsHost, 'istiod.istio-system.svc');
+    const istiodService = control.filter(isService).find((s) => s.metadata?.name === 'istiod');
+    const servicePort = istiodService?.spec?.ports?.find((p) => p.port === Number(xdsPort));
+    assert.deepEqual(
+      { name: servicePort?.name, targetPort: servicePort?.targetPort },
+      { name: ENVOY_XDS_PORT_NAME, targetPort: 15011 },
+    );
+    const istiod = control.filter(isDeployment).find((d) => d.metadata?.name === 'istiod');
+    assert.ok(
+      istiod?.spec?.template.spec?.containers[0]?.ports?.some(
+        (p) => p.containerPort === 15011 && p.name === ENVOY_XDS_PORT_NAME,
+      ),
+    );
+    // The CA's needs: TokenReview of the proxies' tokens and the root ConfigMap it writes.
+    const role = control.find((o) => o.kind === 'ClusterRole') as V1ClusterRole | undefined;
+    const can = (resource: string, verb: string): boolean =>
+      role?.rules?.some((r) => r.resources?.includes(resource) && r.verbs.includes(verb)) ?? false;
+    assert.ok(can('tokenreviews', 'create') && can('configmaps', 'create') && can('pods', 'watch'));
+    // Each proxy: the proxyv2 image as `proxy router|sidecar`, that xDS address, the CA's token and
+    // root mounted from volumes of its pod, the root ConfigMap in a namespace istiod writes it into.
+    const proxies = mesh.filter(isDeployment).flatMap((d) => {
+      const spec = d.spec?.template.spec;
+      const proxy = spec?.containers.find((c) => c.name === 'istio-proxy');
+      return proxy && spec ? [{ namespace: d.metadata?.namespace ?? '', spec, proxy }] : [];
+    });
+    assert.deepEqual(proxies.map((p) => [p.namespace, ...(p.proxy.args ?? [])]).sort(), [
+      ['default', 'proxy', 'sidecar'],
+      ['istio-system', 'proxy', 'router'],
+    ]);
+    for (const { namespace, spec, proxy } of proxies) {
+      assert.equal(proxy.image, IMAGES.proxy);
+      assert.equal(proxy.env?.find((e) => e.name === 'XDS_ADDRESS')?.value, ENVOY_XDS_ADDRESS);
+      const volumes = new Map((spec.volumes ?? []).map((v) => [v.name, v]));
+      for (const mount of proxy.volumeMounts ?? []) assert.ok(volumes.has(mount.name), mount.name);
+      assert.equal(
+        volumes.get('istio-token')?.projected?.sources?.[0]?.serviceAccountToken?.audience,
+        'istio-ca',
+      );
+      assert.equal(volumes.get('istiod-ca-cert')?.configMap?.name, 'istio-ca-root-cert');
+      assert.ok((ROOT_CERT_NAMESPACES as readonly string[]).includes(namespace), namespace);
+    }
   });
 
   it('waits for three 200s in a row from the ingress; fails at the deadline naming the last answer', async (t) => {

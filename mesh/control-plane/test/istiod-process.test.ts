@@ -106,6 +106,14 @@ describe('istiod process (kind)', () => {
       { data?: Record<string, string> } | undefined;
     const rootPem = configMap?.data?.['root-cert.pem'] ?? '';
     assert.match(rootPem, /BEGIN CERTIFICATE/);
+    // Also where the injected sidecar (pilot-agent + Envoy) beside httpbin mounts it.
+    const inDefault = api.get('configmaps', 'default', 'istio-ca-root-cert') as
+      { data?: Record<string, string> } | undefined;
+    assert.equal(inDefault?.data?.['root-cert.pem'], rootPem);
+    // Envoy's mTLS ADS, on a port of its own.
+    const envoyXds = /envoy_xds=(\S+)/.exec(lines.find((l) => /istiod listening/.test(l)) ?? '')?.[1] ?? '';
+    assert.match(envoyXds, /^127\.58\.0\.200:\d+$/);
+    assert.notEqual(envoyXds, `${host}:${port}`);
     const caUrl = /ca=(\S+)/.exec(lines.find((l) => /istiod listening/.test(l)) ?? '')?.[1] ?? '';
     const ask = (token: string) =>
       createCaClient({ address: caUrl, rootPem, token: () => token, impersonate: false })({
