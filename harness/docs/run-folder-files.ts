@@ -67,6 +67,18 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
     holds: '10 ms buckets from a second before each burst to a second after it',
   },
   {
+    path: 'gateway-failures.csv',
+    writtenBy: 'harness/experiment/steps/write-run.ts',
+    holds:
+      "the gateway's failures by Envoy's evidence (local backend): `failures`, `status`, `flags`, `meaning`, `details` (%RESPONSE_CODE_DETAILS%), `tunnel_reason` (the failed HBONE tunnel's)",
+  },
+  {
+    path: 'envoy-counters.csv',
+    writtenBy: 'harness/experiment/steps/write-run.ts',
+    holds:
+      "Envoy's upstream counters on the gateway's service and connect_originate clusters between its first and last scrape: `cluster`, `counter`, `first`, `last`, `delta` (local backend)",
+  },
+  {
     path: 'cpu.csv',
     writtenBy: 'harness/experiment/steps/write-run.ts',
     holds: "each component's CPU every second: `t_s`, `component`, `group`, `cpu_pct` (% of one core)",
@@ -89,7 +101,8 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
   {
     path: 'report.html',
     writtenBy: 'harness/report/write-run-report.ts',
-    holds: 'the self-contained report: timeline, drain windows, events, totals, bursts, parameters',
+    holds:
+      "the self-contained report: timeline, drain windows, events, totals, bursts, the gateway's failures in Envoy's words, parameters",
   },
   {
     path: 'timeline.svg',

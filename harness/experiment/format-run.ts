@@ -1,5 +1,9 @@
 import { CPU_COLUMN_GROUPS } from './summary-row.ts';
+import { formatEnvoyCounters } from '../explain/envoy-counters.ts';
+import type { EnvoyCounters } from '../explain/envoy-counters.ts';
 import type { BurstExplanation } from '../explain/explain-bursts.ts';
+import { formatGatewayEvidence } from '../explain/explain-run.ts';
+import type { GatewayEvidence } from '../explain/explain-run.ts';
 import type { Burst, RecordTally } from '../tally/index.ts';
 import { OUTCOME_CLASSES } from '../tally/index.ts';
 
@@ -36,8 +40,16 @@ function k6AsFortioLines(tally: RecordTally, row: SummaryRow): string[] {
   return lines;
 }
 
+/** What Envoy logged (failures by details, failed tunnels) and counted (cluster counters) over the run. */
+function envoyLines(gatewayEvidence?: GatewayEvidence, envoyCounters?: EnvoyCounters): string[] {
+  return [
+    ...(gatewayEvidence ? [formatGatewayEvidence(gatewayEvidence)] : []),
+    ...(envoyCounters ? [formatEnvoyCounters(envoyCounters)] : []),
+  ];
+}
+
 /** Where the run's requests and CPU went: the generator against the tally, the gateway's log, CPU per component. */
-function accountingLines(row: SummaryRow): string[] {
+function accountingLines(row: SummaryRow, envoy: readonly string[]): string[] {
   const generator = `${String(row['generator'])} ${String(row['generator_version'])}`;
   const lines = [
     `${generator} counted ${String(row['generator_requests'])} = tallied ${String(row['requests'])}; dropped iterations ${String(row['dropped_iterations'])}`,
@@ -50,6 +62,7 @@ function accountingLines(row: SummaryRow): string[] {
     lines.push(
       `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (${String(row['generator'])} counted ${String(Number(row['requests']) - Number(row['ok']))} failed)`,
     );
+  lines.push(...envoy);
   if (row['generator_cpu_avg_pct'] !== '')
     lines.push(
       `generator: ${generator} CPU ${String(row['generator_cpu_avg_pct'])} % avg, ${String(row['generator_cpu_max_pct'])} % max (of one core); machine ${String(row['machine_cpu_busy_pct'])} % busy${Number(row['machine_cpu_busy_pct']) >= 95 ? ' - saturated: the generator shares the cores with the system under test' : ''}`,
@@ -69,6 +82,8 @@ export function formatClusterRun(options: {
   tally?: RecordTally | undefined;
   bursts: Burst[];
   explanations?: BurstExplanation[];
+  gatewayEvidence?: GatewayEvidence;
+  envoyCounters?: EnvoyCounters;
   loadStartMs: number;
   row: SummaryRow;
   runDir: string;
@@ -88,7 +103,8 @@ export function formatClusterRun(options: {
     const why = options.explanations?.[i];
     if (why) lines.push(`  mechanism ${why.mechanism}: ${why.text}`);
   });
-  lines.push(...accountingLines(row), ...(options.notes ?? []));
+  const envoy = envoyLines(options.gatewayEvidence, options.envoyCounters);
+  lines.push(...accountingLines(row, envoy), ...(options.notes ?? []));
   lines.push(`run folder: ${options.runDir}`);
   lines.push(`verdict: ${String(row['verdict'])} (${String(row['reason'])})`);
   return `${lines.join('\n')}\n`;

@@ -1,6 +1,8 @@
 import type { LoadResult } from '../load/index.ts';
 import type { Burst, RecordTally } from '../tally/index.ts';
+import type { EnvoyCounters } from '../explain/envoy-counters.ts';
 import type { BurstExplanation } from '../explain/explain-bursts.ts';
+import type { GatewayEvidence } from '../explain/explain-run.ts';
 import { judgeRun } from './steps/judge-run.ts';
 import { observeRun } from './steps/observe-run.ts';
 import { planRun } from './steps/plan-run.ts';
@@ -17,6 +19,9 @@ export interface ClusterRun {
   bursts: Burst[];
   /** Each burst's mechanism and figures (local backend), in the bursts' order. */
   explanations: BurstExplanation[];
+  /** What Envoy logged and counted about the gateway's failures (local backend). */
+  gatewayEvidence?: GatewayEvidence;
+  envoyCounters?: EnvoyCounters;
   /** The companion's lines (e.g. E3's long-lived connections), for stdout. */
   notes: string[];
   load?: LoadResult;
@@ -40,6 +45,8 @@ export async function runClusterExperiment(request: RunRequest): Promise<Cluster
     row,
     bursts: judged.bursts,
     explanations: judged.explanations,
+    ...(judged.gatewayEvidence ? { gatewayEvidence: judged.gatewayEvidence } : {}),
+    ...(judged.envoyCounters ? { envoyCounters: judged.envoyCounters } : {}),
     notes: seen.companion?.lines ?? [],
     ...(seen.tally ? { tally: seen.tally } : {}),
     ...(seen.load ? { load: seen.load } : {}),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
-import { explainBurst, parseDeadlineFigures } from './explain-bursts.ts';
+import { explainBurst, formatIdle, parseDeadlineFigures } from './explain-bursts.ts';
 
 const failure = (startMs: number): { startMs: number; entry: ParsedAccessLog } => ({
   startMs,
@@ -68,5 +68,39 @@ describe('burst explanations', () => {
       explainBurst({ startMs: 0, durationMs: 100, failures: 1 }, [], []).mechanism,
       'unattributed',
     );
+  });
+
+  it("says an unexplained 503 UC's connection idle time, derived, and unknown where the log cannot tell", () => {
+    const uc = (startMs: number, idleMs?: number, tunnel = false) => {
+      const f = failure(startMs);
+      return {
+        ...f,
+        entry: {
+          ...f.entry,
+          connectionId: startMs,
+          ...(idleMs === undefined ? {} : { connectionIdleMs: idleMs }),
+          ...(tunnel
+            ? {
+                tunnel: { startWallMs: startMs, flags: ['UF'], reason: 'tunnel_response:503', authority: '' },
+              }
+            : {}),
+        },
+      };
+    };
+    assert.deepEqual([formatIdle(uc(0, 96).entry), formatIdle(uc(0).entry)], ['0.096 s', 'unknown']);
+    const burst = { startMs: 0, durationMs: 500, failures: 7 };
+    // The refused CONNECT (a new tunnel) is left out; four shown, the fifth counted.
+    const failures = [uc(0, 96), uc(1), uc(2, undefined, true), uc(3, 0), uc(4, 4100), uc(5, 7)];
+    const e = explainBurst(burst, [], failures);
+    assert.equal(e.mechanism, 'unattributed');
+    assert.match(
+      e.text,
+      /had sat idle 0\.096 s, unknown, 0\.000 s, 4\.100 s \(\+1 more\) \(derived from Envoy's access log: since the previous request on the connection ended, a lower bound; unknown where no earlier request on it was logged\)$/,
+    );
+    const race = explainBurst(burst, [], [uc(0, 4990), uc(1, 5003)]);
+    assert.equal(race.mechanism, 'keep-alive-race');
+    assert.match(race.text, /idle 4\.990-5\.003 s \(derived from Envoy's access log/);
+    // An unknown idle time is no race (not read as 0, nor as long).
+    assert.equal(explainBurst(burst, [], [uc(0)]).mechanism, 'unattributed');
   });
 });

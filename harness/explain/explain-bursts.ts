@@ -1,7 +1,7 @@
 import { POD_GONE_KINDS } from '../../clusters/events.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import type { Burst } from '../tally/index.ts';
+import type { EnvoyFailure } from './gateway-access-log.ts';
 import { isKeepAliveRace } from './group-by-cause.ts';
 
 /**
@@ -74,7 +74,33 @@ function causeTimeline(cause: Burst['cause'], events: readonly LifecycleEvent[])
 /** A gateway failure on the run's clock. */
 export interface GatewayFailure {
   startMs: number;
-  entry: ParsedAccessLog;
+  entry: EnvoyFailure;
+}
+
+/**
+ * Envoy logs no connection's idle time: it is derived from its access log (mesh/xds/access-log.ts
+ * deriveConnectionTimes), the request's start minus the end of the previous request logged on the
+ * same upstream connection. A lower bound: that end (start + %DURATION%) comes after the connection
+ * was free again. Unknown where no earlier request on the connection was logged.
+ */
+export const IDLE_DERIVATION =
+  "derived from Envoy's access log: since the previous request on the connection ended, a lower bound";
+
+/** `4.990 s`, or `unknown` where the log does not say (never 0). */
+export const formatIdle = (entry: EnvoyFailure): string =>
+  entry.connectionIdleMs === undefined ? 'unknown' : `${(entry.connectionIdleMs / 1000).toFixed(3)} s`;
+
+/**
+ * How long the upstream connection of each 503 UC had sat idle, the first few in order (`0.120 s,
+ * unknown (+2 more)`); not those whose CONNECT was refused (their connection was a new tunnel).
+ */
+function idleOfClosed(inBurst: readonly GatewayFailure[]): string {
+  const shown = 4;
+  const closed = inBurst.filter((f) => f.entry.flags.includes('UC') && !f.entry.tunnel);
+  if (closed.length === 0) return '';
+  const more = closed.length > shown ? ` (+${String(closed.length - shown)} more)` : '';
+  const idle = closed.slice(0, shown).map((f) => formatIdle(f.entry));
+  return `; the upstream connections of its 503 UC had sat idle ${idle.join(', ')}${more} (${IDLE_DERIVATION}; unknown where no earlier request on it was logged)`;
 }
 
 /** What closes an old ztunnel's listeners: its SIGTERM (after the pod's deletion and any preStop). */
@@ -158,17 +184,18 @@ export function explainBurst(
     };
   }
   if (!cause && inBurst.length > 0 && inBurst.every((f) => isKeepAliveRace(f.entry))) {
-    const idle = inBurst.map((f) => (f.entry.connectionIdleMs ?? 0) / 1000);
+    // isKeepAliveRace holds for each, so each has an idle time.
+    const idle = inBurst.map((f) => (f.entry.connectionIdleMs ?? Number.NaN) / 1000);
     return {
       mechanism: 'keep-alive-race',
-      text: `the keep-alive race: the gateway failed ${String(inBurst.length)} 503 UC put on upstream connections idle ${Math.min(...idle).toFixed(3)}-${Math.max(...idle).toFixed(3)} s, as httpbin closed them (go-httpbin closes a connection idle 5 s; the gateway, as Envoy, keeps one 1 h)`,
+      text: `the keep-alive race: the gateway failed ${String(inBurst.length)} 503 UC put on upstream connections idle ${Math.min(...idle).toFixed(3)}-${Math.max(...idle).toFixed(3)} s (${IDLE_DERIVATION}), as httpbin closed them (go-httpbin closes a connection idle 5 s; Envoy keeps one 1 h)`,
       gatewayFailures: inBurst.length,
       causeTimeline: story,
     };
   }
   return {
     mechanism: 'unattributed',
-    text: `no lifecycle event explains it${cause ? ` (the latest before it: ${cause.kind} ${cause.object})` : ''}; the gateway failed ${String(inBurst.length)}`,
+    text: `no lifecycle event explains it${cause ? ` (the latest before it: ${cause.kind} ${cause.object})` : ''}; the gateway failed ${String(inBurst.length)}${idleOfClosed(inBurst)}`,
     gatewayFailures: inBurst.length,
     causeTimeline: story,
   };

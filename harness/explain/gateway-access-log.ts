@@ -2,32 +2,33 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deriveConnectionTimes, parseAccessLogLine } from '../../mesh/xds/access-log.ts';
 import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
+import { joinTunnelFailures, parseTunnelFailureLine } from './tunnel-join.ts';
+import type { TunnelFailure } from './tunnel-join.ts';
 
-/** A `[connect_originate]` line: Envoy's HBONE origination failed (istiod logs only UF there). */
-export interface TunnelFailure {
-  startWallMs: number;
-  flags: string[];
-  /** %UPSTREAM_TRANSPORT_FAILURE_REASON%, e.g. `tunnel_response:503` (ztunnel refused the CONNECT). */
-  reason: string;
-  /** The CONNECT's authority: the endpoint `ip:port`. */
-  authority: string;
+/** A failed request's access-log line, with what else Envoy logged about it. */
+export interface EnvoyFailure extends ParsedAccessLog {
+  /** Its upstream was an HBONE endpoint (`envoy://connect_originate/ip:port`). */
+  isHbone?: boolean;
+  /** The `[connect_originate]` line of its failed tunnel, when it had one (tunnel-join.ts). */
+  tunnel?: TunnelFailure;
 }
 
 export interface GatewayAccessLog {
   /** Access-log lines, one per downstream request the gateway finished. */
   requests: number;
   /** The requests the gateway answered itself (503 UF/UC/UH/URX), cut (UPE) or lost to the client (DC). */
-  failures: ParsedAccessLog[];
+  failures: EnvoyFailure[];
   /** HBONE tunnels Envoy could not open, from its connect_originate listener's log. */
   tunnelFailures: TunnelFailure[];
 }
 
-const TUNNEL_LINE = /^\[connect_originate\] (\S+) (\S+) "([^"]*)" upstream=\S+ authority=(\S+)$/;
+const HBONE_UPSTREAM = '"upstream_host":"envoy://connect_originate/';
 
 /**
  * Every gateway pod's Envoy access log in a run's container-log folder (the local backend writes
  * `<namespace>_<pod>_<container>.log`). Read after the run: nothing here is on the load's path.
- * Each upstream connection's idle time and age are derived from the log (deriveConnectionTimes).
+ * Each upstream connection's idle time and age are derived from the log (deriveConnectionTimes);
+ * each failure on an HBONE upstream gets its failed tunnel's line from the same pod's log.
  */
 export async function readGatewayAccessLog(logDir: string): Promise<GatewayAccessLog> {
   const names = (await readdir(logDir).catch(() => [] as string[])).filter((n) =>
@@ -35,25 +36,23 @@ export async function readGatewayAccessLog(logDir: string): Promise<GatewayAcces
   );
   const out: GatewayAccessLog = { requests: 0, failures: [], tunnelFailures: [] };
   for (const name of names) {
-    const entries: ParsedAccessLog[] = [];
+    const entries: EnvoyFailure[] = [];
+    const tunnels: TunnelFailure[] = [];
     for (const line of (await readFile(join(logDir, name), 'utf8')).split('\n')) {
       const entry = parseAccessLogLine(line);
       if (entry) {
-        entries.push(entry);
+        entries.push(line.includes(HBONE_UPSTREAM) ? { ...entry, isHbone: true } : entry);
         continue;
       }
-      const m = TUNNEL_LINE.exec(line);
-      if (m)
-        out.tunnelFailures.push({
-          startWallMs: Date.parse(m[1] ?? ''),
-          flags: (m[2] ?? '').split(','),
-          reason: m[3] ?? '',
-          authority: m[4] ?? '',
-        });
+      const tunnel = parseTunnelFailureLine(line);
+      if (tunnel) tunnels.push(tunnel);
     }
     deriveConnectionTimes(entries);
+    const failures = entries.filter((e) => e.flags.length > 0);
+    for (const [failure, tunnel] of joinTunnelFailures(failures, tunnels)) failure.tunnel = tunnel;
     out.requests += entries.length;
-    out.failures.push(...entries.filter((e) => e.flags.length > 0));
+    out.failures.push(...failures);
+    out.tunnelFailures.push(...tunnels);
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import { explainBurst } from './explain-bursts.ts';
-import { groupFailuresByCause } from './group-by-cause.ts';
+import { groupFailuresByCause, isKeepAliveRace } from './group-by-cause.ts';
 
 const ev = (
   atMs: number,
@@ -95,4 +95,18 @@ test('a 503 UC on a connection idle about as long as httpbin keeps one, with no 
   // The same idle connection failing at an old ztunnel's drain deadline is the deadline's.
   const atDeadline = groupFailuresByCause([uc(40_010, 5000)], events);
   assert.equal(atDeadline[0]?.cause?.kind, 'drain-deadline');
+});
+
+test('the keep-alive race needs an idle time: where the log cannot derive one it is unknown, not 0', () => {
+  const { entry } = fail(0, '127.9.2.3:8080');
+  const uc = { ...entry, flags: ['UC'] };
+  assert.deepEqual(
+    [
+      isKeepAliveRace(uc),
+      isKeepAliveRace({ ...uc, connectionIdleMs: 4000 }),
+      isKeepAliveRace({ ...uc, connectionIdleMs: 3999 }),
+    ],
+    [false, true, false],
+  );
+  assert.equal(isKeepAliveRace({ ...entry, connectionIdleMs: 5000 }), false, 'a 503 UF is no race');
 });

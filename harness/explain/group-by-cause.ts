@@ -29,17 +29,23 @@ const LISTENER_WINDOW_MS = { before: 500, after: 2000 };
 
 /**
  * go-httpbin closes a keep-alive connection idle for 5 s, counted from its own write of the last
- * response; the gateway counts idleness from reading that response, so it sees a shorter idle time
- * by its read lag (tens of ms, a few hundred on saturated cores). A second of margin covers that.
+ * response; the idle time derived from the gateway's log counts from the end of that request
+ * downstream (its start + %DURATION%), later by the way back through ztunnel and Envoy (tens of ms,
+ * a few hundred on saturated cores), so it is shorter. A second of margin covers that.
  */
 export const KEEP_ALIVE_RACE_MIN_IDLE_MS = GO_HTTPBIN_READ_TIMEOUT_MS - 1000;
 
-/** A 503 UC on a connection put back to work after sitting idle until the server was closing it. */
+/**
+ * A 503 UC on a connection put back to work after sitting idle until the server was closing it. The
+ * idle time is derived from Envoy's access log (explain-bursts.ts IDLE_DERIVATION); where it is
+ * unknown (the connection's first logged request) this is no race.
+ */
 export function isKeepAliveRace(entry: ParsedAccessLog): boolean {
   return (
     entry.status === 503 &&
     entry.flags.includes('UC') &&
-    (entry.connectionIdleMs ?? 0) >= KEEP_ALIVE_RACE_MIN_IDLE_MS
+    entry.connectionIdleMs !== undefined &&
+    entry.connectionIdleMs >= KEEP_ALIVE_RACE_MIN_IDLE_MS
   );
 }
 

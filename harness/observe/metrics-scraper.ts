@@ -35,6 +35,7 @@ export function scrapeTargetsOf(pods: readonly PodInfo[]): ScrapeTarget[] {
 export interface MetricsScraper {
   /** The first scrape (at start) done: counters as they were before what is measured. */
   baseline: Promise<void>;
+  /** Scrapes once more, stops, and returns every scrape in time order (idempotent). */
   stop(): Promise<Scrape[]>;
 }
 
@@ -61,12 +62,19 @@ export function startMetricsScraper(options: {
   scrapeAll();
   const baseline = Promise.all(pending).then(() => undefined);
   const timer = setInterval(scrapeAll, options.intervalMs ?? 5000);
+  let stopped: Promise<Scrape[]> | undefined;
   return {
     baseline,
-    async stop() {
-      clearInterval(timer);
-      await Promise.all(pending);
-      return scrapes.sort((a, b) => a.atWallMs - b.atWallMs);
+    stop() {
+      stopped ??= (async () => {
+        clearInterval(timer);
+        // One last scrape as the load ends: counters over the run (explain/envoy-counters.ts) end
+        // here rather than up to an interval earlier.
+        scrapeAll();
+        await Promise.all(pending);
+        return scrapes.sort((a, b) => a.atWallMs - b.atWallMs);
+      })();
+      return stopped;
     },
   };
 }

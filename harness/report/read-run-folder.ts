@@ -14,6 +14,8 @@ export async function readRunFolder(runDir: string): Promise<{
   byEnd: Row[];
   latency: Row[];
   zoom: Row[];
+  gatewayFailures: Row[];
+  envoyCounters: Row[];
 }> {
   const [row] = await rows(join(runDir, 'summary.csv'));
   if (!row)
@@ -27,5 +29,7 @@ export async function readRunFolder(runDir: string): Promise<{
     byEnd: await rows(join(runDir, 'timeline-by-end.csv')),
     latency: await rows(join(runDir, 'latency.csv')),
     zoom: await rows(join(runDir, 'zoom.csv')),
+    gatewayFailures: await rows(join(runDir, 'gateway-failures.csv')),
+    envoyCounters: await rows(join(runDir, 'envoy-counters.csv')),
   };
 }

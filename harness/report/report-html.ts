@@ -1,3 +1,4 @@
+import { pivotEnvoyCounters } from './envoy-counter-table.ts';
 import type { FaultStart } from './fault-start.ts';
 import { buildHeadline } from './headline.ts';
 import { escapeHtml as escape } from './html-escape.ts';
@@ -109,6 +110,30 @@ const HEADLINE = [
 const CAPTION =
   "Solid purple rule: the fault (the restart, rollout or scale). Dashed rules: lifecycle events; the strip above the plot names the fault, SIGTERMs, SIGKILLs and drain deadlines (every event is in the table below). Shaded: a pod draining (deletion or SIGTERM to its containers' exit). Panels: OK requests/s; failures/s by request start; failures/s by completion (when the client saw them); latency p50 and p99 per bucket; CPU per component (each pod's processes summed by kind, the load generator, the harness), sampled every second from /proc.";
 
+/** gateway-failures.csv and envoy-counters.csv: what Envoy logged and counted about the failures. */
+export interface EnvoyTables {
+  gatewayFailures: Row[];
+  envoyCounters: Row[];
+}
+
+/** The gateway's failures by Envoy's details and its cluster counters; nothing for runs without them. */
+function envoySection(envoy: EnvoyTables | undefined): string[] {
+  if (!envoy || (envoy.gatewayFailures.length === 0 && envoy.envoyCounters.length === 0)) return [];
+  const columns = ['failures', 'status', 'flags', 'meaning', 'tunnel_reason', 'details'];
+  return [
+    "<h2>Gateway failures in Envoy's words</h2>",
+    envoy.gatewayFailures.length
+      ? htmlTable(envoy.gatewayFailures, columns, { omitEmpty: true })
+      : '<p>none</p>',
+    ...(envoy.envoyCounters.length
+      ? [
+          "<p>Envoy's cluster counters: the change between the gateway's first and last scrape (every scrape is in metrics.om).</p>",
+          htmlTable(pivotEnvoyCounters(envoy.envoyCounters)),
+        ]
+      : []),
+  ];
+}
+
 /**
  * One run's report: self-contained (the plot is inline SVG, no script, no network), readable from
  * the run folder on any machine. The headline first, then the plots, then the tables.
@@ -123,6 +148,7 @@ export function buildRunReport(options: {
   /** timeline.csv's rows: the headline's failures by class. */
   timeline?: Row[];
   fault?: FaultStart;
+  envoy?: EnvoyTables;
 }): string {
   const { row } = options;
   const rest = Object.keys(row).filter((k) => !(HEADLINE as readonly string[]).includes(k));
@@ -143,6 +169,7 @@ export function buildRunReport(options: {
     options.bursts.length
       ? htmlTable(options.bursts, undefined, { notes: ['cause_timeline', 'explanation'], omitEmpty: true })
       : '<p>none</p>',
+    ...envoySection(options.envoy),
     ...(options.zooms?.length
       ? [
           '<h2>Bursts, zoomed (10 ms buckets by request start)</h2>',

@@ -21,6 +21,9 @@ export async function writeRunReport(options: {
   byEnd?: Row[];
   latency?: Row[];
   zoom?: Row[];
+  /** gateway-failures.csv and envoy-counters.csv: absent in runs from before them. */
+  gatewayFailures?: Row[];
+  envoyCounters?: Row[];
   bucketMs: number;
 }): Promise<string> {
   const fault = faultStartOf(options.events, options.row);
@@ -60,6 +63,7 @@ export async function writeRunReport(options: {
       events: options.events,
       timeline: options.timeline,
       ...(fault ? { fault } : {}),
+      envoy: { gatewayFailures: options.gatewayFailures ?? [], envoyCounters: options.envoyCounters ?? [] },
     }),
   );
   return path;

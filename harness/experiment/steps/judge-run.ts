@@ -3,8 +3,11 @@ import { POD_GONE_KINDS } from '../../../clusters/events.ts';
 import type { LifecycleEvent } from '../../../clusters/events.ts';
 import { measureDrainOptions } from '../../explain/drain-option-metrics.ts';
 import type { DrainOptionMetrics } from '../../explain/drain-option-metrics.ts';
+import { envoyCounterDeltas } from '../../explain/envoy-counters.ts';
+import type { EnvoyCounters } from '../../explain/envoy-counters.ts';
 import type { BurstExplanation } from '../../explain/explain-bursts.ts';
 import { explainRun } from '../../explain/explain-run.ts';
+import type { GatewayEvidence } from '../../explain/explain-run.ts';
 import { findBursts } from '../../tally/index.ts';
 import type { Burst } from '../../tally/index.ts';
 import { BUCKET_MS } from '../drive-load.ts';
@@ -29,6 +32,10 @@ export interface Judgement {
   /** Each burst's mechanism and figures (local backend, when the gateway's log holds every failure). */
   explanations: BurstExplanation[];
   gatewayLog?: { requests: number; failures: number };
+  /** The gateway's failures by Envoy's details (local backend). */
+  gatewayEvidence?: GatewayEvidence;
+  /** Envoy's cluster counters between the first and last scrape of the gateway (local backend). */
+  envoyCounters?: EnvoyCounters;
   drainOptions?: DrainOptionMetrics;
   failed: number;
   /** --max-failed as failed<=N first, then --threshold's, each with the value it met. */
@@ -60,6 +67,7 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
           ...(seen.cpu ? { cpuSamples: seen.cpu.samples } : {}),
         })
       : undefined;
+  const envoyCounters = seen.metrics ? envoyCounterDeltas(seen.metrics) : undefined;
   const generatorFailed = tally ? tally.total - tally.timeline.totals().ok : 0;
   // The access log holds every failure the generator saw unless load bypassed the gateway (E3),
   // and the first attempts of the calls fortio retried on a new connection (it counts the retry).
@@ -104,7 +112,8 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
     events,
     bursts,
     explanations: byCause ? explained.explanations : [],
-    ...(explained ? { gatewayLog: explained.gateway } : {}),
+    ...(explained ? { gatewayLog: explained.gateway, gatewayEvidence: explained.evidence } : {}),
+    ...(envoyCounters ? { envoyCounters } : {}),
     ...(drainOptions ? { drainOptions } : {}),
     failed,
     thresholds: results,

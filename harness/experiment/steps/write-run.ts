@@ -1,5 +1,7 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { envoyCounterRows } from '../../explain/envoy-counters.ts';
+import { failureKindRows } from '../../explain/failure-details.ts';
 import { buildFortioResult } from '../../results/fortio-json.ts';
 import { toOpenMetrics } from '../../results/openmetrics.ts';
 import { appendCsvRow, writeCsv } from '../../results/write-csv.ts';
@@ -59,6 +61,10 @@ function runTables(plan: RunPlan, seen: Observation, judged: Judgement): Record<
     'latency.csv': tally ? latencyRows(tally, loadStartMs) : [],
     'zoom.csv': tally ? zoomRows(tally, judged.bursts, loadStartMs) : [],
     'cpu.csv': seen.cpu ? cpuRows(seen.cpu, loadStartMs) : [],
+    'gateway-failures.csv': judged.gatewayEvidence
+      ? failureKindRows(judged.gatewayEvidence.failureKinds)
+      : [],
+    'envoy-counters.csv': envoyCounterRows(judged.envoyCounters),
   };
 }
 
@@ -87,6 +93,8 @@ export async function writeRun(plan: RunPlan, seen: Observation, judged: Judgeme
       byEnd: tables['timeline-by-end.csv'] ?? [],
       latency: tables['latency.csv'] ?? [],
       zoom: tables['zoom.csv'] ?? [],
+      gatewayFailures: tables['gateway-failures.csv'] ?? [],
+      envoyCounters: tables['envoy-counters.csv'] ?? [],
       bucketMs: BUCKET_MS,
     });
   } catch (err) {
