@@ -89,6 +89,12 @@ export interface ClusterBackend {
   /** Parameters to record with every result (backend kind, timing model, ...). */
   describe(): BackendDescription;
   /**
+   * The load generator's command line as it is started beside this cluster: the local backend with
+   * --cpu-isolation puts it in a cpu cgroup of its own, as on a node of its own. Absent, or `argv`
+   * unchanged: where the harness runs it. Only after up().
+   */
+  generatorCommand?(argv: readonly string[]): string[];
+  /**
    * Tears the cluster down in order, idempotent: every pod gets SIGTERM and a short grace period
    * (2 s, as `kubectl delete --grace-period=2`) before SIGKILL, then the cluster goes. The local
    * backend stops every process it started; kind deletes our workloads and pods, then the cluster.

@@ -17,6 +17,8 @@ export const CAPABILITIES = {
     "a network namespace per pod made by the harness, for ztunnel's in-pod listeners and istio/ztunnel's binary (kind's pods have theirs, made by its CNI, but the harness neither chooses them nor adds the binary)",
   perNetnsSysctls:
     "per-network-namespace sysctls where the listeners live (tcp_migrate_req would have to be set on kind's nodes)",
+  cpuGroups:
+    "cpu cgroups per node and for the load generator made by the harness (kind's nodes are containers whose cgroups Docker makes)",
 } as const;
 export type Capability = keyof typeof CAPABILITIES;
 

@@ -1,3 +1,5 @@
+export { CPU_ISOLATION_MODES } from './cpu-cgroups.ts';
+export type { CpuIsolation } from './cpu-cgroups.ts';
 export { createLocalBackend } from './local-backend.ts';
 export type { LocalBackend, LocalBackendOptions } from './local-backend.ts';
 export { DEFAULT_TIMING_MODEL, normalizeTimingModel, TIMING_MODEL_KEYS } from './timing-model.ts';

@@ -78,6 +78,11 @@ export interface KubeletOptions {
   volumes: Omit<VolumeContext, 'nodeRunDir'>;
   /** Where each container's log file goes (`<namespace>_<pod>_<container>.log`). */
   logDir: string;
+  /**
+   * The node's cpu cgroup (--cpu-isolation): a container's command line started inside it, so the
+   * container and all it forks (pilot-agent's Envoy) share the node's CPU share.
+   */
+  inCpuGroup?: (argv: string[]) => string[];
   /** A container exited while its pod was not being deleted: the component crashed. */
   onCrash(pod: PodRecord, container: string, detail: string): void;
 }
@@ -144,7 +149,8 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       ...(image.binary ? [image.binary] : [process.execPath, image.entrypoint]),
       ...(spec.args ?? []),
     ];
-    const [command = '', ...args] = runtime.netns ? runtime.netns.command(program) : program;
+    const inPodNetwork = runtime.netns ? runtime.netns.command(program) : program;
+    const [command = '', ...args] = options.inCpuGroup ? options.inCpuGroup(inPodNetwork) : inPodNetwork;
     const logEvents = image.logEvents ?? [];
     const process_ = spawnContainer({
       command,

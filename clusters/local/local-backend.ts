@@ -33,6 +33,8 @@ import { checkLoopbackBlock, createAddressPool, pickAddressBlock } from './addre
 import { createClusterState, isActive, podKey } from './cluster-state.ts';
 import type { DaemonSetRecord, DeploymentRecord } from './cluster-state.ts';
 import { startControllers } from './controllers.ts';
+import { cpuIsolationUnavailable, createCpuGroups, GENERATOR_GROUP } from './cpu-cgroups.ts';
+import type { CpuGroups, CpuIsolation } from './cpu-cgroups.ts';
 import { createKubelet } from './kubelet.ts';
 import type { Kubelet } from './kubelet.ts';
 import { hashTemplate } from './pod-factory.ts';
@@ -68,6 +70,11 @@ export interface LocalBackendOptions {
   images?: ReadonlyMap<string, LocalImage>;
   /** Where the harness's tools are (Envoy); default the pinned copies in .tools. */
   tools?: LocalTools;
+  /**
+   * cpu cgroups (root, cgroup v1): each node's pods in one of their own and the load generator in
+   * another, equal cpu.shares; nodes-pinned adds cpusets (clusters/local/cpu-cgroups.ts). Default none.
+   */
+  cpuIsolation?: CpuIsolation;
 }
 
 /** What the local API server offers beyond the backend contract (tests use it as kubectl would). */
@@ -113,6 +120,8 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
   let runDir: string | undefined;
   let closing: Promise<void> | undefined;
   let world: NetworkWorld | undefined;
+  let cpuGroups: CpuGroups | undefined;
+  const cpuIsolation = options.cpuIsolation ?? 'none';
 
   const emit = (kind: LifecycleEventKind, object: string, detail?: string): void => {
     events.emit({
@@ -150,6 +159,13 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     // Container logs: the run's folder when given, else beside the cluster's other runtime files.
     const logDir = options.logDir ?? join(runDir, 'logs');
     await makeDirectory(logDir);
+    if (cpuIsolation !== 'none')
+      cpuGroups = await createCpuGroups({
+        mode: cpuIsolation,
+        // The address block tells clusters apart; the PID, a group left by a killed run from ours.
+        name: `ztunnel-harness-${String(addresses.block)}-${String(process.pid)}`,
+        nodes: nodes.map((n) => n.name),
+      });
     const issuer = (tokens = await createTokenIssuer());
     if (options.netns) {
       const made = (world = await createNetworkWorld({ nodes: nodeCount }));
@@ -190,6 +206,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
         { cause: err },
       );
     });
+    const groups = cpuGroups;
     for (const node of nodes) {
       const nodeRunDir = join(runDir, node.name);
       await makeDirectory(nodeRunDir);
@@ -211,6 +228,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
           env: { resolveService },
           volumes: { tokens: issuer, rootCertPem: controlPlane.ca.rootPem },
           logDir,
+          ...(groups ? { inCpuGroup: (argv: string[]) => groups.command(node.name, argv) } : {}),
           onCrash: (pod, container, detail) => {
             fail(
               new HarnessError(
@@ -308,14 +326,23 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     return gateway ? { ingress: `${gateway.podIp}:${String(GATEWAY_PORT)}` } : {};
   };
 
-  /** Stops controllers, then every container (SIGTERM and `graceMs` to exit, then SIGKILL), then the control plane. */
+  /**
+   * Stops controllers, then every container (SIGTERM and `graceMs` to exit, then SIGKILL), then the
+   * control plane; the cpu cgroups go last.
+   */
   const teardown = async (graceMs: number): Promise<void> => {
-    stopControllers?.();
-    state.close();
-    await Promise.all(kubelets.map((k) => k.destroy(graceMs)));
-    await Promise.all([controlPlane?.close(), ...agents.map((a) => a.close())]);
-    world?.close();
-    if (runDir) await rm(runDir, { recursive: true, force: true });
+    try {
+      stopControllers?.();
+      state.close();
+      await Promise.all(kubelets.map((k) => k.destroy(graceMs)));
+      await Promise.all([controlPlane?.close(), ...agents.map((a) => a.close())]);
+      world?.close();
+      if (runDir) await rm(runDir, { recursive: true, force: true });
+    } finally {
+      // Last, and whatever failed before: a task still in a group (a generator being stopped) is
+      // moved out before the group goes.
+      await cpuGroups?.close();
+    }
   };
 
   return {
@@ -420,6 +447,14 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
           why,
           'run as root on Linux with iproute2 and util-linux, or leave those flags off',
         );
+      const cgroupsWhy = await cpuIsolationUnavailable(cpuIsolation);
+      if (cgroupsWhy)
+        throw badInput(
+          '--cpu-isolation',
+          'possible here',
+          cpuIsolation,
+          `${cgroupsWhy}; run as root with cgroup v1's cpu (and for nodes-pinned cpuset) controller mounted writable under /sys/fs/cgroup, or use --cpu-isolation none`,
+        );
     },
     describe: () => ({
       backend: 'local',
@@ -431,6 +466,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
         Object.entries(timing).map(([k, v]) => [`timing_${k}`, v]),
       ) as BackendDescription),
     }),
+    generatorCommand: (argv) => (cpuGroups ? cpuGroups.command(GENERATOR_GROUP, argv) : [...argv]),
     close: () => (closing ??= teardown(CLOSE_GRACE_MS)),
     destroy: () => {
       // An abort during a close: whatever is still running is killed now.

@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { refusal } from '../../clusters/capabilities.ts';
 import type { Requirement } from '../../clusters/capabilities.ts';
-import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
+import { CPU_ISOLATION_MODES, TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
+import type { CpuIsolation } from '../../clusters/local/index.ts';
 import { badInput } from '../../lib/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
 import { checkRetryOn } from '../../mesh/xds/route-policy.ts';
@@ -55,6 +56,7 @@ export interface ExperimentFlags {
   drainStrategy: DrainStrategy;
   tcpMigrateReq: '0' | '1';
   exitOnZeroActiveConnections: boolean;
+  cpuIsolation: CpuIsolation;
   kindIngressPort: number;
   keepCluster: boolean;
   ztunnelImpl: 'ours' | 'istio';
@@ -318,6 +320,13 @@ const OPTIONS: OptionSpec[] = [
     description: "arm (sidecar-drain): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
     default: false,
   },
+  {
+    flags: '--cpu-isolation <mode>',
+    description:
+      "arm: none | nodes (each node's pods and the load generator in a cpu cgroup of their own, equal cpu.shares) | nodes-pinned (plus cpusets: the generator alone on the last CPU, the nodes on the others); root, cgroup v1, local backend",
+    parse: choiceParser('--cpu-isolation', CPU_ISOLATION_MODES),
+    default: 'none',
+  },
 ];
 
 export function buildExperimentProgram(): Command {
@@ -368,6 +377,11 @@ function requirementsOf(flags: ExperimentFlags, scenario: ClusterScenario): Requ
     flags.tcpMigrateReq === '1' && { capability: 'perNetnsSysctls', flag: '--tcp-migrate-req', value: 1 },
     flags.ztunnelImpl === 'istio' && { capability: 'podNamespaces', flag: '--ztunnel-impl', value: 'istio' },
     flags.netns && { capability: 'podNamespaces', flag: '--netns', value: 'set' },
+    flags.cpuIsolation !== 'none' && {
+      capability: 'cpuGroups',
+      flag: '--cpu-isolation',
+      value: flags.cpuIsolation,
+    },
   ];
   return asked.filter((r): r is Requirement => r !== false);
 }
@@ -430,6 +444,7 @@ export function paramsFromFlags(
       poolBackoff: flags.poolBackoff,
       tcpMigrateReq: flags.tcpMigrateReq === '1' ? 1 : 0,
       exitOnZeroActiveConnections: flags.exitOnZeroActiveConnections,
+      cpuIsolation: flags.cpuIsolation,
     },
     ztunnelImpl: flags.ztunnelImpl,
     podNetwork: flags.netns || flags.ztunnelImpl === 'istio' ? 'netns' : 'loopback',

@@ -43,6 +43,7 @@ export function paramsToFlags(p: ExperimentParams): Partial<ExperimentFlags> {
     poolBackoff: arms.poolBackoff,
     tcpMigrateReq: arms.tcpMigrateReq === 1 ? '1' : '0',
     exitOnZeroActiveConnections: arms.exitOnZeroActiveConnections,
+    cpuIsolation: arms.cpuIsolation,
     ztunnelImpl: p.ztunnelImpl,
     netns: p.podNetwork === 'netns' && p.ztunnelImpl !== 'istio',
   };

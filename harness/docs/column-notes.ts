@@ -100,6 +100,8 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   pool_backoff: 'arm `--pool-backoff` (1 = on)',
   tcp_migrate_req: 'arm `--tcp-migrate-req`',
   exit_on_zero_active_connections: 'arm `--exit-on-zero-active-connections` (1 = on)',
+  cpu_isolation:
+    "arm `--cpu-isolation`: none, nodes (a cpu cgroup per node's pods and one for the generator) or nodes-pinned (plus cpusets: the generator on a CPU of its own)",
   nodes: "the cluster's nodes",
   timing_model: 'modelled (local: the `timing_*` columns say how) or measured (kind)',
   ztunnel_mode: 'in-pod (local, as istio-cni) or node-address (kind)',

@@ -55,6 +55,7 @@ export function createBackend(
     ...(options.envoyBinary ? { tools: { envoyBinary: options.envoyBinary } } : {}),
     ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
     ...(params.ztunnelImpl === 'istio' ? istioZtunnelOptions() : {}),
+    ...(params.arms && params.arms.cpuIsolation !== 'none' ? { cpuIsolation: params.arms.cpuIsolation } : {}),
   });
 }
 

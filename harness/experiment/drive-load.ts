@@ -99,6 +99,10 @@ export async function driveLoad(options: {
       onSpawn: (pid) => {
         generatorPids.push(pid);
       },
+      // --cpu-isolation: the generator in a cpu cgroup of its own, as on a node of its own.
+      ...(options.backend.generatorCommand
+        ? { wrapCommand: (argv: readonly string[]) => options.backend.generatorCommand?.(argv) ?? [...argv] }
+        : {}),
       onGeneratorExited: () => {
         cpu.stop(); // the load is over: the tally's read below is not part of it
         void stopScraping();

@@ -1,3 +1,4 @@
+import type { CpuIsolation } from '../../clusters/local/index.ts';
 import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
 import { ISTIO_DEFAULT_RETRY_ON } from '../../mesh/xds/route-policy.ts';
 
@@ -23,6 +24,12 @@ export interface MitigationArms {
   tcpMigrateReq: 0 | 1;
   /** Sidecar scenarios: pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS. */
   exitOnZeroActiveConnections: boolean;
+  /**
+   * Local backend: each node's pods, and the load generator, in a cpu cgroup of their own with equal
+   * cpu.shares (`nodes`), plus cpusets putting the generator on a CPU of its own (`nodes-pinned`);
+   * `none` shares every core as before (docs/local-cluster.md, CPU isolation).
+   */
+  cpuIsolation: CpuIsolation;
 }
 
 export const DEFAULT_ARMS: MitigationArms = {
@@ -34,6 +41,7 @@ export const DEFAULT_ARMS: MitigationArms = {
   poolBackoff: false,
   tcpMigrateReq: 0,
   exitOnZeroActiveConnections: false,
+  cpuIsolation: 'none',
 };
 
 /** The arms as summary-row columns (always all of them, so rows of different arms line up). */
@@ -47,6 +55,7 @@ export function armColumns(arms: MitigationArms): Record<string, string | number
     pool_backoff: arms.poolBackoff ? 1 : 0,
     tcp_migrate_req: arms.tcpMigrateReq,
     exit_on_zero_active_connections: arms.exitOnZeroActiveConnections ? 1 : 0,
+    cpu_isolation: arms.cpuIsolation,
   };
 }
 
@@ -66,5 +75,6 @@ export function describeArms(arms: MitigationArms): string {
   if (arms.poolBackoff) parts.push('pool back-off');
   if (arms.tcpMigrateReq === 1) parts.push('tcp_migrate_req=1');
   if (arms.exitOnZeroActiveConnections) parts.push('EXIT_ON_ZERO_ACTIVE_CONNECTIONS');
+  if (arms.cpuIsolation !== 'none') parts.push(`cpu isolation ${arms.cpuIsolation}`);
   return parts.join(', ');
 }

@@ -69,15 +69,18 @@ export async function runFortio(options: {
   workDir: string;
   signal?: AbortSignal;
   onSpawn?: (pid: number) => void;
+  /** fortio's command line as it is started (e.g. inside a cpu cgroup); its PID stays fortio's. */
+  wrapCommand?: (argv: readonly string[]) => string[];
 }): Promise<{ files: FortioRunFiles; cpu: CpuUsage }> {
   const files: FortioRunFiles = {
     accessLogPath: join(options.workDir, 'access.jsonl'),
     jsonPath: join(options.workDir, 'fortio.json'),
     logPath: join(options.workDir, 'fortio.log'),
   };
-  const args = fortioArgs(options.spec, files);
+  const argv = [options.fortioPath, ...fortioArgs(options.spec, files)];
+  const [file = '', ...args] = options.wrapCommand ? options.wrapCommand(argv) : argv;
   // Both streams appended to one file (O_APPEND: each write lands whole, in the order written).
-  const subprocess = execa(options.fortioPath, args, {
+  const subprocess = execa(file, args, {
     cwd: options.workDir,
     stdin: 'ignore',
     stdout: { file: files.logPath, append: true },

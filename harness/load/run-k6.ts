@@ -16,6 +16,8 @@ export interface RunK6Options {
   signal?: AbortSignal;
   /** Told k6's PID once it runs (per-component CPU). */
   onSpawn?: (pid: number) => void;
+  /** k6's command line as it is started (e.g. inside a cpu cgroup); its PID stays k6's. */
+  wrapCommand?: (argv: readonly string[]) => string[];
 }
 
 export interface K6RunFiles {
@@ -56,7 +58,9 @@ export async function runK6(options: RunK6Options): Promise<K6Run> {
     ...(options.spec.outputs ?? []).flatMap((out) => ['--out', out]),
     options.bundlePath,
   ];
-  const subprocess = execa(options.k6Path, args, {
+  const argv = [options.k6Path, ...args];
+  const [file = '', ...rest] = options.wrapCommand ? options.wrapCommand(argv) : argv;
+  const subprocess = execa(file, rest, {
     env: k6Environment(process.env, toK6Env(options.spec)),
     extendEnv: false,
     cwd: options.workDir,

@@ -60,6 +60,11 @@ export interface RunLoadOptions {
   onRecord?: (record: RequestRecord) => void;
   /** Told the generator's PID once it runs (per-component CPU). */
   onSpawn?: (pid: number) => void;
+  /**
+   * The generator's command line as it is started (the backend's generatorCommand: e.g. inside a
+   * cpu cgroup of its own); default as it is.
+   */
+  wrapCommand?: (argv: readonly string[]) => string[];
   /** Called when the generator has exited, before its records are read: the end of the load. */
   onGeneratorExited?: () => void;
   /** k6: the script, bundled already (a run does it before its load starts); default: bundled here. */
@@ -93,6 +98,7 @@ async function runWithK6(options: RunLoadOptions): Promise<Ran> {
     workDir: options.workDir,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+    ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
   });
   options.onGeneratorExited?.();
   const summary = await readK6Summary(files.summaryPath);
@@ -153,6 +159,7 @@ async function runWithFortio(options: RunLoadOptions): Promise<Ran> {
         workDir,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+        ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
       });
     }),
   );

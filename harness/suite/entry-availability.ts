@@ -3,8 +3,8 @@ import type { SuiteEntry } from './suite-file.ts';
 
 /**
  * Why an entry cannot run on this machine (the table says it in the entry's place), or '' when it
- * can: network namespaces need root (--tcp-migrate-req 1, --netns, --ztunnel-impl istio), and
- * istio/ztunnel's binary is the user's to bring.
+ * can: network namespaces need root (--tcp-migrate-req 1, --netns, --ztunnel-impl istio), so do cpu
+ * cgroups (--cpu-isolation), and istio/ztunnel's binary is the user's to bring.
  */
 export function entryUnavailable(
   entry: Pick<SuiteEntry, 'flags'>,
@@ -19,6 +19,8 @@ export function entryUnavailable(
   ].filter((f): f is string => typeof f === 'string');
   if (namespaces.length > 0 && uid !== 0)
     return `not available: ${namespaces.join(', ')} needs root for network namespaces`;
+  if (flags.cpuIsolation !== 'none' && uid !== 0)
+    return `not available: --cpu-isolation ${flags.cpuIsolation} needs root for cpu cgroups`;
   if (flags.ztunnelImpl === 'istio') {
     const real = realZtunnelFromEnv(env);
     if (typeof real === 'string') return `not available: istio/ztunnel ${real}`;

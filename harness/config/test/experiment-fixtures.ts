@@ -47,6 +47,7 @@ export const EVERY_FIELD: ExperimentParams = {
     poolBackoff: true,
     tcpMigrateReq: 1,
     exitOnZeroActiveConnections: true,
+    cpuIsolation: 'nodes-pinned',
   },
   ztunnelImpl: 'istio',
   podNetwork: 'netns',
