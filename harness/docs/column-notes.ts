@@ -78,6 +78,20 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
     'failures sent after the drop, onto a connection the gateway had not seen close',
   deadline_dropped_in_flight: 'connections dropped at a deadline with a request in flight inside ztunnel',
   deadline_gateway_reaction_ms: "the gateway's longest reaction time to a dropped connection, ms",
+  deadline_accounted: 'E1: the failed requests attributed to the drain deadlines inside the load',
+  deadline_predicted:
+    "E1: the mechanism's count if each old ztunnel's close is a reset: rate on the connections it closed x (T_past + L), summed over deadlines",
+  deadline_predicted_fin:
+    "E1: the mechanism's count if the close is a FIN: ztunnel's own in_flight at the deadline + rate x L, summed",
+  deadline_predicted_low: 'E1: the 2.5 % Poisson quantile of deadline_predicted_fin',
+  deadline_predicted_high: 'E1: the 97.5 % Poisson quantile of deadline_predicted',
+  deadline_inside: 'E1: 1 when deadline_accounted lies in [deadline_predicted_low, deadline_predicted_high]',
+  deadline_rate_per_s: 'E1: requests per second on the connections a deadline closed, mean over deadlines',
+  deadline_t_past_ms:
+    "E1: T_past, the mean time a request spent past the gateway on those connections (Envoy's first byte upstream to the response's first byte), rate-weighted",
+  deadline_l_ms: "E1: L, the gateway's mean delay in seeing a closed connection close, rate-weighted",
+  deadline_cpu_wait_pct:
+    "E1: of the runnable time of the path's processes (gateway, ztunnel, httpbin) in the second after each deadline, the share spent waiting for a CPU, %",
   bursts_after_sigterm: "bursts that start after their cause's SIGTERM",
   client_requests: "E5: the meshed client's requests",
   client_failed: "E5: the meshed client's failures",

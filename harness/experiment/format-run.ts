@@ -1,6 +1,7 @@
 import { CPU_COLUMN_GROUPS } from './summary-row.ts';
 import { formatEnvoyCounters } from '../explain/envoy-counters.ts';
 import type { EnvoyCounters } from '../explain/envoy-counters.ts';
+import { formatDeadlineAccount } from '../explain/deadline-accounting.ts';
 import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import { formatGatewayEvidence } from '../explain/explain-run.ts';
 import type { GatewayEvidence } from '../explain/explain-run.ts';
@@ -69,12 +70,33 @@ function accountingLines(row: SummaryRow, envoy: readonly string[]): string[] {
     );
   const cpu = CPU_COLUMN_GROUPS.filter(
     (g) => row[`${g}_cpu_avg_pct`] !== '' && row[`${g}_cpu_avg_pct`] !== undefined,
-  ).map((g) => `${g} ${String(row[`${g}_cpu_avg_pct`])}/${String(row[`${g}_cpu_max_pct`])}`);
+  ).map(
+    (g) =>
+      `${g} ${String(row[`${g}_cpu_avg_pct`])}/${String(row[`${g}_cpu_max_pct`])} (waited ${String(row[`${g}_cpu_wait_avg_pct`] ?? '-')})`,
+  );
   if (cpu.length > 0)
     lines.push(
-      `cpu, % of one core (mean/max over the load): ${cpu.join(', ')}; per pod and second in cpu.csv`,
+      `cpu, % of one core (mean/max over the load; waited: run-queue wait, % of the time): ${cpu.join(', ')}; per pod and second in cpu.csv`,
     );
   return lines;
+}
+
+/** ASM's E1 rate (seed 001: 289,970 calls in 60 s at c=1000): where the projection line lands by default. */
+export const ASM_E1_RATE_PER_S = 4_800;
+
+/**
+ * E1's count against its mechanism over all the run's drain deadlines, and what the same mechanism
+ * gives at ASM's rate (a projection from this run's T_past and L, not a measurement).
+ */
+function mechanismLines(row: SummaryRow): string[] {
+  if (row['deadline_predicted'] === '' || row['deadline_predicted'] === undefined) return [];
+  const predicted = Number(row['deadline_predicted']);
+  const runRate = Number(row['requests']) / Number(row['duration_s']);
+  const projected = runRate > 0 ? (predicted * ASM_E1_RATE_PER_S) / runRate : 0;
+  return [
+    `drain deadlines: ${String(row['deadline_accounted'])} lost, ${row['deadline_inside'] === 1 ? 'inside' : 'OUTSIDE'} the mechanism's ${String(row['deadline_predicted_low'])}-${String(row['deadline_predicted_high'])} (95 %; predicted ${String(row['deadline_predicted_fin'])} if FIN, ${String(row['deadline_predicted'])} if reset): T_past ${String(row['deadline_t_past_ms'])} ms + L ${String(row['deadline_l_ms'])} ms at ${String(row['deadline_rate_per_s'])} req/s per deadline; the path's processes waited for a CPU ${String(row['deadline_cpu_wait_pct'] || '-')} % of their runnable time there`,
+    `projection (this run's mechanism, not a measurement): at ${String(ASM_E1_RATE_PER_S)} req/s with this run's T_past and L, about ${projected.toFixed(1)} lost; with T_past + L at 1 ms, about ${(runRate > 0 ? ((predicted / (Number(row['deadline_t_past_ms']) + Number(row['deadline_l_ms']) || 1)) * ASM_E1_RATE_PER_S) / runRate : 0).toFixed(1)}`,
+  ];
 }
 
 /** fortio's closing lines, then failure classes, bursts and the verdict. */
@@ -102,7 +124,9 @@ export function formatClusterRun(options: {
     );
     const why = options.explanations?.[i];
     if (why) lines.push(`  mechanism ${why.mechanism}: ${why.text}`);
+    if (why?.account) lines.push(`  ${formatDeadlineAccount(why.account)}`);
   });
+  lines.push(...mechanismLines(row));
   const envoy = envoyLines(options.gatewayEvidence, options.envoyCounters);
   lines.push(...accountingLines(row, envoy), ...(options.notes ?? []));
   lines.push(`run folder: ${options.runDir}`);

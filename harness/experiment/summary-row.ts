@@ -8,6 +8,8 @@ import type { CpuGroupFigures, CpuReport } from '../observe/cpu-monitor.ts';
 import type { CsvRow } from '../results/write-csv.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 import { armColumns } from './mitigation-arms.ts';
+import type { DeadlineAccount } from '../explain/deadline-accounting.ts';
+import { poissonInterval } from '../explain/poisson.ts';
 import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
@@ -39,7 +41,12 @@ export interface RunFacts {
   /** E5's figures, when a meshed client ran (drain-option-metrics.ts). */
   drainOptions?: DrainOptionMetrics;
   /** Every drain deadline (run clock) and the bursts' explanations (local backend). */
-  deadlines?: { atMs: readonly number[]; explanations: readonly BurstExplanation[] };
+  deadlines?: {
+    atMs: readonly number[];
+    explanations: readonly BurstExplanation[];
+    /** Every deadline inside the load, accounted for (deadline-accounting.ts). */
+    accounts?: readonly DeadlineAccount[];
+  };
   /** Per component group (harness, gateway, ...), from the CPU monitor; absent on an early abort. */
   componentCpu?: ReadonlyMap<string, CpuGroupFigures>;
   backend: BackendDescription;
@@ -277,6 +284,53 @@ function deadlineColumns(facts: RunFacts, rel: (ms: number | undefined) => strin
     deadline_dropped_in_flight: sum((e) => e.droppedInFlight),
     deadline_gateway_reaction_ms: d ? Math.max(0, ...drops.map((e) => e.gatewayReactionMs ?? 0)) : '',
     bursts_after_sigterm: d ? d.explanations.filter((e) => e.startsAfterSigterm === true).length : '',
+    ...accountColumns(d?.accounts),
+  };
+}
+
+/**
+ * E1's count against its mechanism over the run's deadlines (deadline-accounting.ts): the summed
+ * predictions (reset: rate x (T_past + L); FIN: in_flight + rate x L) and the interval from the
+ * FIN sum's 2.5 % to the reset sum's 97.5 % Poisson quantile (a sum of Poisson counts is Poisson),
+ * the count accounted for, whether it lies inside, and the terms (rate-weighted means).
+ */
+function accountColumns(accounts: readonly DeadlineAccount[] | undefined): CsvRow {
+  const names = [
+    'deadline_accounted',
+    'deadline_predicted',
+    'deadline_predicted_fin',
+    'deadline_predicted_low',
+    'deadline_predicted_high',
+    'deadline_inside',
+    'deadline_rate_per_s',
+    'deadline_t_past_ms',
+    'deadline_l_ms',
+    'deadline_cpu_wait_pct',
+  ];
+  if (!accounts?.length) return Object.fromEntries(names.map((n) => [n, '']));
+  const total = (f: (a: DeadlineAccount) => number): number => accounts.reduce((n, a) => n + f(a), 0);
+  const predicted = total((a) => a.predicted);
+  const predictedFin = total((a) => a.predictedFin);
+  const accounted = total((a) => a.count);
+  const low = poissonInterval(predictedFin)[0];
+  const high = poissonInterval(predicted)[1];
+  const rate = total((a) => a.ratePerS);
+  const weighted = (f: (a: DeadlineAccount) => number): number =>
+    rate > 0 ? total((a) => f(a) * a.ratePerS) / rate : 0;
+  const waits = accounts.flatMap((a) => (a.cpuWaitShare === undefined ? [] : [a.cpuWaitShare]));
+  return {
+    deadline_accounted: accounted,
+    deadline_predicted: predicted.toFixed(1),
+    deadline_predicted_fin: predictedFin.toFixed(1),
+    deadline_predicted_low: low,
+    deadline_predicted_high: high,
+    deadline_inside: accounted >= low && accounted <= high ? 1 : 0,
+    deadline_rate_per_s: (rate / accounts.length).toFixed(0),
+    deadline_t_past_ms: weighted((a) => a.pastGatewayMs).toFixed(2),
+    deadline_l_ms: weighted((a) => a.reactionMs).toFixed(2),
+    deadline_cpu_wait_pct: waits.length
+      ? ((waits.reduce((a, b) => a + b, 0) / waits.length) * 100).toFixed(0)
+      : '',
   };
 }
 

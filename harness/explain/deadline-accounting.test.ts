@@ -59,7 +59,39 @@ describe('a drain deadline accounted for: rate x (T_past + L)', () => {
     assert.equal(a.inside, true);
     assert.match(
       formatDeadlineAccount(a),
-      /3 lost inside the predicted 3\.0 \(95 % 0-7\) = 201 req\/s on the 2 connections/,
+      /3 lost, inside 0-7 \(95 %\): predicted 3\.0; 201 req\/s on the 2 connections/,
+    );
+  });
+
+  it("bounds the count between a FIN (only ztunnel's in-flight lost before the drop) and a reset", () => {
+    const a = accountDeadline({
+      deadlineMs: D,
+      node: 'node-1',
+      entries,
+      nodeOfIp,
+      failures,
+      inFlightInside: 1,
+    });
+    // FIN: 1 inside + 200.5/s x 10 ms = 3.005; reset: 3.0075 as above.
+    assert.ok(Math.abs(a.predictedFin - 3.005) < 1e-9, String(a.predictedFin));
+    const big = accountDeadline({
+      deadlineMs: D,
+      node: 'node-1',
+      entries: entries.map((e) =>
+        e.entry.pastGatewayUs ? { ...e, entry: { ...e.entry, pastGatewayUs: 100_000 } } : e,
+      ),
+      nodeOfIp,
+      failures,
+      inFlightInside: 0,
+    });
+    // Reset: 200.5/s x 110 ms = 22; FIN: 0 + 2 = 2. Three lost: inside the bounds.
+    assert.deepEqual(
+      [big.predicted.toFixed(2), big.predictedFin.toFixed(2), big.interval, big.inside],
+      ['22.05', '2.00', [0, 32], true],
+    );
+    assert.match(
+      formatDeadlineAccount(big),
+      /predicted 22\.1 if a reset, 2\.0 if a FIN \(0 inside ztunnel \+ rate x L\)/,
     );
   });
 

@@ -18,6 +18,14 @@ export interface TimedEntry {
  * first byte, COMMON_DURATION in its access log); L: the gateway's mean delay in seeing a closed
  * connection close (the last failed request it still wrote onto it, from the deadline; 0 when it
  * wrote none). The count is Poisson around the prediction even when the mechanism is right.
+ *
+ * Measured on the first runs with Envoy (2026-11-24), that holds where the old ztunnel's close is a
+ * reset: a close() with unread bytes in the socket sends RST, and the gateway's kernel then drops
+ * responses it had received but Envoy had not yet read. Where the close is a FIN, responses already
+ * written reach Envoy and only the requests still inside ztunnel (its own in_flight count at the
+ * deadline) are lost before the drop. The two bound the count:
+ *   FIN: in_flight + rate_old x L      RST: rate_old x (T_past + L)
+ * and a count is inside when it lies in [Poisson low of the first, Poisson high of the second].
  */
 export interface DeadlineAccount {
   /** The failed requests attributed to this deadline. */
@@ -27,8 +35,13 @@ export interface DeadlineAccount {
   ratePerS: number;
   pastGatewayMs: number;
   reactionMs: number;
+  /** The old ztunnel's own count of requests inside it at the deadline (its log line), if known. */
+  inFlightInside?: number;
+  /** RST regime: rate x (T_past + L). */
   predicted: number;
-  /** Central 95 % Poisson interval around `predicted`. */
+  /** FIN regime: in_flight + rate x L (equals `predicted` without the in_flight figure). */
+  predictedFin: number;
+  /** From the FIN prediction's 2.5 % Poisson quantile to the RST prediction's 97.5 %. */
   interval: [number, number];
   inside: boolean;
   /**
@@ -58,6 +71,8 @@ export function accountDeadline(options: {
   /** The failures attributed to this deadline (its burst). */
   failures: readonly TimedEntry[];
   cpuSamples?: readonly CpuSample[];
+  /** ztunnel's `in_flight=` at the deadline (parseDeadlineFigures). */
+  inFlightInside?: number;
 }): DeadlineAccount {
   const d = options.deadlineMs;
   const onNode = options.entries.filter(
@@ -87,7 +102,12 @@ export function accountDeadline(options: {
       lastAfter.set(f.entry.connectionId, Math.max(lastAfter.get(f.entry.connectionId) ?? 0, f.startMs - d));
   const reactionMs = closed.size ? [...lastAfter.values()].reduce((a, b) => a + b, 0) / closed.size : 0;
   const predicted = (ratePerS * (pastGatewayMs + reactionMs)) / 1000;
-  const interval = poissonInterval(predicted);
+  const afterDrop = (ratePerS * reactionMs) / 1000;
+  const predictedFin =
+    options.inFlightInside === undefined
+      ? predicted
+      : Math.min(predicted, options.inFlightInside + afterDrop);
+  const interval: [number, number] = [poissonInterval(predictedFin)[0], poissonInterval(predicted)[1]];
   const count = options.failures.length;
   const share = cpuWaitShare(options.cpuSamples, d);
   return {
@@ -96,7 +116,9 @@ export function accountDeadline(options: {
     ratePerS,
     pastGatewayMs,
     reactionMs,
+    ...(options.inFlightInside === undefined ? {} : { inFlightInside: options.inFlightInside }),
     predicted,
+    predictedFin,
     interval,
     inside: count >= interval[0] && count <= interval[1],
     ...(share === undefined ? {} : { cpuWaitShare: share }),
@@ -119,10 +141,14 @@ export function formatDeadlineAccount(a: DeadlineAccount): string {
     a.cpuWaitShare === undefined
       ? ''
       : `; the path's processes waited for a CPU ${(a.cpuWaitShare * 100).toFixed(0)} % of their runnable time (about ${((a.pastGatewayMs + a.reactionMs) * a.cpuWaitShare).toFixed(1)} ms of T_past + L)`;
+  const fin =
+    a.inFlightInside === undefined
+      ? ''
+      : ` if a reset, ${a.predictedFin.toFixed(1)} if a FIN (${String(a.inFlightInside)} inside ztunnel + rate x L)`;
   return (
-    `accounted: ${String(a.count)} lost ${a.inside ? 'inside' : 'OUTSIDE'} the predicted ${a.predicted.toFixed(1)} ` +
-    `(95 % ${String(a.interval[0])}-${String(a.interval[1])}) = ${a.ratePerS.toFixed(0)} req/s on the ${String(a.closedConnections)} connections it closed ` +
-    `x (T_past ${a.pastGatewayMs.toFixed(2)} ms + L ${a.reactionMs.toFixed(2)} ms)${wait}`
+    `accounted: ${String(a.count)} lost, ${a.inside ? 'inside' : 'OUTSIDE'} ${String(a.interval[0])}-${String(a.interval[1])} (95 %): predicted ${a.predicted.toFixed(1)}${fin}; ` +
+    `${a.ratePerS.toFixed(0)} req/s on the ${String(a.closedConnections)} connections it closed, ` +
+    `T_past ${a.pastGatewayMs.toFixed(2)} ms, L ${a.reactionMs.toFixed(2)} ms${wait}`
   );
 }
 

@@ -1,6 +1,7 @@
 import { POD_GONE_KINDS } from '../../clusters/events.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { Burst } from '../tally/index.ts';
+import type { DeadlineAccount } from './deadline-accounting.ts';
 import type { EnvoyFailure } from './gateway-access-log.ts';
 import { isKeepAliveRace } from './group-by-cause.ts';
 
@@ -41,6 +42,8 @@ export interface BurstExplanation {
   causeTimeline: string;
   /** pod-termination: whether its first failure came after the pod's SIGTERM (as in E2 it should). */
   startsAfterSigterm?: boolean;
+  /** drain-deadline: the count accounted for by rate x (T_past + L) (deadline-accounting.ts). */
+  account?: DeadlineAccount;
 }
 
 /** The events that tell a termination's story, in the order they usually come. */

@@ -1,10 +1,13 @@
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import { explainBurst } from './explain-bursts.ts';
+import type { CpuSample } from '../observe/cpu-monitor.ts';
+import { ACCOUNT_WINDOW_MS, accountDeadline } from './deadline-accounting.ts';
+import type { DeadlineAccount } from './deadline-accounting.ts';
+import { explainBurst, parseDeadlineFigures } from './explain-bursts.ts';
 import type { BurstExplanation } from './explain-bursts.ts';
 import { formatFailureKinds, groupFailureKinds } from './failure-details.ts';
 import type { FailureKind } from './failure-details.ts';
 import { readGatewayAccessLog } from './gateway-access-log.ts';
-import { groupFailuresByCause } from './group-by-cause.ts';
+import { groupFailuresByCause, podsByIp } from './group-by-cause.ts';
 import type { CauseBurst } from './group-by-cause.ts';
 
 /** What Envoy logged about the gateway's failures, over the whole run. */
@@ -25,6 +28,8 @@ export interface RunExplanation {
   /** The gateway's access log over the whole run: requests it finished, and its own failures. */
   gateway: { requests: number; failures: number };
   evidence: GatewayEvidence;
+  /** Every old ztunnel's drain deadline inside the load, accounted for (E1; empty elsewhere). */
+  accounts: { deadline: LifecycleEvent; account: DeadlineAccount }[];
 }
 
 /**
@@ -38,22 +43,63 @@ export async function explainRun(options: {
   events: readonly LifecycleEvent[];
   /** The run clock's wall-clock offset: access-log times are wall clock. */
   wallOffsetMs: number;
+  /** The load's span on the run clock: deadlines outside it cost nothing and are not accounted. */
+  load?: { startMs: number; endMs: number };
+  /** Per-component CPU and run-queue wait (cpu-monitor), for the deadlines' CPU-wait share. */
+  cpuSamples?: readonly CpuSample[];
 }): Promise<RunExplanation> {
-  const log = await readGatewayAccessLog(options.logDir);
+  const { load } = options;
+  const deadlines = options.events.filter(
+    (e) =>
+      e.kind === 'drain-deadline' && e.node && (!load || (e.atMs >= load.startMs && e.atMs < load.endMs)),
+  );
+  const margin = ACCOUNT_WINDOW_MS + 2000;
+  const log = await readGatewayAccessLog(options.logDir, {
+    keep: (wallMs) => deadlines.some((d) => Math.abs(wallMs - options.wallOffsetMs - d.atMs) <= margin),
+  });
   const failures = log.failures.map((entry) => ({
     startMs: entry.startWallMs - options.wallOffsetMs,
     entry,
   }));
   const bursts = groupFailuresByCause(failures, options.events);
+  const nodeOfIp = new Map([...podsByIp(options.events)].map(([ip, pod]) => [ip, pod.node]));
+  const entries = log.kept.map((entry) => ({ startMs: entry.startWallMs - options.wallOffsetMs, entry }));
+  const accounts = deadlines.map((deadline) => {
+    const figures = parseDeadlineFigures(deadline.detail);
+    const burst = bursts.find(
+      (b) =>
+        b.cause?.kind === 'drain-deadline' &&
+        b.cause.atMs === deadline.atMs &&
+        b.cause.object === deadline.object,
+    );
+    const account = accountDeadline({
+      deadlineMs: deadline.atMs,
+      node: deadline.node ?? '',
+      entries,
+      nodeOfIp,
+      failures: burst?.failuresList ?? [],
+      ...(figures ? { inFlightInside: figures.inFlight } : {}),
+      ...(options.cpuSamples ? { cpuSamples: options.cpuSamples } : {}),
+    });
+    return { deadline, account };
+  });
   const explanations = bursts.map((b) => {
     const explained = explainBurst(b, options.events, b.failuresList);
     const kinds = groupFailureKinds(b.failuresList.map((f) => f.entry));
-    return { ...explained, text: `${explained.text}; Envoy: ${formatFailureKinds(kinds)}` };
+    const account = accounts.find(
+      (a) => a.deadline.atMs === b.cause?.atMs && a.deadline.object === b.cause.object,
+    )?.account;
+    return {
+      ...explained,
+      text: `${explained.text}; Envoy: ${formatFailureKinds(kinds)}`,
+      ...(account ? { account } : {}),
+    };
   });
   return {
     bursts,
     explanations,
     gateway: { requests: log.requests, failures: log.failures.length },
+    accounts,
     evidence: {
       failureKinds: groupFailureKinds(log.failures),
       tunnelFailures: log.tunnelFailures.length,

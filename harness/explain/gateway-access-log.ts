@@ -20,6 +20,8 @@ export interface GatewayAccessLog {
   failures: EnvoyFailure[];
   /** HBONE tunnels Envoy could not open, from its connect_originate listener's log. */
   tunnelFailures: TunnelFailure[];
+  /** Every line whose start `keep` accepted (the requests around E1's drain deadlines). */
+  kept: ParsedAccessLog[];
 }
 
 const HBONE_UPSTREAM = '"upstream_host":"envoy://connect_originate/';
@@ -30,11 +32,14 @@ const HBONE_UPSTREAM = '"upstream_host":"envoy://connect_originate/';
  * Each upstream connection's idle time and age are derived from the log (deriveConnectionTimes);
  * each failure on an HBONE upstream gets its failed tunnel's line from the same pod's log.
  */
-export async function readGatewayAccessLog(logDir: string): Promise<GatewayAccessLog> {
+export async function readGatewayAccessLog(
+  logDir: string,
+  options: { keep?: (startWallMs: number) => boolean } = {},
+): Promise<GatewayAccessLog> {
   const names = (await readdir(logDir).catch(() => [] as string[])).filter((n) =>
     /^istio-system_istio-ingressgateway-.*\.log$/.test(n),
   );
-  const out: GatewayAccessLog = { requests: 0, failures: [], tunnelFailures: [] };
+  const out: GatewayAccessLog = { requests: 0, failures: [], tunnelFailures: [], kept: [] };
   for (const name of names) {
     const entries: EnvoyFailure[] = [];
     const tunnels: TunnelFailure[] = [];
@@ -53,6 +58,7 @@ export async function readGatewayAccessLog(logDir: string): Promise<GatewayAcces
     out.requests += entries.length;
     out.failures.push(...failures);
     out.tunnelFailures.push(...tunnels);
+    if (options.keep) out.kept.push(...entries.filter((e) => options.keep?.(e.startWallMs)));
   }
   return out;
 }

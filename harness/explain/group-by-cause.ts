@@ -55,7 +55,7 @@ interface PodFacts {
 }
 
 /** Pod address -> pod, from the local backend's pod-created events (`<podIp> (app <appIp>)`). */
-function podsByIp(events: readonly LifecycleEvent[]): Map<string, PodFacts> {
+export function podsByIp(events: readonly LifecycleEvent[]): Map<string, PodFacts> {
   const pods = new Map<string, PodFacts>();
   for (const e of events) {
     if (e.kind !== 'pod-created' || !e.node) continue;

@@ -6,6 +6,7 @@ import type { DrainOptionMetrics } from '../../explain/drain-option-metrics.ts';
 import { envoyCounterDeltas } from '../../explain/envoy-counters.ts';
 import type { EnvoyCounters } from '../../explain/envoy-counters.ts';
 import type { BurstExplanation } from '../../explain/explain-bursts.ts';
+import type { DeadlineAccount } from '../../explain/deadline-accounting.ts';
 import { explainRun } from '../../explain/explain-run.ts';
 import type { GatewayEvidence } from '../../explain/explain-run.ts';
 import { findBursts } from '../../tally/index.ts';
@@ -36,6 +37,8 @@ export interface Judgement {
   gatewayEvidence?: GatewayEvidence;
   /** Envoy's cluster counters between the first and last scrape of the gateway (local backend). */
   envoyCounters?: EnvoyCounters;
+  /** Every drain deadline inside the load, accounted for by rate x (T_past + L) (local backend). */
+  deadlineAccounts: DeadlineAccount[];
   drainOptions?: DrainOptionMetrics;
   failed: number;
   /** --max-failed as failed<=N first, then --threshold's, each with the value it met. */
@@ -56,7 +59,15 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
   const logDir = join(plan.runDir, 'pods');
   const local = params.backend === 'local';
   const explained =
-    local && tally ? await explainRun({ logDir, events, wallOffsetMs: clock.wallOffsetMs }) : undefined;
+    local && tally
+      ? await explainRun({
+          logDir,
+          events,
+          wallOffsetMs: clock.wallOffsetMs,
+          load: { startMs: seen.loadStartMs, endMs: seen.loadStartMs + params.durationS * 1000 },
+          ...(seen.cpu ? { cpuSamples: seen.cpu.samples } : {}),
+        })
+      : undefined;
   const drainOptions =
     local && params.meshClientRps > 0
       ? await measureDrainOptions({
@@ -112,6 +123,7 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
     events,
     bursts,
     explanations: byCause ? explained.explanations : [],
+    deadlineAccounts: byCause ? explained.accounts.map((a) => a.account) : [],
     ...(explained ? { gatewayLog: explained.gateway, gatewayEvidence: explained.evidence } : {}),
     ...(envoyCounters ? { envoyCounters } : {}),
     ...(drainOptions ? { drainOptions } : {}),

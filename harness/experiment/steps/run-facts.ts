@@ -35,6 +35,7 @@ export function runFacts(plan: RunPlan, seen: Observation, judged: Judgement): R
           deadlines: {
             atMs: judged.events.filter((e) => e.kind === 'drain-deadline').map((e) => e.atMs),
             explanations: judged.explanations,
+            accounts: judged.deadlineAccounts,
           },
         }
       : {}),
