@@ -73,6 +73,12 @@ const failedRow = (failed: number, extra: Row = {}): Row => ({
   deadline_failed_before_drop: 1,
   deadline_failed_after_drop: failed - 1,
   deadline_gateway_reaction_ms: 12,
+  deadline_inside: 1,
+  deadline_predicted_low: 2,
+  deadline_predicted_high: 9,
+  deadline_t_past_ms: 0.9,
+  deadline_l_ms: 0.3,
+  deadline_cpu_wait_pct: 20,
   ...extra,
 });
 const judge = (e: SuiteEntry, rows: Row[], all: ReadonlyMap<string, Row[]> = new Map()): boolean => {
@@ -89,11 +95,16 @@ test('E1 shape: single digits, and not more with grace 120 than without', () => 
   assert.equal(judge(g120, [failedRow(2), failedRow(1)], all), true);
   assert.equal(judge(g120, [failedRow(7), failedRow(8), failedRow(9)], all), false, 'more than grace 30');
   assert.equal(judge(g120, [failedRow(2)], new Map()), false, 'nothing to hold it against');
+  // Issue 30: every run inside the band its own measured T_past, L and rate predict.
+  assert.equal(judge(c1000, [failedRow(5), failedRow(4, { deadline_inside: 0 }), failedRow(6)]), false);
+  assert.equal(judge(entry('c=100, 60 s, 3000 RPS (headroom)'), [failedRow(3), failedRow(12)]), true);
+  assert.equal(judge(entry('c=100, 60 s, 3000 RPS (headroom)'), [failedRow(12), failedRow(12)]), false);
   assert.equal(entry('c=100, 60 s, restart at 40 s (deadline after the load)').shape, undefined);
   assert.equal(
     ENTRY_REPORTS[c1000.report]([failedRow(5), failedRow(4), failedRow(6)]),
     '503: 4 / 5 / 6; failed 4 / 5 / 6; at the deadlines: sent before / after the drop 1 / 1 / 1 ; 3 / 4 / 5, ' +
-      'gateway reaction 12 / 12 / 12 ms; deadlines at 46.514 48.209 | 46.514 48.209 | 46.514 48.209 s of 60 s',
+      'gateway reaction 12 / 12 / 12 ms; deadlines at 46.514 48.209 | 46.514 48.209 | 46.514 48.209 s of 60 s; ' +
+      'mechanism band 2-9 / 2-9 / 2-9, inside 3 of 3, T_past 0.9 / 0.9 / 0.9 ms, L 0.3 / 0.3 / 0.3 ms, CPU wait 20 / 20 / 20 %',
   );
 });
 
