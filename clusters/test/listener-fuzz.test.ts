@@ -1,8 +1,10 @@
 // Garbage to every listener the local cluster opens: the pods' captured ports and app addresses,
-// every ztunnel port (15008, 15001, 15006, 15021, 15020 ...), the gateway, httpbin, and the control
-// plane's discovery and CA ports. Listeners are found, not listed: every TCP socket in LISTEN state
-// on the cluster's address block (/proc/net/tcp) plus the control plane's two addresses. Afterwards
-// every process is alive, nothing reported a failure, and a request through the gateway is answered.
+// every ztunnel port (15008, 15001, 15006, 15021, 15020 ...), the gateway (Envoy's 8080 and 15090,
+// pilot-agent's 15021), httpbin, and the control plane's discovery, CA and Envoy mTLS xDS ports.
+// Listeners are found, not listed: every TCP socket in LISTEN state on the cluster's address block
+// (/proc/net/tcp) plus the control plane's three addresses; the gateway's and the control plane's
+// are checked to be among them. Afterwards every process is alive, nothing reported a failure, and a
+// request through the gateway is answered.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -15,6 +17,7 @@ import { certificateAs } from './certificate-as.ts';
 import { awaitServing } from '../kind/await-serving.ts';
 import { createLocalBackend } from '../local/index.ts';
 import { buildMeshManifests } from '../manifests/index.ts';
+import { PROMETHEUS_PORT, STATUS_PORT } from '../../mesh/pilot-agent/agent-config.ts';
 
 const BLOCK = 234;
 
@@ -116,11 +119,23 @@ it('every listener of the cluster survives garbage; the cluster still serves', a
   const first = await childPids(process.pid);
   const processes = (await childPids(process.pid)).filter((pid) => first.includes(pid));
   const listeners = [
-    ...(await listenersInBlock()),
-    controlPlane.xds,
-    controlPlane.ca.replace(/^https:\/\//, ''),
+    ...new Set([
+      ...(await listenersInBlock()),
+      controlPlane.xds,
+      controlPlane.ca.replace(/^https:\/\//, ''),
+      controlPlane.envoyXds,
+    ]),
   ];
   assert.ok(listeners.length >= 10, `found only ${listeners.join(' ')}`);
+  const gatewayIp = ingress.replace(/:\d+$/, '');
+  const expected = [
+    ingress, // Envoy's 0.0.0.0_8080, on the pod address
+    `${gatewayIp}:${String(STATUS_PORT)}`, // pilot-agent's readiness
+    `${gatewayIp}:${String(PROMETHEUS_PORT)}`, // Envoy's Prometheus listener from the bootstrap
+    controlPlane.envoyXds,
+  ];
+  for (const address of expected)
+    assert.ok(listeners.includes(address), `${address} among ${listeners.join(' ')}`);
   for (const address of listeners) for (const [, payload] of PAYLOADS) await probe(address, payload);
   t.diagnostic(`${String(listeners.length)} listeners x ${String(PAYLOADS.length)} payloads`);
   assert.deepEqual(

@@ -2,7 +2,7 @@ import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { WorkloadCertificate } from '../pki/index.ts';
 import { SDS_DEFAULT, SDS_ROOT } from '../xds/istio-clusters.ts';
-import { sdsService, TYPE_URL } from '../xds/index.ts';
+import { failCall, sdsService, TYPE_URL } from '../xds/index.ts';
 
 interface SecretRequest {
   resource_names?: string[];
@@ -70,9 +70,7 @@ export async function startSdsServer(options: {
         if (req.response_nonce && req.response_nonce === lastNonce && names.join(',') === lastNames) return; // ACK
         const unknown = names.filter((n) => !secrets.has(n));
         if (unknown.length) {
-          call.destroy(
-            Object.assign(new Error(`no secret named ${unknown.join(', ')}`), { code: status.NOT_FOUND }),
-          );
+          failCall(call, status.NOT_FOUND, `no secret named ${unknown.join(', ')}`);
           return;
         }
         lastNames = names.join(',');
@@ -89,7 +87,7 @@ export async function startSdsServer(options: {
       call.on('error', () => undefined);
     },
     DeltaSecrets: (call: ServerDuplexStream<unknown, unknown>) => {
-      call.destroy(Object.assign(new Error('delta SDS is not served'), { code: status.UNIMPLEMENTED }));
+      failCall(call, status.UNIMPLEMENTED, 'delta SDS is not served');
     },
     FetchSecrets: (_call: unknown, callback: (err: Error) => void) => {
       callback(Object.assign(new Error('use StreamSecrets'), { code: status.UNIMPLEMENTED }));

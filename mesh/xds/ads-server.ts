@@ -66,6 +66,15 @@ interface Stream {
   types: Map<string, TypeState>;
 }
 
+/**
+ * Ends a server stream with a gRPC status its client receives. grpc-js sends the status of an
+ * 'error' emitted on the call (grpc/grpc-node#1439, the maintainer's answer); `call.destroy(err)`
+ * tears down our side without one, and the client (Envoy) waits on a stream that never answers.
+ */
+export function failCall(call: NodeJS.EventEmitter, code: status, message: string): void {
+  call.emit('error', Object.assign(new Error(message), { code }));
+}
+
 const hashOf = (resources: unknown): string =>
   createHash('sha256').update(JSON.stringify(resources)).digest('hex').slice(0, 12);
 
@@ -104,9 +113,7 @@ export async function startAdsServer(options: AdsServerOptions): Promise<AdsServ
     try {
       resources = resourcesOf(stream, typeUrl, names);
     } catch (err) {
-      stream.call.destroy(
-        Object.assign(new Error((err as Error).message), { code: status.INVALID_ARGUMENT }),
-      );
+      failCall(stream.call, status.INVALID_ARGUMENT, (err as Error).message);
       return;
     }
     const version = hashOf(resources);
@@ -116,20 +123,22 @@ export async function startAdsServer(options: AdsServerOptions): Promise<AdsServ
     stream.types.set(typeUrl, sent);
     stream.call.write({ version_info: version, type_url: typeUrl, nonce: sent.nonce, resources });
   };
-  const refuse = (stream: Stream, code: status, reason: string): void => {
-    options.onRefused?.(stream.node?.id ?? '', reason);
-    stream.call.destroy(Object.assign(new Error(reason), { code }));
+  /** Refuses a stream before it has a node: `nodeId` is what the proxy claimed to be. */
+  const refuse = (stream: Stream, nodeId: string, code: status, reason: string): void => {
+    options.onRefused?.(nodeId, reason);
+    failCall(stream.call, code, reason);
   };
   const onRequest = (stream: Stream, req: DiscoveryRequest): void => {
+    if (stream.call.writableEnded) return; // refused or failed: its status is on its way
     if (!stream.node) {
       const node = parseProxyNode(req.node);
       if (typeof node === 'string') {
-        refuse(stream, status.INVALID_ARGUMENT, node);
+        refuse(stream, req.node?.id ?? '', status.INVALID_ARGUMENT, node);
         return;
       }
       const why = options.authorize?.(node, peerCertificate(stream.call));
       if (why !== undefined) {
-        refuse(stream, status.PERMISSION_DENIED, why);
+        refuse(stream, node.id, status.PERMISSION_DENIED, why);
         return;
       }
       stream.node = node;
@@ -177,11 +186,7 @@ export async function startAdsServer(options: AdsServerOptions): Promise<AdsServ
       call.on('close', forget);
     },
     DeltaAggregatedResources: (call: ServerDuplexStream<unknown, unknown>) => {
-      call.destroy(
-        Object.assign(new Error('delta xDS is not served: use state of the world (GRPC)'), {
-          code: status.UNIMPLEMENTED,
-        }),
-      );
+      failCall(call, status.UNIMPLEMENTED, 'delta xDS is not served: use state of the world (GRPC)');
     },
   });
   const credentials = options.tls

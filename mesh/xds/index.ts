@@ -1,4 +1,4 @@
-export { startAdsServer } from './ads-server.ts';
+export { failCall, startAdsServer } from './ads-server.ts';
 export type { AdsServer, AdsServerOptions, XdsMessage, XdsNack } from './ads-server.ts';
 export { envoyApi, adsService, sdsService, TYPE_URL } from './envoy-protos.ts';
 export { parseProxyNode, proxyNodeId } from './proxy-node.ts';
