@@ -75,7 +75,7 @@ const E5_MEASURES = new Set([
  * totals, where the drain deadlines fell and what their bursts were made of.
  */
 const isMeasured = (name: string): boolean =>
-  /_cpu_(avg|max)_pct$/.test(name) ||
+  /_cpu_(avg|max|wait_avg)_pct$/.test(name) ||
   name.startsWith('gateway_log_') ||
   name.startsWith('deadline_') ||
   name === 'bursts_after_sigterm' ||
@@ -94,6 +94,8 @@ const ADDED_WITH_DEFAULT: Readonly<Record<string, string>> = {
   // Schema 8: older rows ran the Node imitation of Envoy, no Envoy at all (''); a row of the real
   // Envoy (1.40.0) is another gateway, so it does not key with them.
   envoy_version: '',
+  // Schema 8 too: every older row ran without CPU isolation.
+  cpu_isolation: 'none',
 };
 
 export function configurationOf(row: RunRow): Configuration {

@@ -119,7 +119,8 @@ for (const generator of GENERATORS)
       assert.match(om, /^istio_tcp_connections_opened_total\{reporter="destination",.*job="ztunnel",/m);
       assert.match(
         om,
-        /^envoy_http_downstream_rq_total\{job="gateway",instance="[\d.]+:15090",pod="istio-system\/istio-ingressgateway-[^"]+"\} \d+ \d+\.\d{3}$/m,
+        // Envoy's own stats, with Istio's cluster_name tag (the whole outbound cluster name).
+        /^envoy_cluster_upstream_rq_total\{cluster_name="outbound\|8000\|\|httpbin\.default\.svc\.cluster\.local",job="gateway",instance="[\d.]+:15090",pod="istio-system\/istio-ingressgateway-[^"]+"\} \d+ \d+\.\d{3}$/m,
       );
       assert.ok(om.endsWith('# EOF\n'));
       // fortio.json: fortio's result shape, every request in its histogram and return codes, and its
