@@ -50,7 +50,6 @@ async function inFlightDuringScaleToZero(
   const deletedAt = performance.now() - sentAt;
   await backend.scale(HTTPBIN, 0);
   const result = await reply;
-  const pod = backend.events().find((e) => e.kind === 'pod-deleting')?.object ?? '';
   const gateway =
     backend
       .events()
