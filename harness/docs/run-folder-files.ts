@@ -79,9 +79,23 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
       "Envoy's upstream counters on the gateway's service and connect_originate clusters between its first and last scrape: `cluster`, `counter`, `first`, `last`, `delta` (local backend)",
   },
   {
+    path: 'deadlines.csv',
+    writtenBy: 'harness/experiment/steps/write-run.ts',
+    holds:
+      'E1: each drain deadline inside the load accounted for: `lost`, `predicted_reset` (rate x (T_past + L)), `predicted_fin` (in_flight + rate x L), `band_low`/`band_high`, `inside`, `closed_connections`, `rate_per_s`, `t_past_ms`, `l_ms`, `in_flight_inside`, `cpu_wait_pct` (local backend)',
+  },
+  {
+    path: 'deadline-trace.csv',
+    writtenBy: 'harness/experiment/steps/write-run.ts',
+    holds:
+      "E1: each deadline's node in 100 ms buckets from 2 s before to 1 s after it: `requests`, `failed`, `t_past_ms` (the report's deadline plots)",
+  },
+
+  {
     path: 'cpu.csv',
     writtenBy: 'harness/experiment/steps/write-run.ts',
-    holds: "each component's CPU every second: `t_s`, `component`, `group`, `cpu_pct` (% of one core)",
+    holds:
+      "each component's CPU every second: `t_s`, `component`, `group`, `cpu_pct` (% of one core), `run_queue_wait_pct` (its threads' time runnable but waiting for a CPU, schedstat)",
   },
   {
     path: 'fortio.json',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import { accountDeadline, formatDeadlineAccount, projectCount } from './deadline-accounting.ts';
+import { deadlineRows } from './deadline-rows.ts';
 import type { TimedEntry } from './deadline-accounting.ts';
 
 const D = 50_000;
@@ -123,5 +124,36 @@ describe('a drain deadline accounted for: rate x (T_past + L)', () => {
     const a = accountDeadline({ deadlineMs: D, node: 'node-1', entries, nodeOfIp, failures });
     assert.ok(Math.abs(projectCount([a, a], 1000, 20_000) - 2 * 3.0075 * 20) < 1e-9);
     assert.equal(projectCount([a], 0, 20_000), 0);
+  });
+});
+
+describe('deadlines.csv and deadline-trace.csv', () => {
+  it('numbers the deadlines and writes their 100 ms buckets around each', () => {
+    const failures = [at(D + 4, 1, '127.0.2.1', 503)];
+    const entries = [...every(D - 3_000, D, 10, (t) => at(t, 1, '127.0.2.1')), ...failures];
+    const account = accountDeadline({
+      deadlineMs: D,
+      node: 'node-1',
+      entries,
+      nodeOfIp,
+      failures,
+      inFlightInside: 0,
+    });
+    const { deadlines, trace } = deadlineRows(
+      [{ atMs: D, object: 'istio-system/ztunnel-a', account }],
+      D - 46_000,
+    );
+    assert.deepEqual(
+      [
+        deadlines[0]?.['deadline'],
+        deadlines[0]?.['t_s'],
+        deadlines[0]?.['lost'],
+        deadlines[0]?.['in_flight_inside'],
+      ],
+      [1, '46.000', 1, 0],
+    );
+    assert.equal(trace.length, 30);
+    assert.deepEqual(trace[19], { deadline: 1, from_ms: -100, requests: 10, failed: 0, t_past_ms: '5.000' });
+    assert.deepEqual(trace[20], { deadline: 1, from_ms: 0, requests: 1, failed: 1, t_past_ms: '' });
   });
 });

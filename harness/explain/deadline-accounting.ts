@@ -50,6 +50,38 @@ export interface DeadlineAccount {
    * this machine's contention, not the mechanism. Undefined without CPU samples.
    */
   cpuWaitShare?: number;
+  /** 100 ms buckets around the deadline on its node: requests started, failed, and their T_past. */
+  trace: TraceBucket[];
+}
+
+export interface TraceBucket {
+  /** Bucket start, ms from the deadline. */
+  fromMs: number;
+  requests: number;
+  failed: number;
+  /** Mean T_past of the bucket's answered requests, ms (undefined: none answered). */
+  pastGatewayMs?: number;
+}
+
+const TRACE_BUCKET_MS = 100;
+const TRACE_SPAN_MS = { before: 2000, after: 1000 };
+
+/** The deadline's node, bucketed: how T_past and the failures move up to and past the drop. */
+function traceOf(onNode: readonly TimedEntry[], d: number): TraceBucket[] {
+  const buckets: TraceBucket[] = [];
+  for (let from = -TRACE_SPAN_MS.before; from < TRACE_SPAN_MS.after; from += TRACE_BUCKET_MS) {
+    const inBucket = onNode.filter((e) => e.startMs >= d + from && e.startMs < d + from + TRACE_BUCKET_MS);
+    const past = inBucket.flatMap((e) =>
+      e.entry.pastGatewayUs === undefined ? [] : [e.entry.pastGatewayUs / 1000],
+    );
+    buckets.push({
+      fromMs: from,
+      requests: inBucket.length,
+      failed: inBucket.filter((e) => e.entry.flags.length > 0).length,
+      ...(past.length ? { pastGatewayMs: past.reduce((a, b) => a + b, 0) / past.length } : {}),
+    });
+  }
+  return buckets;
 }
 
 /** How far back from the deadline the rate and T_past are taken. */
@@ -122,6 +154,7 @@ export function accountDeadline(options: {
     interval,
     inside: count >= interval[0] && count <= interval[1],
     ...(share === undefined ? {} : { cpuWaitShare: share }),
+    trace: traceOf(onNode, d),
   };
 }
 

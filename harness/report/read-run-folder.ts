@@ -16,6 +16,8 @@ export async function readRunFolder(runDir: string): Promise<{
   zoom: Row[];
   gatewayFailures: Row[];
   envoyCounters: Row[];
+  deadlines: Row[];
+  deadlineTrace: Row[];
 }> {
   const [row] = await rows(join(runDir, 'summary.csv'));
   if (!row)
@@ -31,5 +33,7 @@ export async function readRunFolder(runDir: string): Promise<{
     zoom: await rows(join(runDir, 'zoom.csv')),
     gatewayFailures: await rows(join(runDir, 'gateway-failures.csv')),
     envoyCounters: await rows(join(runDir, 'envoy-counters.csv')),
+    deadlines: await rows(join(runDir, 'deadlines.csv')),
+    deadlineTrace: await rows(join(runDir, 'deadline-trace.csv')),
   };
 }

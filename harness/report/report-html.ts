@@ -74,6 +74,22 @@ table.kv th{background:#f6f6f6;font-weight:normal}tr.note td{color:#555;border-t
 .badge.verdict-pass{background:#2a7d2a}.badge.verdict-fail{background:#b22}.badge.verdict-aborted{background:#a60}
 b.failed{color:#b22}`;
 
+const DEADLINE_CAPTION =
+  "Each drain deadline: the requests lost against the mechanism. If the old ztunnel resets its connections, every request past the gateway on them is lost: rate x (T_past + L); if it closes them with a FIN, only those still inside ztunnel (its own in_flight count) plus rate x L. The band runs from the first prediction's 2.5 % Poisson quantile to the second's 97.5 %. T_past: Envoy's first byte upstream to the response's first byte (its access log, µs); L: the gateway's mean delay in seeing a closed connection close; CPU wait: of the path's runnable time in the second after the deadline, the share spent waiting for a CPU (schedstat) - what this machine adds.";
+
+/** E1's deadlines accounted for: the table and one plot each. */
+function deadlineSection(
+  d: { rows: Row[]; plots: { deadline: number; svg: string }[] } | undefined,
+): string[] {
+  if (!d?.rows.length) return [];
+  return [
+    '<h2>Drain deadlines, accounted for</h2>',
+    `<p>${escape(DEADLINE_CAPTION)}</p>`,
+    htmlTable(d.rows),
+    ...d.plots.map((p) => `<div class="plot" id="deadline-${String(p.deadline)}">${p.svg}</div>`),
+  ];
+}
+
 export function page(title: string, body: string): string {
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title><style>${PAGE_STYLE}</style></head>\n<body>\n${body}\n</body></html>\n`;
 }
@@ -149,6 +165,8 @@ export function buildRunReport(options: {
   timeline?: Row[];
   fault?: FaultStart;
   envoy?: EnvoyTables;
+  /** E1: each drain deadline accounted for, and its T_past / run-queue plot. */
+  deadlines?: { rows: Row[]; plots: { deadline: number; svg: string }[] };
 }): string {
   const { row } = options;
   const rest = Object.keys(row).filter((k) => !(HEADLINE as readonly string[]).includes(k));
@@ -170,6 +188,7 @@ export function buildRunReport(options: {
       ? htmlTable(options.bursts, undefined, { notes: ['cause_timeline', 'explanation'], omitEmpty: true })
       : '<p>none</p>',
     ...envoySection(options.envoy),
+    ...deadlineSection(options.deadlines),
     ...(options.zooms?.length
       ? [
           '<h2>Bursts, zoomed (10 ms buckets by request start)</h2>',

@@ -4,6 +4,7 @@ import { faultStartOf } from './fault-start.ts';
 import { buildRunReport } from './report-html.ts';
 import { renderSvg } from './render-svg.ts';
 import { buildTimelineSpec } from './timeline-spec.ts';
+import { buildDeadlineSpec } from './deadline-spec.ts';
 import { buildZoomSpec } from './zoom-spec.ts';
 
 type Row = Record<string, string | number>;
@@ -24,6 +25,9 @@ export async function writeRunReport(options: {
   /** gateway-failures.csv and envoy-counters.csv: absent in runs from before them. */
   gatewayFailures?: Row[];
   envoyCounters?: Row[];
+  /** deadlines.csv and deadline-trace.csv (E1 runs from issue 30 on). */
+  deadlines?: Row[];
+  deadlineTrace?: Row[];
   bucketMs: number;
 }): Promise<string> {
   const fault = faultStartOf(options.events, options.row);
@@ -52,6 +56,16 @@ export async function writeRunReport(options: {
     });
     zooms.push({ burst: i + 1, svg: await renderSvg(spec) });
   }
+  const deadlinePlots: { deadline: number; svg: string }[] = [];
+  for (const deadline of options.deadlines ?? []) {
+    const n = Number(deadline['deadline']);
+    const trace = (options.deadlineTrace ?? []).filter((r) => Number(r['deadline']) === n);
+    if (trace.length === 0) continue;
+    deadlinePlots.push({
+      deadline: n,
+      svg: await renderSvg(buildDeadlineSpec({ deadline, trace, cpu: options.cpu ?? [] })),
+    });
+  }
   const path = join(options.runDir, 'report.html');
   await writeFile(
     path,
@@ -64,6 +78,7 @@ export async function writeRunReport(options: {
       timeline: options.timeline,
       ...(fault ? { fault } : {}),
       envoy: { gatewayFailures: options.gatewayFailures ?? [], envoyCounters: options.envoyCounters ?? [] },
+      deadlines: { rows: options.deadlines ?? [], plots: deadlinePlots },
     }),
   );
   return path;

@@ -39,6 +39,8 @@ export interface Judgement {
   envoyCounters?: EnvoyCounters;
   /** Every drain deadline inside the load, accounted for by rate x (T_past + L) (local backend). */
   deadlineAccounts: DeadlineAccount[];
+  /** The same, with the deadline each is for. */
+  deadlines: { atMs: number; object: string; account: DeadlineAccount }[];
   drainOptions?: DrainOptionMetrics;
   failed: number;
   /** --max-failed as failed<=N first, then --threshold's, each with the value it met. */
@@ -124,6 +126,13 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
     bursts,
     explanations: byCause ? explained.explanations : [],
     deadlineAccounts: byCause ? explained.accounts.map((a) => a.account) : [],
+    deadlines: byCause
+      ? explained.accounts.map((a) => ({
+          atMs: a.deadline.atMs,
+          object: a.deadline.object,
+          account: a.account,
+        }))
+      : [],
     ...(explained ? { gatewayLog: explained.gateway, gatewayEvidence: explained.evidence } : {}),
     ...(envoyCounters ? { envoyCounters } : {}),
     ...(drainOptions ? { drainOptions } : {}),

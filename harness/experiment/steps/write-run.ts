@@ -1,6 +1,7 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { envoyCounterRows } from '../../explain/envoy-counters.ts';
+import { deadlineRows } from '../../explain/deadline-rows.ts';
 import { failureKindRows } from '../../explain/failure-details.ts';
 import { buildFortioResult } from '../../results/fortio-json.ts';
 import { toOpenMetrics } from '../../results/openmetrics.ts';
@@ -53,6 +54,7 @@ async function writeFortioJson(plan: RunPlan, seen: Observation): Promise<void> 
 /** The run folder's tables, by file name (empty ones are not written). */
 function runTables(plan: RunPlan, seen: Observation, judged: Judgement): Record<string, CsvRow[]> {
   const { tally, loadStartMs } = seen;
+  const deadlines = deadlineRows(judged.deadlines, loadStartMs);
   return {
     'events.csv': eventRows(judged.events, plan.clock.wallOffsetMs, loadStartMs),
     'timeline.csv': tally ? timelineRows(tally.timeline, loadStartMs) : [],
@@ -65,6 +67,8 @@ function runTables(plan: RunPlan, seen: Observation, judged: Judgement): Record<
       ? failureKindRows(judged.gatewayEvidence.failureKinds)
       : [],
     'envoy-counters.csv': envoyCounterRows(judged.envoyCounters),
+    'deadlines.csv': deadlines.deadlines,
+    'deadline-trace.csv': deadlines.trace,
   };
 }
 
@@ -95,6 +99,8 @@ export async function writeRun(plan: RunPlan, seen: Observation, judged: Judgeme
       zoom: tables['zoom.csv'] ?? [],
       gatewayFailures: tables['gateway-failures.csv'] ?? [],
       envoyCounters: tables['envoy-counters.csv'] ?? [],
+      deadlines: tables['deadlines.csv'] ?? [],
+      deadlineTrace: tables['deadline-trace.csv'] ?? [],
       bucketMs: BUCKET_MS,
     });
   } catch (err) {
