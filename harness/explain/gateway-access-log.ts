@@ -1,6 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { deriveConnectionTimes, parseAccessLogLine } from '../../mesh/xds/access-log.ts';
+import { parseAccessLogLine } from '../../mesh/xds/access-log.ts';
 import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import { joinTunnelFailures, parseTunnelFailureLine } from './tunnel-join.ts';
 import type { TunnelFailure } from './tunnel-join.ts';
@@ -28,9 +30,12 @@ const HBONE_UPSTREAM = '"upstream_host":"envoy://connect_originate/';
 
 /**
  * Every gateway pod's Envoy access log in a run's container-log folder (the local backend writes
- * `<namespace>_<pod>_<container>.log`). Read after the run: nothing here is on the load's path.
- * Each upstream connection's idle time and age are derived from the log (deriveConnectionTimes);
- * each failure on an HBONE upstream gets its failed tunnel's line from the same pod's log.
+ * `<namespace>_<pod>_<container>.log`). Read after the run, line by line (a 200 s run at max rate
+ * writes close to a gigabyte: more than one string can hold); nothing here is on the load's path.
+ * Only the failures and the lines `keep` accepts are kept. Each upstream connection's idle time and
+ * age are derived on the way (its requests are sequential, so they complete, and are logged, in the
+ * order they started: mesh/xds/access-log.ts deriveConnectionTimes says what the figures mean); each
+ * failure on an HBONE upstream gets its failed tunnel's line from the same pod's log.
  */
 export async function readGatewayAccessLog(
   logDir: string,
@@ -41,24 +46,37 @@ export async function readGatewayAccessLog(
   );
   const out: GatewayAccessLog = { requests: 0, failures: [], tunnelFailures: [], kept: [] };
   for (const name of names) {
-    const entries: EnvoyFailure[] = [];
+    const failures: EnvoyFailure[] = [];
     const tunnels: TunnelFailure[] = [];
-    for (const line of (await readFile(join(logDir, name), 'utf8')).split('\n')) {
-      const entry = parseAccessLogLine(line);
-      if (entry) {
-        entries.push(line.includes(HBONE_UPSTREAM) ? { ...entry, isHbone: true } : entry);
+    const connections = new Map<number, { firstStartMs: number; lastEndMs: number }>();
+    const lines = createInterface({ input: createReadStream(join(logDir, name)), crlfDelay: Infinity });
+    for await (const line of lines) {
+      const parsed = parseAccessLogLine(line);
+      if (!parsed) {
+        const tunnel = parseTunnelFailureLine(line);
+        if (tunnel) tunnels.push(tunnel);
         continue;
       }
-      const tunnel = parseTunnelFailureLine(line);
-      if (tunnel) tunnels.push(tunnel);
+      out.requests++;
+      const entry: EnvoyFailure = line.includes(HBONE_UPSTREAM) ? { ...parsed, isHbone: true } : parsed;
+      if (entry.connectionId !== undefined) {
+        const seen = connections.get(entry.connectionId);
+        const endMs = entry.startWallMs + entry.durationMs;
+        if (seen) {
+          entry.connectionAgeMs = entry.startWallMs - seen.firstStartMs;
+          entry.connectionIdleMs = Math.max(0, entry.startWallMs - seen.lastEndMs);
+          seen.lastEndMs = Math.max(seen.lastEndMs, endMs);
+        } else {
+          entry.connectionAgeMs = 0;
+          connections.set(entry.connectionId, { firstStartMs: entry.startWallMs, lastEndMs: endMs });
+        }
+      }
+      if (entry.flags.length > 0) failures.push(entry);
+      if (options.keep?.(entry.startWallMs)) out.kept.push(entry);
     }
-    deriveConnectionTimes(entries);
-    const failures = entries.filter((e) => e.flags.length > 0);
     for (const [failure, tunnel] of joinTunnelFailures(failures, tunnels)) failure.tunnel = tunnel;
-    out.requests += entries.length;
     out.failures.push(...failures);
     out.tunnelFailures.push(...tunnels);
-    if (options.keep) out.kept.push(...entries.filter((e) => options.keep?.(e.startWallMs)));
   }
   return out;
 }
