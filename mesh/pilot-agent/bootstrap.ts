@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { SDS_CLUSTER, SDS_DEFAULT, SDS_ROOT } from '../xds/istio-clusters.ts';
+import { SDS_CLUSTER, SDS_DEFAULT, SDS_ROOT, sdsSecret } from '../xds/istio-clusters.ts';
 
 /**
  * Envoy's bootstrap as pilot-agent writes it (istio tools/packaging/common/envoy_bootstrap.json,
@@ -28,41 +28,57 @@ export interface BootstrapOptions {
   prometheusPort: number;
 }
 
-const pipeCluster = (name: string, path: string, http2: boolean): Record<string, unknown> => ({
-  name,
-  type: 'STATIC',
-  connect_timeout: '1s',
-  load_assignment: {
-    cluster_name: name,
-    endpoints: [{ lb_endpoints: [{ endpoint: { address: { pipe: { path } } } }] }],
-  },
-  ...(http2
-    ? {
-        typed_extension_protocol_options: {
-          'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
-            '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
-            explicit_http_config: { http2_protocol_options: {} },
-          },
-        },
-      }
-    : {}),
-});
+type Address = { socket_address: { address: string; port_value: number } } | { pipe: { path: string } };
 
-const sdsRef = (name: string): Record<string, unknown> => ({
-  name,
-  sds_config: {
-    api_config_source: {
+/**
+ * A static cluster of one endpoint (an address, or a unix socket as a `pipe`): the xDS and SDS
+ * clusters speak gRPC, so HTTP/2; the Prometheus listener's admin cluster HTTP/1.1.
+ */
+export function staticCluster(options: {
+  name: string;
+  address: Address;
+  http2: boolean;
+  /** By name (DNS) rather than an IP: kind's istiod.istio-system.svc. */
+  dns?: boolean;
+}): Record<string, unknown> {
+  return {
+    name: options.name,
+    type: options.dns ? 'STRICT_DNS' : 'STATIC',
+    connect_timeout: '1s',
+    load_assignment: {
+      cluster_name: options.name,
+      endpoints: [{ lb_endpoints: [{ endpoint: { address: options.address } }] }],
+    },
+    ...(options.http2
+      ? {
+          typed_extension_protocol_options: {
+            'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+              '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
+              explicit_http_config: { http2_protocol_options: {} },
+            },
+          },
+        }
+      : {}),
+  };
+}
+
+/** Istio's dynamic_resources: every type over ADS on the `xds-grpc` cluster (envoy_bootstrap.json). */
+export function adsDynamicResources(): Record<string, unknown> {
+  const ads = { ads: {}, resource_api_version: 'V3' };
+  return {
+    ads_config: {
       api_type: 'GRPC',
       transport_api_version: 'V3',
-      grpc_services: [{ envoy_grpc: { cluster_name: SDS_CLUSTER } }],
+      grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }],
+      set_node_on_first_message_only: true,
     },
-    resource_api_version: 'V3',
-  },
-});
+    cds_config: ads,
+    lds_config: ads,
+  };
+}
 
 export function buildBootstrap(o: BootstrapOptions): Record<string, unknown> {
   const [host = '', port = ''] = o.xdsAddress.split(/:(?=\d+$)/);
-  const ads = { ads: {}, resource_api_version: 'V3' };
   return {
     node: { id: o.nodeId, cluster: o.cluster, metadata: o.metadata },
     admin: { address: { pipe: { path: o.adminSocket } } },
@@ -103,38 +119,16 @@ export function buildBootstrap(o: BootstrapOptions): Record<string, unknown> {
         },
       ],
     },
-    dynamic_resources: {
-      ads_config: {
-        api_type: 'GRPC',
-        transport_api_version: 'V3',
-        grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }],
-        set_node_on_first_message_only: true,
-      },
-      cds_config: ads,
-      lds_config: ads,
-    },
+    dynamic_resources: adsDynamicResources(),
     static_resources: {
       clusters: [
         {
-          name: 'xds-grpc',
-          type: isIP(host) ? 'STATIC' : 'STRICT_DNS',
-          connect_timeout: '1s',
-          load_assignment: {
-            cluster_name: 'xds-grpc',
-            endpoints: [
-              {
-                lb_endpoints: [
-                  { endpoint: { address: { socket_address: { address: host, port_value: Number(port) } } } },
-                ],
-              },
-            ],
-          },
-          typed_extension_protocol_options: {
-            'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
-              '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
-              explicit_http_config: { http2_protocol_options: {} },
-            },
-          },
+          ...staticCluster({
+            name: 'xds-grpc',
+            address: { socket_address: { address: host, port_value: Number(port) } },
+            http2: true,
+            dns: isIP(host) === 0,
+          }),
           transport_socket: {
             name: 'envoy.transport_sockets.tls',
             typed_config: {
@@ -142,19 +136,19 @@ export function buildBootstrap(o: BootstrapOptions): Record<string, unknown> {
               sni: o.xdsServerName,
               common_tls_context: {
                 alpn_protocols: ['h2'],
-                tls_certificate_sds_secret_configs: [sdsRef(SDS_DEFAULT)],
+                tls_certificate_sds_secret_configs: [sdsSecret(SDS_DEFAULT)],
                 combined_validation_context: {
                   default_validation_context: {
                     match_typed_subject_alt_names: [{ san_type: 'DNS', matcher: { exact: o.xdsServerName } }],
                   },
-                  validation_context_sds_secret_config: sdsRef(SDS_ROOT),
+                  validation_context_sds_secret_config: sdsSecret(SDS_ROOT),
                 },
               },
             },
           },
         },
-        pipeCluster(SDS_CLUSTER, o.sdsSocket, true),
-        pipeCluster('prometheus_stats', o.adminSocket, false),
+        staticCluster({ name: SDS_CLUSTER, address: { pipe: { path: o.sdsSocket } }, http2: true }),
+        staticCluster({ name: 'prometheus_stats', address: { pipe: { path: o.adminSocket } }, http2: false }),
       ],
       listeners: [
         {

@@ -35,7 +35,10 @@ export function defaultCircuitBreakers(): ProtoObject {
   };
 }
 
-/** An SDS secret reference: pilot-agent serves `default` and `ROOTCA` on the sds-grpc cluster. */
+/**
+ * An SDS secret reference: pilot-agent serves `default` and `ROOTCA` on the sds-grpc cluster. Plain
+ * values only, so the bootstrap (proto3 JSON) and xDS (proto-loader objects) share it.
+ */
 export function sdsSecret(name: string): ProtoObject {
   return {
     name,
@@ -46,7 +49,6 @@ export function sdsSecret(name: string): ProtoObject {
         grpc_services: [{ envoy_grpc: { cluster_name: SDS_CLUSTER } }],
         set_node_on_first_message_only: true,
       },
-      initial_fetch_timeout: duration(0),
       resource_api_version: 'V3',
     },
   };

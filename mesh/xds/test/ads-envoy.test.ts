@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { execa } from 'execa';
 import { isHarnessError } from '../../../lib/index.ts';
 import { ensureEnvoy } from '../../../harness/tools/index.ts';
+import { adsDynamicResources, staticCluster } from '../../pilot-agent/bootstrap.ts';
 import { startAdsServer } from '../ads-server.ts';
 import type { XdsMessage } from '../ads-server.ts';
 import { TYPE_URL } from '../envoy-protos.ts';
@@ -109,42 +110,15 @@ test(
     const [adsHost = '', adsPort = ''] = ads.address.split(':');
     const bootstrap = {
       node: { id: NODE, cluster: 'istio-ingressgateway' },
-      dynamic_resources: {
-        ads_config: {
-          api_type: 'GRPC',
-          transport_api_version: 'V3',
-          grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }],
-        },
-        lds_config: { ads: {}, resource_api_version: 'V3' },
-        cds_config: { ads: {}, resource_api_version: 'V3' },
-      },
+      dynamic_resources: adsDynamicResources(),
       static_resources: {
+        // The bootstrap's own xDS cluster, without its mTLS (this test's server is plain gRPC).
         clusters: [
-          {
+          staticCluster({
             name: 'xds-grpc',
-            type: 'STATIC',
-            connect_timeout: '1s',
-            typed_extension_protocol_options: {
-              'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
-                '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
-                explicit_http_config: { http2_protocol_options: {} },
-              },
-            },
-            load_assignment: {
-              cluster_name: 'xds-grpc',
-              endpoints: [
-                {
-                  lb_endpoints: [
-                    {
-                      endpoint: {
-                        address: { socket_address: { address: adsHost, port_value: Number(adsPort) } },
-                      },
-                    },
-                  ],
-                },
-              ],
-            },
-          },
+            address: { socket_address: { address: adsHost, port_value: Number(adsPort) } },
+            http2: true,
+          }),
         ],
       },
     };
