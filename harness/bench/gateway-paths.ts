@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../lib/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
 import type { ExperimentParams } from '../experiment/experiment-params.ts';
+import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { DEFAULT_ARMS } from '../experiment/mitigation-arms.ts';
 import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
@@ -57,6 +58,7 @@ function paramsOf(
     gatewayConcurrency: GATEWAY_DEFAULT_CONCURRENCY,
     gatewayMode: 'hbone',
     meshClientRps: 0,
+    projectRatePerS: ASM_E1_RATE_PER_S,
     maxFailed: 0,
     thresholds: [],
     k6Out: [],

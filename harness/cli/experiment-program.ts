@@ -10,6 +10,7 @@ import { DRAIN_STRATEGIES } from '../../ztunnel/drain-strategy.ts';
 import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
 import type { ClusterScenario, ScenarioDefaults } from '../experiment/cluster-scenario.ts';
 import type { ExperimentParams } from '../experiment/experiment-params.ts';
+import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { DEFAULT_ARMS } from '../experiment/mitigation-arms.ts';
 import { thresholdCollector } from '../experiment/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
@@ -41,6 +42,7 @@ export interface ExperimentFlags {
   gatewayConcurrency: number;
   gatewayMode: 'hbone' | 'plain';
   meshClient: number;
+  projectRate: number;
   poolBackoff: boolean;
   mesh: 'ambient' | 'off';
   maxFailed?: number;
@@ -310,6 +312,13 @@ const OPTIONS: OptionSpec[] = [
     default: 0,
   },
   {
+    flags: '--project-rate <req/s>',
+    description:
+      "E1: the rate the run's projection line answers for (\"how many would I lose at N req/s?\"), from the run's own T_past and L (ASM's rate by default)",
+    parse: numberParser('--project-rate', { min: 1, max: 10_000_000 }),
+    default: ASM_E1_RATE_PER_S,
+  },
+  {
     flags: '--pool-backoff',
     description:
       "arm: ztunnel's HBONE client pool backs off a destination after failed connects (istio/ztunnel#1191)",
@@ -431,6 +440,7 @@ export function paramsFromFlags(
     gatewayConcurrency: flags.gatewayConcurrency,
     gatewayMode: pick('gatewayMode', flags.gatewayMode, d.gatewayMode),
     meshClientRps: flags.meshClient,
+    projectRatePerS: flags.projectRate,
     maxFailed: flags.maxFailed ?? scenario.defaultMaxFailed,
     thresholds: flags.threshold ?? [],
     k6Out: flags.k6Out ?? [],

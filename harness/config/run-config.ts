@@ -31,6 +31,7 @@ export function paramsToFlags(p: ExperimentParams): Partial<ExperimentFlags> {
     gatewayConcurrency: p.gatewayConcurrency,
     gatewayMode: p.gatewayMode,
     meshClient: p.meshClientRps,
+    projectRate: p.projectRatePerS,
     maxFailed: p.maxFailed,
     threshold: p.thresholds,
     k6Out: p.k6Out,

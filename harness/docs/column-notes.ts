@@ -92,6 +92,12 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   deadline_l_ms: "E1: L, the gateway's mean delay in seeing a closed connection close, rate-weighted",
   deadline_cpu_wait_pct:
     "E1: of the runnable time of the path's processes (gateway, ztunnel, httpbin) in the second after each deadline, the share spent waiting for a CPU, %",
+  deadline_projected_rate_per_s:
+    "`--project-rate`: the rate the projection answers for (ASM's 4,800 req/s by default)",
+  deadline_projected:
+    "E1: the count this run's mechanism gives at deadline_projected_rate_per_s, every deadline's reset prediction scaled by that rate over the run's (a projection, not a measurement)",
+  deadline_projected_at_1ms:
+    "E1: the same with T_past + L at one millisecond at every deadline (ASM's setting)",
   bursts_after_sigterm: "bursts that start after their cause's SIGTERM",
   client_requests: "E5: the meshed client's requests",
   client_failed: "E5: the meshed client's failures",

@@ -34,6 +34,8 @@ export interface ExperimentParams {
    * through its node's ztunnel (E5's ztunnel-to-ztunnel traffic); 0: none.
    */
   meshClientRps: number;
+  /** E1's projection line: the count this run's mechanism gives at this rate (req/s). */
+  projectRatePerS: number;
   /** A run fails its verdict above this many failed requests. */
   maxFailed: number;
   /** More pass/fail criteria, as written (thresholds.ts): every one must hold. */

@@ -81,21 +81,15 @@ function accountingLines(row: SummaryRow, envoy: readonly string[]): string[] {
   return lines;
 }
 
-/** ASM's E1 rate (seed 001: 289,970 calls in 60 s at c=1000): where the projection line lands by default. */
-export const ASM_E1_RATE_PER_S = 4_800;
-
 /**
  * E1's count against its mechanism over all the run's drain deadlines, and what the same mechanism
  * gives at ASM's rate (a projection from this run's T_past and L, not a measurement).
  */
 function mechanismLines(row: SummaryRow): string[] {
   if (row['deadline_predicted'] === '' || row['deadline_predicted'] === undefined) return [];
-  const predicted = Number(row['deadline_predicted']);
-  const runRate = Number(row['requests']) / Number(row['duration_s']);
-  const projected = runRate > 0 ? (predicted * ASM_E1_RATE_PER_S) / runRate : 0;
   return [
     `drain deadlines: ${String(row['deadline_accounted'])} lost, ${row['deadline_inside'] === 1 ? 'inside' : 'OUTSIDE'} the mechanism's ${String(row['deadline_predicted_low'])}-${String(row['deadline_predicted_high'])} (95 %; predicted ${String(row['deadline_predicted_fin'])} if FIN, ${String(row['deadline_predicted'])} if reset): T_past ${String(row['deadline_t_past_ms'])} ms + L ${String(row['deadline_l_ms'])} ms at ${String(row['deadline_rate_per_s'])} req/s per deadline; the path's processes waited for a CPU ${String(row['deadline_cpu_wait_pct'] || '-')} % of their runnable time there`,
-    `projection (this run's mechanism, not a measurement): at ${String(ASM_E1_RATE_PER_S)} req/s with this run's T_past and L, about ${projected.toFixed(1)} lost; with T_past + L at 1 ms, about ${(runRate > 0 ? ((predicted / (Number(row['deadline_t_past_ms']) + Number(row['deadline_l_ms']) || 1)) * ASM_E1_RATE_PER_S) / runRate : 0).toFixed(1)}`,
+    `projection (this run's mechanism, not a measurement; --project-rate): at ${String(row['deadline_projected_rate_per_s'])} req/s with this run's T_past and L, about ${String(row['deadline_projected'])} lost; with T_past + L at 1 ms, about ${String(row['deadline_projected_at_1ms'])}`,
   ];
 }
 

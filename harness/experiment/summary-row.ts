@@ -9,6 +9,7 @@ import type { CsvRow } from '../results/write-csv.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 import { armColumns } from './mitigation-arms.ts';
 import type { DeadlineAccount } from '../explain/deadline-accounting.ts';
+import { projectCount } from '../explain/deadline-accounting.ts';
 import { poissonInterval } from '../explain/poisson.ts';
 import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
@@ -154,7 +155,10 @@ export function buildSummaryRow(
     rollout_started_s: rel(facts.rollout?.startedAtMs),
     rollout_status_complete_s: rel(facts.rollout?.statusCompleteAtMs),
     rollout_old_pods_gone_s: rel(facts.rollout?.oldPodsGoneAtMs),
-    ...deadlineColumns(facts, rel),
+    ...deadlineColumns(facts, rel, {
+      projectRatePerS: params.projectRatePerS,
+      ...(tally && params.durationS > 0 ? { runRatePerS: tally.total / params.durationS } : {}),
+    }),
     ...drainOptionColumns(facts.drainOptions),
     started_at: new Date(facts.startedAtWallMs).toISOString(),
     git_sha: facts.gitSha,
@@ -272,7 +276,11 @@ export function cpuRows(report: CpuReport, loadStartMs: number): CsvRow[] {
  * before each drop (in flight toward or inside the old ztunnel), after it (onto a connection the
  * gateway had not yet seen close), and the gateway's longest reaction time.
  */
-function deadlineColumns(facts: RunFacts, rel: (ms: number | undefined) => string): CsvRow {
+function deadlineColumns(
+  facts: RunFacts,
+  rel: (ms: number | undefined) => string,
+  rates: { projectRatePerS: number; runRatePerS?: number },
+): CsvRow {
   const d = facts.deadlines;
   const drops = d?.explanations.filter((e) => e.mechanism === 'drain-deadline') ?? [];
   const sum = (f: (e: BurstExplanation) => number | undefined): number | string =>
@@ -284,7 +292,7 @@ function deadlineColumns(facts: RunFacts, rel: (ms: number | undefined) => strin
     deadline_dropped_in_flight: sum((e) => e.droppedInFlight),
     deadline_gateway_reaction_ms: d ? Math.max(0, ...drops.map((e) => e.gatewayReactionMs ?? 0)) : '',
     bursts_after_sigterm: d ? d.explanations.filter((e) => e.startsAfterSigterm === true).length : '',
-    ...accountColumns(d?.accounts),
+    ...accountColumns(d?.accounts, rates.runRatePerS, rates.projectRatePerS),
   };
 }
 
@@ -294,7 +302,11 @@ function deadlineColumns(facts: RunFacts, rel: (ms: number | undefined) => strin
  * FIN sum's 2.5 % to the reset sum's 97.5 % Poisson quantile (a sum of Poisson counts is Poisson),
  * the count accounted for, whether it lies inside, and the terms (rate-weighted means).
  */
-function accountColumns(accounts: readonly DeadlineAccount[] | undefined): CsvRow {
+function accountColumns(
+  accounts: readonly DeadlineAccount[] | undefined,
+  runRatePerS: number | undefined,
+  projectRatePerS: number,
+): CsvRow {
   const names = [
     'deadline_accounted',
     'deadline_predicted',
@@ -306,6 +318,9 @@ function accountColumns(accounts: readonly DeadlineAccount[] | undefined): CsvRo
     'deadline_t_past_ms',
     'deadline_l_ms',
     'deadline_cpu_wait_pct',
+    'deadline_projected_rate_per_s',
+    'deadline_projected',
+    'deadline_projected_at_1ms',
   ];
   if (!accounts?.length) return Object.fromEntries(names.map((n) => [n, '']));
   const total = (f: (a: DeadlineAccount) => number): number => accounts.reduce((n, a) => n + f(a), 0);
@@ -330,6 +345,12 @@ function accountColumns(accounts: readonly DeadlineAccount[] | undefined): CsvRo
     deadline_l_ms: weighted((a) => a.reactionMs).toFixed(2),
     deadline_cpu_wait_pct: waits.length
       ? ((waits.reduce((a, b) => a + b, 0) / waits.length) * 100).toFixed(0)
+      : '',
+    deadline_projected_rate_per_s: projectRatePerS,
+    deadline_projected: runRatePerS ? projectCount(accounts, runRatePerS, projectRatePerS).toFixed(1) : '',
+    // The same with every deadline's T_past + L at ASM's millisecond: rate x 1 ms per deadline.
+    deadline_projected_at_1ms: runRatePerS
+      ? ((rate / 1000) * (projectRatePerS / runRatePerS)).toFixed(1)
       : '',
   };
 }

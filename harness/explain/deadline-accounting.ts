@@ -84,6 +84,9 @@ function traceOf(onNode: readonly TimedEntry[], d: number): TraceBucket[] {
   return buckets;
 }
 
+/** ASM's E1 rate (seed 001: 289,970 calls in 60 s at c=1000): the projection's default rate. */
+export const ASM_E1_RATE_PER_S = 4_800;
+
 /** How far back from the deadline the rate and T_past are taken. */
 export const ACCOUNT_WINDOW_MS = 2000;
 /** A connection with a request starting this long after the deadline was not closed by it. */

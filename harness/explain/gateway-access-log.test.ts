@@ -23,6 +23,11 @@ describe("the gateway's Envoy log after a run", () => {
     const dir = await mkdtemp(join(tmpdir(), 'gateway-log-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     for (const d of [dir, join(dir, 'missing')])
-      assert.deepEqual(await readGatewayAccessLog(d), { requests: 0, failures: [], tunnelFailures: [], kept: [] });
+      assert.deepEqual(await readGatewayAccessLog(d), {
+        requests: 0,
+        failures: [],
+        tunnelFailures: [],
+        kept: [],
+      });
   });
 });

@@ -34,6 +34,7 @@ export const EVERY_FIELD: ExperimentParams = {
   gatewayConcurrency: 3,
   gatewayMode: 'plain',
   meshClientRps: 7,
+  projectRatePerS: 20_000,
   maxFailed: 99,
   thresholds: ['p99_ms<500', 'failed_rate<1e-4'],
   k6Out: ['json=k6.json', 'web-dashboard=export=k6.html'],
