@@ -51,6 +51,8 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
     "the gateway's and the sidecar's Envoy (`envoy --version`); empty in rows from before schema 8 (the Node imitation)",
   gateway_log_requests: "requests in the gateway's access log (local backend)",
   gateway_log_failures: 'failures the gateway answered or cut, from its access log',
+  gateway_log_warmup_failures:
+    "the gateway's failures during the generator's warmup calls (before its first counted request), not in `requests`",
   dropped_iterations: 'iterations the generator started late or not at all (generator health)',
   generator_cpu_avg_pct: "the load generator's CPU, mean % of one core",
   generator_cpu_max_pct: "the load generator's CPU, peak % of one core",

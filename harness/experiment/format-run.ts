@@ -61,7 +61,7 @@ function accountingLines(row: SummaryRow, envoy: readonly string[]): string[] {
     );
   if (row['gateway_log_requests'] !== '' && row['gateway_log_requests'] !== undefined)
     lines.push(
-      `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (${String(row['generator'])} counted ${String(Number(row['requests']) - Number(row['ok']))} failed)`,
+      `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (${String(row['generator'])} counted ${String(Number(row['requests']) - Number(row['ok']))} failed)${Number(row['gateway_log_warmup_failures']) > 0 ? `; ${String(row['gateway_log_warmup_failures'])} more during the generator's warmup calls, which it does not count` : ''}`,
     );
   lines.push(...envoy);
   if (row['generator_cpu_avg_pct'] !== '')

@@ -38,7 +38,7 @@ export interface RunFacts {
   generatorRequests: number;
   generatorCpu?: CpuUsage;
   /** The gateway's access log over the run (local backend): requests, and failures it answered or cut. */
-  gatewayLog?: { requests: number; failures: number };
+  gatewayLog?: { requests: number; failures: number; warmupFailures?: number };
   /** E5's figures, when a meshed client ran (drain-option-metrics.ts). */
   drainOptions?: DrainOptionMetrics;
   /** Every drain deadline (run clock) and the bursts' explanations (local backend). */
@@ -100,6 +100,7 @@ function generatorColumns(facts: RunFacts): CsvRow {
     generator_requests: facts.generatorRequests,
     gateway_log_requests: facts.gatewayLog?.requests ?? '',
     gateway_log_failures: facts.gatewayLog?.failures ?? '',
+    gateway_log_warmup_failures: facts.gatewayLog?.warmupFailures ?? '',
     dropped_iterations: facts.droppedIterations,
     generator_retried: facts.generatorRetried ?? '',
     generator_cpu_avg_pct: facts.generatorCpu ? facts.generatorCpu.processAvgPct.toFixed(1) : '',

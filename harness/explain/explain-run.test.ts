@@ -58,10 +58,24 @@ describe("a run's explanation from Envoy's log", () => {
       /; Envoy: 3 CONNECT refused by ztunnel \(tunnel_response:503; 503 UC\), 1 HBONE connection closed with the request in flight \(connection_termination; 503 UC\)$/,
     );
     assert.match(second.text, /; Envoy: 8 CONNECT refused by ztunnel \(tunnel_response:503; 503 UC\)$/);
-    assert.deepEqual(run.gateway, { requests: 13, failures: 12 });
+    assert.deepEqual(run.gateway, { requests: 13, failures: 12, warmupFailures: 0 });
     assert.equal(
       formatGatewayEvidence(run.evidence),
       "gateway failures by Envoy's response details: 11 CONNECT refused by ztunnel (tunnel_response:503; 503 UC), 1 HBONE connection closed with the request in flight (connection_termination; 503 UC); HBONE tunnels not opened: 11, 11 behind a failed request",
+    );
+  });
+
+  it("sets apart the failures during the generator's warmup, which it does not count", async (t) => {
+    const dir = await gatewayLogDir(t);
+    const all = await explainRun({ logDir: dir, events, wallOffsetMs: 0 });
+    const starts = all.bursts.flatMap((b) => b.failuresList.map((f) => f.startMs)).sort((a, b) => a - b);
+    const second = starts[1] ?? 0;
+    // Counting from the second failure's start: the first was a warmup call.
+    const run = await explainRun({ logDir: dir, events, wallOffsetMs: 0, countedFromWallMs: second + 5 });
+    assert.deepEqual(run.gateway, { requests: 13, failures: 11, warmupFailures: 1 });
+    assert.equal(
+      run.bursts.reduce((n, b) => n + b.failures, 0),
+      11,
     );
   });
 

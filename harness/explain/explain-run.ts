@@ -25,8 +25,11 @@ export interface RunExplanation {
   bursts: CauseBurst[];
   /** One per burst, in the bursts' order. */
   explanations: BurstExplanation[];
-  /** The gateway's access log over the whole run: requests it finished, and its own failures. */
-  gateway: { requests: number; failures: number };
+  /**
+   * The gateway's access log over the whole run: requests it finished, its own failures among the
+   * counted requests, and those during the generator's warmup (not counted by fortio).
+   */
+  gateway: { requests: number; failures: number; warmupFailures: number };
   evidence: GatewayEvidence;
   /** Every old ztunnel's drain deadline inside the load, accounted for (E1; empty elsewhere). */
   accounts: { deadline: LifecycleEvent; account: DeadlineAccount }[];
@@ -47,6 +50,11 @@ export async function explainRun(options: {
   load?: { startMs: number; endMs: number };
   /** Per-component CPU and run-queue wait (cpu-monitor), for the deadlines' CPU-wait share. */
   cpuSamples?: readonly CpuSample[];
+  /**
+   * The first counted request's start, wall clock: the gateway's failures before it were fortio's
+   * warmup calls, which fortio does not count; they are reported apart, not grouped.
+   */
+  countedFromWallMs?: number;
 }): Promise<RunExplanation> {
   const { load } = options;
   const deadlines = options.events.filter(
@@ -57,7 +65,10 @@ export async function explainRun(options: {
   const log = await readGatewayAccessLog(options.logDir, {
     keep: (wallMs) => deadlines.some((d) => Math.abs(wallMs - options.wallOffsetMs - d.atMs) <= margin),
   });
-  const failures = log.failures.map((entry) => ({
+  const from = options.countedFromWallMs ?? -Infinity;
+  // fortio's warmup calls start a few ms before the first counted one; 5 ms of slack as flag-join's.
+  const counted = log.failures.filter((e) => e.startWallMs >= from - 5);
+  const failures = counted.map((entry) => ({
     startMs: entry.startWallMs - options.wallOffsetMs,
     entry,
   }));
@@ -98,7 +109,11 @@ export async function explainRun(options: {
   return {
     bursts,
     explanations,
-    gateway: { requests: log.requests, failures: log.failures.length },
+    gateway: {
+      requests: log.requests,
+      failures: counted.length,
+      warmupFailures: log.failures.length - counted.length,
+    },
     accounts,
     evidence: {
       failureKinds: groupFailureKinds(log.failures),

@@ -32,7 +32,7 @@ export interface Judgement {
   bursts: Burst[];
   /** Each burst's mechanism and figures (local backend, when the gateway's log holds every failure). */
   explanations: BurstExplanation[];
-  gatewayLog?: { requests: number; failures: number };
+  gatewayLog?: { requests: number; failures: number; warmupFailures?: number };
   /** The gateway's failures by Envoy's details (local backend). */
   gatewayEvidence?: GatewayEvidence;
   /** Envoy's cluster counters between the first and last scrape of the gateway (local backend). */
@@ -68,6 +68,9 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
           wallOffsetMs: clock.wallOffsetMs,
           load: { startMs: seen.loadStartMs, endMs: seen.loadStartMs + params.durationS * 1000 },
           ...(seen.cpu ? { cpuSamples: seen.cpu.samples } : {}),
+          ...(seen.load && Number.isFinite(seen.load.counts.firstStartWallMs)
+            ? { countedFromWallMs: seen.load.counts.firstStartWallMs }
+            : {}),
         })
       : undefined;
   const drainOptions =
