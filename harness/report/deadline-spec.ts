@@ -20,7 +20,7 @@ export function buildDeadlineSpec(options: { deadline: Row; trace: Row[]; cpu: R
     field: 'ms',
     type: 'quantitative' as const,
     title: 'ms from the drain deadline',
-    scale: { domain: DOMAIN_MS },
+    scale: { domain: DOMAIN_MS, nice: false },
   };
   const trace = options.trace.map((r) => ({
     ms: Number(r['from_ms']) + 50,
@@ -45,6 +45,8 @@ export function buildDeadlineSpec(options: { deadline: Row; trace: Row[]; cpu: R
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: `deadline ${String(d['deadline'])} (${String(d['ztunnel'])} at ${String(d['t_s'])} s): ${String(d['lost'])} lost, band ${String(d['band_low'])}-${String(d['band_high'])}`,
+    // Both panels' y axes take the same room, so their x axes line up.
+    config: { axisY: { minExtent: 50, maxExtent: 50 } },
     vconcat: [
       {
         width: PANEL_WIDTH,
@@ -52,14 +54,14 @@ export function buildDeadlineSpec(options: { deadline: Row; trace: Row[]; cpu: R
         data: { values: trace },
         layer: [
           {
-            mark: { type: 'bar', color: '#d62728', opacity: 0.6 },
+            mark: { type: 'bar', color: '#d62728', opacity: 0.6, clip: true },
             encoding: {
               x,
               y: { field: 'failed', type: 'quantitative', title: 'failed per 100 ms' },
             },
           },
           {
-            mark: { type: 'line', point: true, color: '#1f77b4' },
+            mark: { type: 'line', point: true, color: '#1f77b4', clip: true },
             encoding: {
               x,
               y: { field: 't_past_ms', type: 'quantitative', title: 'T_past, ms (mean per 100 ms)' },
@@ -73,9 +75,9 @@ export function buildDeadlineSpec(options: { deadline: Row; trace: Row[]; cpu: R
         width: PANEL_WIDTH,
         height: 100,
         data: { values: [...summed.values()] },
-        mark: { type: 'line', interpolate: 'step-before', point: true },
+        mark: { type: 'line', interpolate: 'step-before', point: true, clip: true },
         encoding: {
-          x: { ...x, scale: { domain: DOMAIN_MS } },
+          x,
           y: { field: 'wait', type: 'quantitative', title: ['run-queue wait,', '% of the second'] },
           color: { field: 'group', type: 'nominal', title: 'component' },
         },
