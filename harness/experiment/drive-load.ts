@@ -107,8 +107,9 @@ export async function driveLoad(options: {
         cpu.stop(); // the load is over: the tally's read below is not part of it
         void stopScraping();
       },
-      // The local backend keeps the gateway's log in the run folder (as judge-run reads it).
-      ...(generator.kind === 'fortio' && options.params.backend === 'local'
+      // The local backend keeps the gateway's log in the run folder (as judge-run reads it). Envoy
+      // sends no x-response-flags header, so k6's records take their flags from it as fortio's do.
+      ...(options.params.backend === 'local'
         ? { prepareRecords: () => gatewayFlags(options.runDir, clock) }
         : {}),
       onRecord: (record) => {
@@ -132,7 +133,7 @@ export async function driveLoad(options: {
  */
 const GATEWAY_LOG_FLUSH_MS = 1000;
 
-/** fortio records no response header: the gateway's flags per failed call come from its own log. */
+/** The gateway's flags per failed call come from its own access log (no generator sees them in the response). */
 async function gatewayFlags(runDir: string, clock: Clock) {
   await clock.sleep(GATEWAY_LOG_FLUSH_MS + 200);
   const log = await readGatewayAccessLog(join(runDir, 'pods'));
