@@ -98,7 +98,7 @@ test('E1 shape: single digits, and not more with grace 120 than without', () => 
   // Issue 30: every run inside the band its own measured T_past, L and rate predict.
   assert.equal(judge(c1000, [failedRow(5), failedRow(4, { deadline_inside: 0 }), failedRow(6)]), false);
   // The headroom row judges the deadlines' count (a keep-alive race's 503s are another mechanism).
-  const headroom = entry('c=100, 60 s, 3000 RPS (headroom)');
+  const headroom = entry('c=100, 60 s, 2000 RPS (headroom)');
   assert.equal(
     judge(headroom, [failedRow(12, { deadline_accounted: 2 }), failedRow(3, { deadline_accounted: 3 })]),
     true,
