@@ -15,7 +15,10 @@ test("an E1 c=100 row keys as the committed baselines' rows of its generator and
   const baseline = await readRuns(
     join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds-k6-2026-11-23.csv'),
   );
-  const fortioBaseline = await readRuns(join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds.csv'));
+  const fortioBaseline = await readRuns(
+    join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds-fortio-node-gateway-2026-11-24.csv'),
+  );
+  const envoyBaseline = await readRuns(join(PROJECT_ROOT, 'results', 'baselines', 'local-seeds.csv'));
   const seeds = await loadSuite('seeds');
   const entry = seeds.entries.find((e) => e.configuration === 'c=100, 60 s, grace 30');
   assert.ok(entry);
@@ -44,4 +47,7 @@ test("an E1 c=100 row keys as the committed baselines' rows of its generator and
   // Envoy in place of the Node imitation (schema 8): another gateway, so another configuration.
   assert.equal(matching(keyWith('fortio', '1.40.0'), fortioBaseline), 0);
   assert.equal(matching(keyWith('k6', '1.40.0')), 0);
+  // The nightly's baseline since Envoy: the seed suite's run of this configuration and four more.
+  assert.equal(matching(keyWith('fortio', '1.40.0'), envoyBaseline), 5);
+  assert.equal(matching(keyWith('fortio'), envoyBaseline), 0);
 });
