@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -77,15 +78,29 @@ function listener(port: number, status: number, body: string): XdsMessage {
   };
 }
 
+/** One GET on a connection of its own, its body (or the error). */
+function getOnce(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    // A new connection each time: a kept-alive one stays on the old listener while Envoy drains it
+    // (a listener update hands new connections to the new version; old ones finish on the old).
+    get(url, { agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      });
+    }).on('error', (err) => {
+      resolve(String(err));
+    });
+  });
+}
+
 /** GET until the body is `want` (Envoy applies a push within a second), or fail after 10 s. */
 async function untilBody(url: string, want: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   let last = '';
   while (Date.now() < deadline) {
-    last = await fetch(url).then(
-      (r) => r.text(),
-      (err: unknown) => String(err),
-    );
+    last = await getOnce(url);
     if (last === want) return;
     await new Promise((r) => setTimeout(r, 50));
   }
