@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ISTIO_DEFAULT_RETRY_ON, ROUTE_POLICY_METADATA } from '../../xds/index.ts';
 import { get, podOf, startGatewayScene } from './gateway-scene.ts';
+import type { Reply } from './gateway-scene.ts';
 import { waitFor } from './observed.ts';
 import { envoyMissing } from './proxy-fixture.ts';
 
@@ -87,36 +88,47 @@ describe('Envoy gateway over HBONE (real Envoy, our xDS)', { skip: envoyMissing,
     // LEAST_REQUEST picks at random between idle hosts: 24 requests try the refusing pod first with
     // probability 1 - 2^-24; each of those must be answered by the other.
     const paths = Array.from({ length: 24 }, (_, i) => `/refused/${String(i)}`);
-    for (const path of paths) {
-      const reply = await get(proxy.ingress, path);
-      assert.deepEqual([reply.status, podOf(reply)], [200, serving], path);
-    }
+    const replies: Reply[] = [];
+    for (const path of paths) replies.push(await get(proxy.ingress, path));
     const logged = await Promise.all(paths.map((p) => proxy.logFor(p)));
-    assert.deepEqual(
-      new Set(logged.map((e) => `${String(e.status)} ${e.upstream}`)),
-      new Set([`200 ${serving}:8080`]),
-    );
     const attempts = logged.map((e) => e.attempts);
-    t.diagnostic(`attempts: ${attempts.join(',')}`);
+    t.diagnostic(`statuses: ${replies.map((r) => r.status).join(',')}; attempts: ${attempts.join(',')}`);
+    // Istio's policy (2 retries, previous_hosts with 5 reselections) sends a retry back to the
+    // refusing pod when LEAST_REQUEST picked it on all 6 tries: 1 in 64 retries; both retries so:
+    // a 503 UC after 3 refused attempts. Anything else is a defect.
+    logged.forEach((e, i) => {
+      const reply = replies[i];
+      if (reply?.status === 200) {
+        assert.deepEqual(
+          [podOf(reply), e.upstream, e.flags],
+          [serving, `${serving}:8080`, []],
+          paths[i],
+        );
+      } else {
+        assert.deepEqual(
+          [reply?.status, e.status, e.attempts, e.upstream],
+          [503, 503, 3, `${refusing}:8080`],
+          `${String(paths[i])}: ${JSON.stringify(e)}`,
+        );
+      }
+    });
+    assert.ok(
+      replies.filter((r) => r.status === 200).length >= 20,
+      `statuses: ${replies.map((r) => r.status).join(',')}`,
+    );
     assert.ok(attempts.includes(2), `attempts: ${attempts.join(',')}`);
-    // A retry is sent to the refusing pod again when LEAST_REQUEST picked it on all 6 tries that
-    // previous_hosts allows (host_selection_retry_max_attempts 5): 1 in 64 retries; then a third.
     assert.ok(
       attempts.every((n) => n >= 1 && n <= 3),
       `attempts: ${attempts.join(',')}`,
     );
-    assert.deepEqual(
-      logged.filter((e) => e.flags.length > 0),
-      [],
-    );
     // Counted twice: connect_originate's own line (Istio logs only UF there) per refused attempt,
-    // and the attempts beyond the first in the gateway's log.
+    // and the attempts beyond the first in the gateway's log (all three for a 503).
     const refusals = proxy.lines.filter(
       (l) => l.startsWith('[connect_originate]') && l.includes(`upstream=${refusing}:15008`),
     );
     assert.equal(
       refusals.length,
-      attempts.reduce((n, a) => n + a - 1, 0),
+      logged.reduce((n, e) => n + (e.status === 200 ? e.attempts - 1 : e.attempts), 0),
       refusals.join('\n'),
     );
     assert.ok(
