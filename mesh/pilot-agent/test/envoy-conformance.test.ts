@@ -99,11 +99,7 @@ describe('Envoy gateway over HBONE (real Envoy, our xDS)', { skip: envoyMissing,
     logged.forEach((e, i) => {
       const reply = replies[i];
       if (reply?.status === 200) {
-        assert.deepEqual(
-          [podOf(reply), e.upstream, e.flags],
-          [serving, `${serving}:8080`, []],
-          paths[i],
-        );
+        assert.deepEqual([podOf(reply), e.upstream, e.flags], [serving, `${serving}:8080`, []], paths[i]);
       } else {
         assert.deepEqual(
           [reply?.status, e.status, e.attempts, e.upstream],
