@@ -82,7 +82,7 @@ export interface GatewayFailure {
 
 /**
  * Envoy logs no connection's idle time: it is derived from its access log (mesh/xds/access-log.ts
- * deriveConnectionTimes), the request's start minus the end of the previous request logged on the
+ * createConnectionTimes), the request's start minus the end of the previous request logged on the
  * same upstream connection. A lower bound: that end (start + %DURATION%) comes after the connection
  * was free again. Unknown where no earlier request on the connection was logged.
  */

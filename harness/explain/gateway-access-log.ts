@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { parseAccessLogLine } from '../../mesh/xds/access-log.ts';
+import { createConnectionTimes, parseAccessLogLine } from '../../mesh/xds/access-log.ts';
 import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import { joinTunnelFailures, parseTunnelFailureLine } from './tunnel-join.ts';
 import type { TunnelFailure } from './tunnel-join.ts';
@@ -34,7 +34,7 @@ const HBONE_UPSTREAM = '"upstream_host":"envoy://connect_originate/';
  * writes close to a gigabyte: more than one string can hold); nothing here is on the load's path.
  * Only the failures and the lines `keep` accepts are kept. Each upstream connection's idle time and
  * age are derived on the way (its requests are sequential, so they complete, and are logged, in the
- * order they started: mesh/xds/access-log.ts deriveConnectionTimes says what the figures mean); each
+ * order they started: mesh/xds/access-log.ts createConnectionTimes); each
  * failure on an HBONE upstream gets its failed tunnel's line from the same pod's log.
  */
 export async function readGatewayAccessLog(
@@ -48,7 +48,7 @@ export async function readGatewayAccessLog(
   for (const name of names) {
     const failures: EnvoyFailure[] = [];
     const tunnels: TunnelFailure[] = [];
-    const connections = new Map<number, { firstStartMs: number; lastEndMs: number }>();
+    const deriveTimes = createConnectionTimes();
     const lines = createInterface({ input: createReadStream(join(logDir, name)), crlfDelay: Infinity });
     for await (const line of lines) {
       const parsed = parseAccessLogLine(line);
@@ -59,18 +59,7 @@ export async function readGatewayAccessLog(
       }
       out.requests++;
       const entry: EnvoyFailure = line.includes(HBONE_UPSTREAM) ? { ...parsed, isHbone: true } : parsed;
-      if (entry.connectionId !== undefined) {
-        const seen = connections.get(entry.connectionId);
-        const endMs = entry.startWallMs + entry.durationMs;
-        if (seen) {
-          entry.connectionAgeMs = entry.startWallMs - seen.firstStartMs;
-          entry.connectionIdleMs = Math.max(0, entry.startWallMs - seen.lastEndMs);
-          seen.lastEndMs = Math.max(seen.lastEndMs, endMs);
-        } else {
-          entry.connectionAgeMs = 0;
-          connections.set(entry.connectionId, { firstStartMs: entry.startWallMs, lastEndMs: endMs });
-        }
-      }
+      deriveTimes(entry);
       if (entry.flags.length > 0) failures.push(entry);
       if (options.keep?.(entry.startWallMs)) out.kept.push(entry);
     }

@@ -119,24 +119,29 @@ export function parseAccessLogLine(line: string): ParsedAccessLog | undefined {
  * Envoy logs no connection's idle time (the Node gateway did): derived from the log itself. Each
  * request on an upstream connection follows the one before it on that connection, so its idle
  * time is its start minus the previous request's end (start + duration); the age is its start
- * minus the connection's first logged request. Mutates the entries; order of the array is kept.
+ * minus the connection's first logged request. The returned function takes the entries of one
+ * Envoy's log in each connection's order (start order; a connection's requests are sequential, so
+ * the log's completion order is that too) and sets both on each.
  */
-export function deriveConnectionTimes(entries: readonly ParsedAccessLog[]): void {
-  const byConnection = new Map<number, ParsedAccessLog[]>();
-  for (const e of entries) {
-    if (e.connectionId === undefined) continue;
-    const list = byConnection.get(e.connectionId) ?? [];
-    list.push(e);
-    byConnection.set(e.connectionId, list);
-  }
-  for (const list of byConnection.values()) {
-    list.sort((a, b) => a.startWallMs - b.startWallMs);
-    const first = list[0]?.startWallMs ?? 0;
-    let previousEnd: number | undefined;
-    for (const e of list) {
-      e.connectionAgeMs = e.startWallMs - first;
-      if (previousEnd !== undefined) e.connectionIdleMs = Math.max(0, e.startWallMs - previousEnd);
-      previousEnd = Math.max(previousEnd ?? 0, e.startWallMs + e.durationMs);
+export function createConnectionTimes(): (entry: ParsedAccessLog) => void {
+  const connections = new Map<number, { firstStartMs: number; lastEndMs: number }>();
+  return (e) => {
+    if (e.connectionId === undefined) return;
+    const seen = connections.get(e.connectionId);
+    const endMs = e.startWallMs + e.durationMs;
+    if (!seen) {
+      e.connectionAgeMs = 0;
+      connections.set(e.connectionId, { firstStartMs: e.startWallMs, lastEndMs: endMs });
+      return;
     }
-  }
+    e.connectionAgeMs = e.startWallMs - seen.firstStartMs;
+    e.connectionIdleMs = Math.max(0, e.startWallMs - seen.lastEndMs);
+    seen.lastEndMs = Math.max(seen.lastEndMs, endMs);
+  };
+}
+
+/** createConnectionTimes over entries in any order (sorted by start first); the array's order is kept. */
+export function deriveConnectionTimes(entries: readonly ParsedAccessLog[]): void {
+  const derive = createConnectionTimes();
+  for (const e of [...entries].sort((a, b) => a.startWallMs - b.startWallMs)) derive(e);
 }
