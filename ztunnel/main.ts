@@ -23,25 +23,38 @@
 //   POOL_BACKOFF                     true: the HBONE client pool backs off a destination after failed
 //                                    connects (istio/ztunnel#1191's proposal; off upstream)
 // SIGTERM (or SIGINT) starts the drain; the process exits when it is done.
+// The discovery subscription and (node-address mode) ztunnel's own certificate are retried at start
+// with bounded backoff while istiod is unreachable or answers 5xx (mesh/startup-retry.ts); a refusal
+// (4xx) or retries past the limit exit 1 with the reason on stderr.
 import { rmSync, writeFileSync } from 'node:fs';
 import { createLogger, createSystemClock } from '../lib/index.ts';
-import { connectDiscovery } from '../mesh/discovery/index.ts';
+import { connectDiscoveryWithRetry } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
 import { createHbonePool } from '../mesh/hbone/index.ts';
-import { caClientFromEnv } from '../mesh/pki/index.ts';
+import { caClientFromEnv, isTransientCaError } from '../mesh/pki/index.ts';
 import type { RequestCertificate } from '../mesh/pki/index.ts';
+import { describeError, retryStartup } from '../mesh/startup-retry.ts';
 import { startAdminServer } from './admin/admin-server.ts';
 import { computeDrainDeadlineMs } from './config/drain-deadline.ts';
 import { parseDrainStrategy } from './drain-strategy.ts';
 import type { DrainStrategy } from './drain-strategy.ts';
 import { connectNodeAgent } from './node-agent/node-agent-client.ts';
 import { createZtunnelMetrics } from './telemetry/metrics.ts';
-import { createZtunnel } from './ztunnel.ts';
+import { createZtunnel, ZTUNNEL_IDENTITY } from './ztunnel.ts';
 
 function fail(message: string): never {
   process.stderr.write(`ztunnel: ${message}\n`);
   process.exit(2);
 }
+
+/** A start-up step that cannot succeed: exit 1 (2 is for bad settings), the kubelet restarts us. */
+function startupFailed(err: unknown): never {
+  process.stderr.write(`ztunnel: ${describeError(err)}\n`);
+  process.exit(1);
+}
+
+/** How long one connect to istiod may take before it counts as a failed attempt. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 function required(name: string): string {
   return process.env[name] || fail(`Expected ${name} to be set, got nothing`);
@@ -93,7 +106,9 @@ const pool = createHbonePool({
 });
 // Discovery changes reach the data plane once it exists; the first (full) delta arrives before.
 let onChange: (change: DiscoveryChange) => void = () => undefined;
-const discovery = process.env['XDS_ADDRESS'] ? await subscribe(process.env['XDS_ADDRESS']) : undefined;
+const discovery = process.env['XDS_ADDRESS']
+  ? await subscribe(process.env['XDS_ADDRESS']).catch(startupFailed)
+  : undefined;
 const ztunnel = createZtunnel({
   issueCert,
   log,
@@ -114,7 +129,25 @@ const admin = await startAdminServer({
 const agent = inPod
   ? await connectNodeAgent({ path: required('ZDS_ADDRESS'), instance, ztunnel, log })
   : undefined;
-if (!inPod) await ztunnel.listenOnNode({ ip: nodeIp, name: nodeName });
+if (!inPod) {
+  // The node listener presents ztunnel's own certificate: fetched here with retries, then served to
+  // listenOnNode from the CA client's per-identity cache.
+  await retryStartup({
+    what: `certificate for istio-system/ztunnel from ${process.env['CA_ADDRESS'] ?? 'CA_ADDRESS'}`,
+    attempt: () => issueCert(ZTUNNEL_IDENTITY),
+    isTransient: isTransientCaError,
+    clock,
+    onRetry: ({ attempt, reason, retryInMs }) => {
+      log.warn('certificate fetch failed, retrying', {
+        identity: 'istio-system/ztunnel',
+        attempt,
+        retry_in_ms: retryInMs,
+        error: reason,
+      });
+    },
+  }).catch(startupFailed);
+  await ztunnel.listenOnNode({ ip: nodeIp, name: nodeName });
+}
 log.info('started', {
   node: nodeName,
   node_ip: nodeIp,
@@ -140,11 +173,21 @@ async function markReadyWhenReady(path: string): Promise<void> {
 
 async function subscribe(address: string): Promise<DiscoveryClient> {
   const [host = '', port = ''] = address.split(/:(?=\d+$)/);
-  const client = await connectDiscovery({
+  return connectDiscoveryWithRetry({
     host,
     port: Number(port),
     node: nodeName,
     instance,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    clock,
+    onRetry: ({ attempt, reason, retryInMs }) => {
+      log.warn('discovery connection failed, retrying', {
+        address,
+        attempt,
+        retry_in_ms: retryInMs,
+        error: reason,
+      });
+    },
     onChange: (change) => {
       onChange(change);
     },
@@ -152,8 +195,6 @@ async function subscribe(address: string): Promise<DiscoveryClient> {
       log.warn('discovery update rejected', { error });
     },
   });
-  await client.synced;
-  return client;
 }
 
 let stopping = false;

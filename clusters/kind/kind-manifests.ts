@@ -7,6 +7,7 @@ import type {
   V1Service,
   V1ServiceAccount,
 } from '@kubernetes/client-node';
+import { READINESS_PATH, READINESS_PORT } from '../../mesh/control-plane/readiness-server.ts';
 import { IMAGES, NODE_LABEL } from '../manifests/index.ts';
 
 /** The control plane's Deployment, which the kind backend waits for before the mesh goes in. */
@@ -34,7 +35,8 @@ const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
  * 15011 (mesh/control-plane ENVOY_XDS_PORT; the gateway's and the sidecar's pilot-agent dial
  * istiod.istio-system.svc:15011, clusters/manifests/istio-proxy.ts), the CA on 15012.
  * istiod sends `hostIP:15008` as each ambient pod's tunnel address, because ztunnel runs in
- * node-address mode on kind.
+ * node-address mode on kind. It is Ready (GET /ready on 8080, the chart's probe) only once the
+ * istio-ca-root-cert ConfigMaps exist, so the mesh's pods, applied after istiod is Ready, find them.
  */
 export function buildKindControlPlane(): KubernetesObject[] {
   const labels = { app: 'istiod' };
@@ -83,8 +85,15 @@ export function buildKindControlPlane(): KubernetesObject[] {
                 { containerPort: 15010, name: 'grpc-xds' },
                 { containerPort: 15011, name: ENVOY_XDS_PORT_NAME },
                 { containerPort: 15012, name: 'https-dns' },
+                { containerPort: READINESS_PORT, name: 'http-ready' },
               ],
-              readinessProbe: { tcpSocket: { port: 15010 }, periodSeconds: 2 },
+              // The chart's probe (httpGet /ready on 8080), polled faster: 503 until the root
+              // ConfigMaps are written (mesh/control-plane/readiness-server.ts).
+              readinessProbe: {
+                httpGet: { path: READINESS_PATH, port: READINESS_PORT },
+                periodSeconds: 2,
+                timeoutSeconds: 5,
+              },
             },
           ],
         },

@@ -10,13 +10,15 @@ const matches = (pod: PodView, service: ServiceView): boolean =>
 /**
  * istiod's workload and service build for WDS (pilot/pkg/serviceregistry/kube/controller/ambient):
  * a pod is HEALTHY only while Ready and without a deletionTimestamp, UNHEALTHY otherwise, and gone
- * once terminal (or deleted). Pods outside the mesh are sent too, with protocol TCP.
+ * once terminal (or deleted). Pods outside the mesh are sent too, with protocol TCP. Host-network
+ * pods (ztunnel on kind) are not: their address is their node's, shared with every other
+ * host-network pod there, so as a workload it would capture traffic meant for the node.
  */
 export function buildDiscoverySnapshot(source: Pick<ClusterSource, 'pods' | 'services'>): DiscoverySnapshot {
   const services = source.services();
   const workloads = source
     .pods()
-    .filter((pod) => !pod.isTerminal && pod.podIp !== '')
+    .filter((pod) => !pod.isTerminal && pod.isHostNetwork !== true && pod.podIp !== '')
     .map((pod) => ({
       uid: pod.uid,
       name: pod.name,

@@ -20,6 +20,12 @@ export interface PodView {
   isTerminal: boolean;
   /** HBONE address when not pod IP:15008 (kind: the node's ztunnel, `hostIP:15008`). */
   tunnelAddress?: string;
+  /**
+   * spec.hostNetwork (ztunnel itself on kind): the pod has its node's address, so it is no workload
+   * of the mesh and discovery leaves it out; the CA's node authorizer and the xDS authorizer still
+   * see it, as istiod's pod informer does. Absent: false.
+   */
+  isHostNetwork?: boolean;
 }
 
 export interface ServiceView {

@@ -26,11 +26,16 @@ export interface KubeClusterSource extends ClusterSource {
 const isReady = (pod: V1Pod): boolean =>
   pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-/** istiod's view of one pod. Host-network pods (ztunnel itself on kind) share the node's IP: left out. */
-export function podViewOf(pod: V1Pod, options: KubeSourceOptions): PodView | undefined {
-  if (pod.spec?.hostNetwork) return undefined;
+/**
+ * istiod's view of one pod, host-network pods included: the CA's node authorizer looks ztunnel's own
+ * pod up in this list (istiod's `authenticateImpersonation`, security/pkg/server/ca/node_auth.go,
+ * reads a pod informer that filters nothing by network), and ztunnel on kind is hostNetwork.
+ * Discovery leaves host-network pods out (build-discovery.ts).
+ */
+export function podViewOf(pod: V1Pod, options: KubeSourceOptions): PodView {
   const hostIp = pod.status?.hostIP ?? '';
   const phase = pod.status?.phase ?? 'Pending';
+  const isHostNetwork = pod.spec?.hostNetwork === true;
   return {
     uid: pod.metadata?.uid ?? `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`,
     name: pod.metadata?.name ?? '',
@@ -43,7 +48,8 @@ export function podViewOf(pod: V1Pod, options: KubeSourceOptions): PodView | und
     isReady: isReady(pod),
     isDeleting: Boolean(pod.metadata?.deletionTimestamp),
     isTerminal: phase === 'Succeeded' || phase === 'Failed',
-    ...(options.tunnel === 'node' && isIPv4(hostIp)
+    ...(isHostNetwork ? { isHostNetwork } : {}),
+    ...(options.tunnel === 'node' && !isHostNetwork && isIPv4(hostIp)
       ? { tunnelAddress: `${hostIp}:${String(HBONE_PORT)}` }
       : {}),
   };
@@ -96,7 +102,7 @@ export function createKubeClusterSource(kc: KubeConfig, options: KubeSourceOptio
   watch(pods);
   watch(services);
   return {
-    pods: () => pods.list().flatMap((p) => podViewOf(p, options) ?? []),
+    pods: () => pods.list().map((p) => podViewOf(p, options)),
     services: () => services.list().flatMap((s) => serviceViewOf(s) ?? []),
     onChange(listener) {
       listeners.add(listener);

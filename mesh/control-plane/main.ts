@@ -11,13 +11,26 @@
 //   LOCAL_BIND_ADDRESS         default 0.0.0.0
 //   XDS_PORT / CA_PORT         default 15010 / 15012 (0 picks free ports, for tests); Envoy's ADS
 //                              is on 15011, or on a free port too when XDS_PORT is 0
+//   READINESS_PORT             default 8080 (istiod's HTTP port): GET /ready answers 200 once the
+//                              watches are synced, the servers listen and the istio-ca-root-cert
+//                              ConfigMaps are written, 503 naming the step it waits for before
 // One JSON line per push on stdout (version, who acked, which workloads turned UNHEALTHY or went),
-// and `listening` with the bound addresses once serving. SIGTERM closes it.
+// `serving readiness` first, and `listening` with the bound addresses once Ready. Writing a
+// ConfigMap is retried while the API server answers 5xx or cannot be reached (mesh/startup-retry.ts).
+// SIGTERM closes it.
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, createSystemClock } from '../../lib/index.ts';
+import { describeError, retryStartup } from '../startup-retry.ts';
 import { CA_PORT, startControlPlane, XDS_PORT } from './control-plane.ts';
 import { createKubeClusterSource } from './kube-source.ts';
-import { publishRootCert, ROOT_CERT_NAMESPACES } from './root-cert-configmap.ts';
+import { READINESS_PORT, startReadinessServer } from './readiness-server.ts';
+import {
+  describeApiError,
+  isTransientApiError,
+  publishRootCert,
+  ROOT_CERT_CONFIGMAP,
+  ROOT_CERT_NAMESPACES,
+} from './root-cert-configmap.ts';
 import { createTokenReviewAuthenticator } from './token-review.ts';
 
 function fail(message: string): never {
@@ -34,15 +47,32 @@ function integer(name: string, fallback: number): number {
   return value;
 }
 
+function port(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65_535)
+    fail(`Expected ${name} to be a port number 0-65535 (0: any free port), got ${JSON.stringify(raw)}`);
+  return value;
+}
+
 const tunnel = process.env['AMBIENT_TUNNEL'] ?? 'pod';
 if (tunnel !== 'pod' && tunnel !== 'node')
   fail(`Expected AMBIENT_TUNNEL to be pod or node, got ${JSON.stringify(tunnel)}`);
 const debounceQuietMs = integer('PILOT_DEBOUNCE_AFTER', 100);
 const debounceMaxMs = integer('PILOT_DEBOUNCE_MAX', 10_000);
-const ports = { xds: integer('XDS_PORT', XDS_PORT), ca: integer('CA_PORT', CA_PORT) };
+const ports = { xds: port('XDS_PORT', XDS_PORT), ca: port('CA_PORT', CA_PORT) };
+const readinessPort = port('READINESS_PORT', READINESS_PORT);
+const host = process.env['LOCAL_BIND_ADDRESS'] ?? '0.0.0.0';
 
 const log = createLogger({ component: 'istiod', write: (l) => process.stdout.write(`${l}\n`) });
 const clock = createSystemClock();
+const readiness = await startReadinessServer({
+  host,
+  port: readinessPort,
+  waitingFor: 'the pod and service watches to sync',
+}).catch((err: unknown) => fail(`cannot serve readiness: ${describeError(err)}`));
+log.info('serving readiness', { ready: readiness.address });
 const kc = new KubeConfig();
 kc.loadFromDefault();
 const source = createKubeClusterSource(kc, { tunnel });
@@ -57,12 +87,13 @@ try {
 } catch (err) {
   fail(`cannot list pods and services from ${kc.getCurrentCluster()?.server ?? '?'}: ${String(err)}`);
 }
+readiness.setWaitingFor('the discovery, xDS and CA servers to listen');
 const controlPlane = await startControlPlane({
   source,
   authenticate: createTokenReviewAuthenticator(kc),
   clock,
   log,
-  host: process.env['LOCAL_BIND_ADDRESS'] ?? '0.0.0.0',
+  host,
   debounceQuietMs,
   debounceMaxMs,
   pushLatencyMs: 0,
@@ -78,12 +109,28 @@ const controlPlane = await startControlPlane({
   },
 });
 for (const namespace of ROOT_CERT_NAMESPACES) {
-  try {
-    await publishRootCert(kc, namespace, controlPlane.ca.rootPem);
-  } catch (err) {
-    fail(`cannot write the istio-ca-root-cert ConfigMap in ${namespace}: ${String(err)}`);
-  }
+  readiness.setWaitingFor(`the ${ROOT_CERT_CONFIGMAP} ConfigMap in ${namespace}`);
+  await retryStartup({
+    what: `writing the ${ROOT_CERT_CONFIGMAP} ConfigMap in ${namespace}`,
+    attempt: () => publishRootCert(kc, namespace, controlPlane.ca.rootPem),
+    isTransient: isTransientApiError,
+    describe: describeApiError,
+    clock,
+    onRetry: ({ attempt, reason, retryInMs }) => {
+      log.warn('writing the root ConfigMap failed, retrying', {
+        namespace,
+        attempt,
+        retry_in_ms: retryInMs,
+        error: reason,
+      });
+    },
+  }).catch((err: unknown) => {
+    process.stderr.write(`istiod: ${describeError(err)}\n`);
+    process.exit(1);
+  });
 }
+// Ready only now: a proxy pod scheduled on istiod's readiness finds the ConfigMap it mounts.
+readiness.markReady();
 log.info('listening', {
   xds: controlPlane.xdsAddress,
   ca: controlPlane.caUrl,
@@ -95,5 +142,5 @@ log.info('listening', {
 
 process.on('SIGTERM', () => {
   log.info('received SIGTERM, closing');
-  void Promise.all([controlPlane.close(), source.stop()]).then(() => process.exit(0));
+  void Promise.all([readiness.close(), controlPlane.close(), source.stop()]).then(() => process.exit(0));
 });

@@ -5,6 +5,7 @@
 // kubelet mounts the root directly (clusters/local/pod-volumes.ts).
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
+import { describeError, isTransientNetworkError, isTransientStatus } from '../startup-retry.ts';
 
 export const ROOT_CERT_CONFIGMAP = 'istio-ca-root-cert';
 
@@ -34,4 +35,36 @@ export async function publishRootCert(kc: KubeConfig, namespace: string, rootPem
     if ((err as { code?: number }).code !== 409) throw err;
     await api.replaceNamespacedConfigMap({ name: ROOT_CERT_CONFIGMAP, namespace, body });
   }
+}
+
+/** client-node's ApiException: the HTTP status as a numeric `code`, the Status object as `body`. */
+interface ApiFailure {
+  code: number;
+  body?: { message?: string } | string;
+}
+
+const isApiFailure = (err: unknown): err is ApiFailure =>
+  typeof (err as { code?: unknown } | undefined)?.code === 'number';
+
+/** An API call worth repeating: 5xx or 429 from the API server, or the API server unreachable. */
+export function isTransientApiError(err: unknown): boolean {
+  return isApiFailure(err) ? isTransientStatus(err.code) : isTransientNetworkError(err);
+}
+
+/** A Status object's message; for a status client-node does not expect, the body is still text. */
+function statusMessage(body: ApiFailure['body']): string {
+  if (typeof body !== 'string') return body?.message ?? JSON.stringify(body);
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown };
+    return typeof parsed.message === 'string' ? parsed.message : body;
+  } catch {
+    return body; // not JSON (a proxy's HTML page): the text itself is the reason
+  }
+}
+
+/** `API server answered 503: etcdserver: leader changed`, without the headers ApiException's message carries. */
+export function describeApiError(err: unknown): string {
+  return isApiFailure(err)
+    ? `API server answered ${String(err.code)}: ${statusMessage(err.body)}`
+    : describeError(err);
 }

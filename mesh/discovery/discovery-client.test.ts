@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { test } from 'node:test';
+import { createSystemClock } from '../../lib/index.ts';
+import type { Clock } from '../../lib/index.ts';
 import { createLineDecoder, encodeLine } from '../json-lines.ts';
-import { connectDiscovery } from './discovery-client.ts';
+import type { StartupFailure } from '../startup-retry.ts';
+import { connectDiscovery, connectDiscoveryWithRetry } from './discovery-client.ts';
+import { startDiscoveryServer } from './discovery-server.ts';
+import type { DiscoveryServer } from './discovery-server.ts';
 import type { DiscoveryChange } from './discovery-state.ts';
 import type { ClientMessage, ServerMessage, WorkloadEntry } from './protocol.ts';
 
@@ -129,4 +134,78 @@ test('subscribe, full state, ACKed deltas, a NACKed delta leaves the state untou
   );
   assert.equal(client.state.workloadByIp('127.91.0.1'), undefined);
   assert.equal(client.state.version, 'v4');
+});
+
+test('the first subscription is retried while istiod is down or drops it, then syncs (issue 33 #6)', async (t) => {
+  // A fresh address: nothing listens on it until the test says so.
+  const host = '127.67.0.1';
+  const port = 15010;
+  let dropping: Server | undefined;
+  let discovery: DiscoveryServer | undefined;
+  t.after(async () => {
+    if (dropping?.listening) dropping.close();
+    await discovery?.close();
+  });
+  const waits: number[] = [];
+  // The backoff's waits pass at once; during them istiod comes up: first as a listener that closes
+  // every connection before its first update (istiod starting, or a proxy in front of it), then as
+  // the real discovery server holding a workload.
+  const clock: Clock = {
+    now: () => waits.reduce((a, b) => a + b, 0),
+    sleep: async (ms) => {
+      waits.push(ms);
+      if (waits.length === 1) {
+        dropping = createServer((socket) => socket.destroy());
+        dropping.listen(port, host);
+        await once(dropping, 'listening');
+      } else if (waits.length === 2) {
+        const closed = once(dropping as Server, 'close');
+        dropping?.close();
+        await closed;
+        discovery = await startDiscoveryServer({ host, port, clock: createSystemClock() });
+        await discovery.push({ workloads: [pod(1)], services: [svc] });
+      }
+    },
+    wallOffsetMs: 0,
+  };
+  const failures: StartupFailure[] = [];
+  const client = await connectDiscoveryWithRetry({
+    host,
+    port,
+    node: 'node-1',
+    instance: 'zt-a',
+    connectTimeoutMs: 1000,
+    clock,
+    onRetry: (failure) => failures.push(failure),
+  });
+  t.after(() => {
+    client.close();
+  });
+  assert.deepEqual(waits, [100, 200]);
+  assert.deepEqual(
+    failures.map((f) => f.attempt),
+    [1, 2],
+  );
+  assert.match(failures[0]?.reason ?? '', /ECONNREFUSED 127\.67\.0\.1:15010/);
+  assert.match(failures[1]?.reason ?? '', /closed before the first update|ECONNRESET/);
+  assert.equal(
+    client.state.workloadByIp('127.91.0.1')?.name,
+    'httpbin-1',
+    'synced: the full state is applied',
+  );
+});
+
+test('synced rejects when the connection closes before the first update', async (t) => {
+  const server = createServer((socket) => socket.destroy());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    server.close();
+  });
+  const { port } = server.address() as AddressInfo;
+  const client = await connectDiscovery({ host: '127.0.0.1', port, node: 'node-1', instance: 'zt-a' });
+  t.after(() => {
+    client.close();
+  });
+  await assert.rejects(client.synced, { code: 'ECONNRESET', message: /closed before the first update/ });
 });

@@ -1,5 +1,5 @@
-export { connectDiscovery } from './discovery-client.ts';
-export type { DiscoveryClient } from './discovery-client.ts';
+export { connectDiscovery, connectDiscoveryWithRetry } from './discovery-client.ts';
+export type { DiscoveryClient, DiscoveryClientOptions } from './discovery-client.ts';
 export { createDiscoveryState } from './discovery-state.ts';
 export type { DiscoveryChange, DiscoveryState } from './discovery-state.ts';
 export { DISCOVERY_PROTOCOL_VERSION, hboneAddressOf, serviceKey } from './protocol.ts';

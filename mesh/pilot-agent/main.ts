@@ -2,7 +2,10 @@
 // (`proxy sidecar`): gets the workload certificate with a CSR (the key never leaves this process
 // and its Envoy), serves it to Envoy over SDS on a unix socket, writes the bootstrap, starts the real
 // Envoy with pilot-agent's flags, answers readiness on :15021, and on SIGTERM drains as pilot-agent
-// does, then SIGKILLs Envoy. Settings: agent-config.ts.
+// does, then SIGKILLs Envoy. Settings: agent-config.ts. The certificate is retried with bounded
+// backoff while the CA is unreachable or answers 5xx, as pilot-agent's CA client retries transient
+// gRPC codes (istio/istio pkg/security/retry.go); a refusal (4xx) or retries past the limit exit 1
+// with the reason.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +13,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, createSystemClock } from '../../lib/index.ts';
-import { caClientFromEnv, ISTIOD_HOSTNAMES } from '../pki/index.ts';
+import { caClientFromEnv, ISTIOD_HOSTNAMES, isTransientCaError } from '../pki/index.ts';
+import { describeError, retryStartup } from '../startup-retry.ts';
 import { proxyNodeId } from '../xds/index.ts';
 import { parseAgentConfig, PROMETHEUS_PORT, STATUS_PORT } from './agent-config.ts';
 import { buildBootstrap, envoyArgs } from './bootstrap.ts';
@@ -30,7 +34,21 @@ try {
   process.stderr.write(`pilot-agent: ${(err as Error).message}\n`);
   process.exit(2);
 }
-const cert = await requestCertificate({ namespace: config.namespace, serviceAccount: config.serviceAccount });
+const clock = createSystemClock();
+const identity = { namespace: config.namespace, serviceAccount: config.serviceAccount };
+const fetchCertificate = requestCertificate;
+const cert = await retryStartup({
+  what: `certificate for ${identity.namespace}/${identity.serviceAccount} from ${process.env['CA_ADDRESS'] ?? ''}`,
+  attempt: () => fetchCertificate(identity),
+  isTransient: isTransientCaError,
+  clock,
+  onRetry: ({ attempt, reason, retryInMs }) => {
+    log.warn('ca request failed, retrying', { attempt, retry_in_ms: retryInMs, error: reason });
+  },
+}).catch((err: unknown) => {
+  process.stderr.write(`pilot-agent: ${describeError(err)}\n`);
+  process.exit(1);
+});
 // Istio's emptyDir /etc/istio/proxy: the bootstrap and the two sockets (short path: sun_path is 108 bytes).
 const dir = mkdtempSync(join(tmpdir(), 'pa-'));
 const cleanup = (): void => {
@@ -91,7 +109,6 @@ envoy.once('exit', (code, signal) => {
   process.exit(1);
 });
 const admin = envoyAdmin(adminSocket);
-const clock = createSystemClock();
 for (;;) {
   // Envoy's admin socket answers within ~100 ms of the exec.
   const up = await admin.get('/ready').then(

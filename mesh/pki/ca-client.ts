@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { isTransientNetworkError, isTransientStatus } from '../startup-retry.ts';
 import type { WorkloadCertificate } from './ca.ts';
 import { CREATE_CERTIFICATE_PATH } from './ca-server.ts';
 import { createCsr } from './csr.ts';
@@ -26,7 +27,32 @@ export interface CaClientOptions {
   trustDomain?: string;
   /** Requested lifetime (ztunnel's SECRET_TTL, 24 h). */
   validitySeconds?: number;
+  /** A request whose socket stays silent this long fails with ETIMEDOUT (default 10 s). */
+  requestTimeoutMs?: number;
 }
+
+/** The CA answered, with a status other than 200: `status` says whether asking again may help. */
+export class CaAnswerError extends Error {
+  readonly status: number;
+  constructor(address: string, status: number, text: string) {
+    super(`CA ${address} answered ${String(status)}: ${text}`);
+    this.name = 'CaAnswerError';
+    this.status = status;
+  }
+}
+
+/**
+ * Whether a failed certificate request may succeed if repeated: the CA unreachable (refused, reset,
+ * unresolved, silent) or answering 5xx/429. A 4xx is a refusal (the token, the identity, the node
+ * authorizer) and so is a certificate that does not verify: asking again gets the same answer.
+ * pilot-agent retries the same split of gRPC codes (istio/istio pkg/security/retry.go).
+ */
+export function isTransientCaError(err: unknown): boolean {
+  if (err instanceof CaAnswerError) return isTransientStatus(err.status);
+  return isTransientNetworkError(err);
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 function post(options: CaClientOptions, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -47,6 +73,14 @@ function post(options: CaClientOptions, body: string): Promise<{ status: number;
         res.on('error', reject);
       },
     );
+    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    req.setTimeout(timeoutMs, () => {
+      req.destroy(
+        Object.assign(new Error(`no answer from CA ${options.address} within ${String(timeoutMs)} ms`), {
+          code: 'ETIMEDOUT',
+        }),
+      );
+    });
     req.on('error', reject);
     req.end(body);
   });
@@ -71,8 +105,7 @@ export function createCaClient(options: CaClientOptions): RequestCertificate {
         ...(options.impersonate ? { metadata: { ImpersonatedIdentity: spiffeId } } : {}),
       }),
     );
-    if (res.status !== 200)
-      throw new Error(`CA ${options.address} answered ${String(res.status)}: ${res.text}`);
+    if (res.status !== 200) throw new CaAnswerError(options.address, res.status, res.text);
     const { certChain } = JSON.parse(res.text) as { certChain?: string[] };
     const [certPem, ...chain] = certChain ?? [];
     const rootPem = chain.at(-1);

@@ -12,7 +12,7 @@ export type { Identity } from './spiffe.ts';
 export { mtlsContext } from './tls-options.ts';
 export { CREATE_CERTIFICATE_PATH, ISTIOD_HOSTNAMES, startCaServer } from './ca-server.ts';
 export type { CaServer, CaServerOptions } from './ca-server.ts';
-export { caClientFromEnv, createCaClient } from './ca-client.ts';
+export { CaAnswerError, caClientFromEnv, createCaClient, isTransientCaError } from './ca-client.ts';
 export type { CaClientOptions, RequestCertificate } from './ca-client.ts';
 export { createCsr } from './csr.ts';
 export { checkImpersonation, DEFAULT_TRUSTED_NODE_ACCOUNTS } from './node-authorizer.ts';

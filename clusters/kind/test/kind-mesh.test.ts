@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { createSystemClock, ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { PROJECT_ROOT } from '../../../harness/paths.ts';
 import type { V1ClusterRole } from '@kubernetes/client-node';
+import { READINESS_PATH, READINESS_PORT } from '../../../mesh/control-plane/readiness-server.ts';
 import { ROOT_CERT_NAMESPACES } from '../../../mesh/control-plane/root-cert-configmap.ts';
 import {
   buildMeshManifests,
@@ -97,11 +98,15 @@ describe('kind mesh', () => {
       { name: ENVOY_XDS_PORT_NAME, targetPort: 15011 },
     );
     const istiod = control.filter(isDeployment).find((d) => d.metadata?.name === 'istiod');
-    assert.ok(
-      istiod?.spec?.template.spec?.containers[0]?.ports?.some(
-        (p) => p.containerPort === 15011 && p.name === ENVOY_XDS_PORT_NAME,
-      ),
-    );
+    const discovery = istiod?.spec?.template.spec?.containers[0];
+    assert.ok(discovery);
+    const ports = discovery.ports ?? [];
+    assert.ok(ports.some((p) => p.containerPort === 15011 && p.name === ENVOY_XDS_PORT_NAME));
+    // Ready only once the root ConfigMaps the proxies mount are written: the process's /ready, not
+    // a TCP probe on a port that listens before them (issue 33, prediction 6).
+    assert.deepEqual(discovery.readinessProbe?.httpGet, { path: READINESS_PATH, port: READINESS_PORT });
+    assert.equal(discovery.readinessProbe.tcpSocket, undefined);
+    assert.ok(ports.some((p) => p.containerPort === READINESS_PORT));
     // The CA's needs: TokenReview of the proxies' tokens and the root ConfigMap it writes.
     const role = control.find((o) => o.kind === 'ClusterRole') as V1ClusterRole | undefined;
     const can = (resource: string, verb: string): boolean =>

@@ -33,22 +33,42 @@ describe('istiod process (kind)', () => {
   it('pushes pods and services from Kubernetes watches; node tunnel addresses; deletion -> UNHEALTHY', async (t) => {
     // TokenReview as the API server answers it for a pod-bound token of audience istio-ca.
     const api = await startApiServerDouble({
-      reviewToken: (token, audiences) =>
-        token === 'httpbin-token' && audiences.includes('istio-ca')
-          ? {
-              authenticated: true,
-              audiences: ['istio-ca'],
-              user: {
-                username: 'system:serviceaccount:default:httpbin',
-                extra: { 'authentication.kubernetes.io/pod-name': ['httpbin-a'] },
+      reviewToken: (token, audiences) => {
+        if (!audiences.includes('istio-ca')) return { authenticated: false, error: 'wrong audience' };
+        if (token === 'httpbin-token')
+          return {
+            authenticated: true,
+            audiences: ['istio-ca'],
+            user: {
+              username: 'system:serviceaccount:default:httpbin',
+              extra: { 'authentication.kubernetes.io/pod-name': ['httpbin-a'] },
+            },
+          };
+        if (token === 'ztunnel-token')
+          return {
+            authenticated: true,
+            audiences: ['istio-ca'],
+            user: {
+              username: 'system:serviceaccount:istio-system:ztunnel',
+              extra: {
+                'authentication.kubernetes.io/pod-name': ['ztunnel-x'],
+                'authentication.kubernetes.io/pod-uid': ['uid-ztunnel-x'],
               },
-            }
-          : { authenticated: false, error: 'invalid bearer token' },
+            },
+          };
+        return { authenticated: false, error: 'invalid bearer token' };
+      },
     });
     t.after(() => api.close());
     api.put('pods', pod('httpbin-a', { labels: { app: 'httpbin', 'istio.io/dataplane-mode': 'ambient' } }));
     api.put('pods', pod('plain-b', { labels: { app: 'plain' } }));
-    api.put('pods', pod('ztunnel-x', { labels: { app: 'ztunnel' }, hostNetwork: true }));
+    // ztunnel as kind runs it: hostNetwork, istio-system/ztunnel, on node-1 beside httpbin-a.
+    const ztunnelPod = pod('ztunnel-x', { labels: { app: 'ztunnel' }, hostNetwork: true });
+    api.put('pods', {
+      ...ztunnelPod,
+      metadata: { ...ztunnelPod.metadata, namespace: 'istio-system' },
+      spec: { ...ztunnelPod.spec, serviceAccountName: 'ztunnel' },
+    });
     api.put('services', {
       apiVersion: 'v1',
       kind: 'Service',
@@ -68,6 +88,7 @@ describe('istiod process (kind)', () => {
       LOCAL_BIND_ADDRESS: '127.58.0.200',
       XDS_PORT: '0',
       CA_PORT: '0',
+      READINESS_PORT: '0',
       PILOT_DEBOUNCE_AFTER: '20',
     });
     const { lines } = istiod;
@@ -92,7 +113,7 @@ describe('istiod process (kind)', () => {
     );
     assert.equal(byName('plain-b')?.protocol, 'TCP');
     assert.equal(byName('plain-b')?.tunnelAddress, undefined);
-    assert.equal(byName('ztunnel-x'), undefined, 'host-network pods are left out');
+    assert.equal(byName('ztunnel-x'), undefined, 'host-network pods are left out of discovery');
     const svc = state.serviceByName('default', 'httpbin');
     assert.ok(svc, 'service default/httpbin pushed');
     assert.deepEqual(svc.ports, [{ port: 8000, targetPort: 8080 }]);
@@ -122,6 +143,18 @@ describe('istiod process (kind)', () => {
       });
     assert.equal((await ask('httpbin-token')).spiffeId, 'spiffe://cluster.local/ns/default/sa/httpbin');
     await assert.rejects(ask('stolen'), /answered 401/);
+    // ...but known to the CA: the host-network ztunnel's impersonated request for a pod on its node
+    // is signed (istiod's node authorizer reads every pod, security/pkg/server/ca/node_auth.go).
+    const asZtunnel = createCaClient({
+      address: caUrl,
+      rootPem,
+      token: () => 'ztunnel-token',
+      impersonate: true,
+    });
+    assert.equal(
+      (await asZtunnel({ namespace: 'default', serviceAccount: 'httpbin' })).spiffeId,
+      'spiffe://cluster.local/ns/default/sa/httpbin',
+    );
     assert.ok(api.requests.some((r) => r.path === '/apis/authentication.k8s.io/v1/tokenreviews'));
 
     // kubectl delete: the API server sets deletionTimestamp (the double's DELETE does too).
