@@ -1,28 +1,33 @@
 import type { BackendDescription } from '../backend-columns.ts';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { KubernetesObject, V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
-import { createSystemClock, ErrorCode, HarnessError } from '../../lib/index.ts';
+import type { KubernetesObject, V1DaemonSet, V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { createSystemClock, ErrorCode, HarnessError, isHarnessError, waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { ClusterAddresses, ClusterBackend, RolloutResult, WorkloadRef } from '../backend.ts';
 import { createEventLog, workloadKey } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
-import { ENVOY_XDS_ADDRESS } from '../manifests/index.ts';
 import { waitForEvent } from '../wait-for-event.ts';
 import { createClusterWatch } from './cluster-watch.ts';
 import type { ClusterWatch, WatchUpdate } from './cluster-watch.ts';
 import { awaitServing } from './await-serving.ts';
+import { checkCgroupVersion } from './docker-info.ts';
+import { kindAddresses } from './kind-addresses.ts';
 import { buildKindConfig } from './kind-config.ts';
+import { POD_LOGS_DEADLINE_MS, saveFailureEvidence } from './kind-evidence.ts';
 import { buildKindControlPlane, ISTIOD } from './kind-manifests.ts';
 import { KIND_IMAGES } from './kind-images.ts';
+import { explainCreateFailure, refuseExistingCluster } from './kind-preflight.ts';
 import { createKindTools } from './kind-tools.ts';
 import type { KindTools } from './kind-tools.ts';
 import { createKubeApi } from './kube-api.ts';
-import type { KubeApi } from './kube-api.ts';
+import type { KubeApi, PodLogRef } from './kube-api.ts';
 import { validateAgainstModels } from './model-check.ts';
 import { endpointChanges, podChanges } from './pod-events.ts';
 import { ownerOf, toPodInfo } from './pod-info.ts';
+import { createPodLogStore } from './pod-logs.ts';
+import { createRestartPolicy } from './restart-policy.ts';
 import { isRolledOut } from './rollout-predicate.ts';
 
 /** Namespaces whose pods and slices become lifecycle events (kube-system stays out of the timeline). */
@@ -50,8 +55,23 @@ export interface KindBackendOptions {
   onKubeconfig?: (path: string) => void;
   /** The repository root: Dockerfile and build context. */
   projectRoot: string;
-  /** Injected in tests; by default kind and docker from PATH. */
+  /**
+   * Injected in tests; by default kind and docker from PATH, their long steps (docker build, kind
+   * create, kind load) cancelled when up()'s signal aborts (SIGINT or SIGTERM to the harness).
+   */
   tools?: KindTools;
+  /** The default tools' environment (tests put fake kind and docker first on PATH). */
+  toolsEnv?: Record<string, string>;
+  /**
+   * Where pod logs are saved, named as the local backend names them (`<ns>_<pod>_<container>.log`,
+   * `.previous.log` for a container's instance before a restart): the run folder's pods/ in an
+   * experiment. Default `<tmpdir>/<name>-logs/pods`.
+   */
+  logDir?: string;
+  /** Where a failed run's `kind export logs` goes (default: kind-logs beside logDir). */
+  kindLogsDir?: string;
+  /** Told where a failed run's logs were saved before the cluster went, and what could not be saved. */
+  onLogs?: (message: string) => void;
   /** kind's --wait for the control plane, in seconds. */
   waitS?: number;
   /** How long istiod may take to roll out after the cluster is up (default 180 s). */
@@ -71,8 +91,19 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const name = options.name ?? 'ztunnel-harness';
   const workers = options.workers ?? 2;
   const ingressHostPort = options.ingressHostPort ?? 18080;
-  const tools = options.tools ?? createKindTools({ buildContext: options.projectRoot });
+  /** Aborted with up()'s signal: kills the default tools' docker build, kind create and kind load. */
+  const cancelTools = new AbortController();
+  const tools =
+    options.tools ??
+    createKindTools({
+      buildContext: options.projectRoot,
+      signal: cancelTools.signal,
+      ...(options.toolsEnv ? { env: options.toolsEnv } : {}),
+    });
   const kubeconfigPath = options.kubeconfigPath ?? join(tmpdir(), `${name}.kubeconfig`);
+  const logDir = options.logDir ?? join(tmpdir(), `${name}-logs`, 'pods');
+  const kindLogsDir = options.kindLogsDir ?? join(dirname(logDir), 'kind-logs');
+  const podLogs = createPodLogStore();
   const events = createEventLog();
   const failureListeners = new Set<(err: HarnessError) => void>();
   const changeListeners = new Set<() => void>();
@@ -82,6 +113,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     kind_cluster: name,
     timing_model: 'measured',
     ztunnel_mode: 'node-address',
+    ingress_path: 'docker-proxy+nodeport',
     kind_version: '',
     docker_server_version: '',
     kubernetes_version: '',
@@ -89,8 +121,11 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   let api: KubeApi | undefined;
   let watch: ClusterWatch | undefined;
   let created = false;
+  /** `kind create cluster` succeeded: there are nodes whose logs `kind export logs` can save. */
+  let hasNodes = false;
   let closing: Promise<void> | undefined;
-  const restartCounts = new Map<string, number>();
+  /** up()'s signal: its reason tells an interruption (no evidence to keep) from a failure. */
+  let upSignal: AbortSignal | undefined;
   /** Per workload, the generation a change we made must be observed at before its rollout counts. */
   const awaitedGeneration = new Map<string, number>();
   const refKey = (ref: WorkloadRef): string => `${ref.kind}/${ref.namespace}/${ref.name}`;
@@ -110,6 +145,13 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     if (closing) return;
     for (const listener of failureListeners) listener(err);
   };
+  const restarts = createRestartPolicy({
+    emit: (pod, detail, node) => {
+      emit('container-exited', pod, detail, node);
+    },
+    fail,
+    logDir,
+  });
   const onUpdate = (update: WatchUpdate): void => {
     const object = update.after ?? update.before;
     const namespace = object?.metadata?.namespace ?? '';
@@ -118,18 +160,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       if (update.kind === 'pods') {
         for (const c of podChanges(update.before, update.after))
           emit(c.kind, key, c.detail, update.after?.spec?.nodeName);
-        const restarts = (update.after?.status?.containerStatuses ?? []).reduce(
-          (n, s) => n + s.restartCount,
-          0,
-        );
-        if (restarts > (restartCounts.get(key) ?? 0))
-          fail(
-            new HarnessError(
-              ErrorCode.ComponentFailed,
-              `${key} restarted a container (restartCount ${String(restarts)}); see kubectl logs -n ${namespace} ${object?.metadata?.name ?? ''} --previous`,
-            ),
-          );
-        restartCounts.set(key, restarts);
+        restarts.onPodUpdate(key, update.before, update.after);
       }
       if (update.kind === 'endpointSlices')
         for (const { pod, change } of endpointChanges(update.before, update.after))
@@ -212,25 +243,64 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     return ready >= (claimed ?? 0);
   };
 
-  const teardown = async (): Promise<void> => {
+  /** Ctrl-C or SIGTERM (an Aborted error, or up()'s signal aborted as one): no time for evidence. */
+  const isInterruption = (err: unknown): boolean =>
+    isHarnessError(err, ErrorCode.Aborted) || isHarnessError(upSignal?.reason, ErrorCode.Aborted);
+  const keepEvidence = async (): Promise<void> => {
+    const kube = api;
+    const problems = await saveFailureEvidence({
+      clock,
+      tools,
+      name,
+      kindLogsDir,
+      logDir,
+      pods: watch ? ours(watch.list('pods')) : undefined,
+      readLog: kube ? (log) => kube.podLog(log) : undefined,
+      store: podLogs,
+    });
+    const unsaved = problems.length > 0 ? `; not saved: ${problems.join('; ')}` : '';
+    options.onLogs?.(
+      `kind: before the cluster was deleted, its logs were saved in ${kindLogsDir} (kind export logs), its restarted or non-Ready pods' logs in ${logDir}${unsaved}\n`,
+    );
+  };
+  /** `failure`: why the cluster goes early (a failed step, destroy(err)); its evidence is kept first. */
+  const teardown = async (failure?: unknown): Promise<void> => {
+    if (failure !== undefined && hasNodes && !isInterruption(failure)) await keepEvidence();
     await watch?.stop();
     if (created && !options.keepCluster) await tools.deleteCluster(name, kubeconfigPath);
     created = false;
+    hasNodes = false;
+  };
+  /**
+   * Docker and kind answer, the engine runs cgroup v2, and no cluster of this name exists (ToolMissing
+   * or BadInput, exit 2); records the versions and the image store. Returns the engine's platform.
+   */
+  const checkMachine = async (): Promise<string> => {
+    const versions = await tools.checkInstalled();
+    const docker = await tools.dockerInfo();
+    checkCgroupVersion(docker);
+    facts['kind_version'] = versions.kindVersion;
+    facts['docker_server_version'] = `${versions.dockerServerVersion} (image store: ${docker.imageStore})`;
+    await refuseExistingCluster(tools, name);
+    return docker.platform;
   };
 
   /** Aborts a drain in progress: destroy() during close() deletes the cluster at once. */
   const draining = new AbortController();
   /**
-   * close(): as `kubectl delete` would, before the cluster goes: every workload we applied deleted
-   * (its pods by garbage collection), every pod of ours deleted with a grace period of
-   * CLOSE_GRACE_S (SIGTERM, then SIGKILL from the kubelet), and up to closeWaitMs for them to be
-   * gone; then the cluster is deleted. A kept cluster (--keep-cluster) is left as it is.
+   * close(): every container's log of ours saved into logDir (logs() returns them); then as
+   * `kubectl delete` would, before the cluster goes: every workload we applied deleted (its pods by
+   * garbage collection), every pod of ours deleted with a grace period of CLOSE_GRACE_S (SIGTERM,
+   * then SIGKILL from the kubelet), and up to closeWaitMs for them to be gone; then the cluster is
+   * deleted. A kept cluster (--keep-cluster) is left as it is, its logs saved all the same.
    */
   const drain = async (): Promise<void> => {
     const kube = api;
     const w = watch;
-    if (!created || options.keepCluster || !kube || !w) return;
+    if (!created || !kube || !w) return;
     const pods = () => ours(w.list('pods'));
+    await savePodLogs(pods(), (log) => kube.podLog(log));
+    if (options.keepCluster) return;
     await Promise.allSettled([...applied].reverse().map((ref) => kube.deleteWorkload(ref)));
     await Promise.allSettled(
       pods().map((p) => kube.deletePod(p.metadata?.namespace ?? '', p.metadata?.name ?? '', CLOSE_GRACE_S)),
@@ -244,59 +314,100 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       check: () => (pods().length === 0 ? true : undefined),
     }).catch(() => undefined); // bounded: the cluster is deleted either way
   };
-  const close = (): Promise<void> => (closing ??= drain().then(teardown));
-  // destroy(): the cluster deleted at once (an aborted or crashed run), a drain in progress cut short.
-  const destroy = (): Promise<void> => {
+  /** Every container's log into logDir before the pods go (logs() reads them), cut short by destroy(). */
+  const savePodLogs = async (pods: V1Pod[], readLog: (log: PodLogRef) => Promise<string>): Promise<void> => {
+    const cut = new Promise<void>((resolve) => {
+      draining.signal.addEventListener('abort', () => {
+        resolve();
+      });
+    });
+    // A log that cannot be read (a container that never started), or a folder that cannot be
+    // written, is told and does not hold the teardown up.
+    const saving = podLogs.save({ pods, dir: logDir, readLog }).then(
+      (saved) => {
+        if (saved.failures.length > 0)
+          options.onLogs?.(`kind: pod logs saved in ${logDir}; not read: ${saved.failures.join('; ')}\n`);
+      },
+      (err: unknown) => {
+        options.onLogs?.(`kind: pod logs not saved in ${logDir}: ${(err as Error).message}\n`);
+      },
+    );
+    const saved = await waitAtMost(clock, Promise.race([saving, cut]), POD_LOGS_DEADLINE_MS);
+    if (!saved.done)
+      options.onLogs?.(`kind: pod logs not all read within ${String(POD_LOGS_DEADLINE_MS / 1000)} s\n`);
+  };
+  const close = (): Promise<void> => (closing ??= drain().then(() => teardown()));
+  // destroy(err): the cluster deleted at once (an aborted or crashed run), a drain in progress cut
+  // short; a crashed run's evidence saved first.
+  const destroy = (err?: Error): Promise<void> => {
     draining.abort();
-    return (closing ??= teardown());
+    return (closing ??= teardown(err));
+  };
+
+  /** After the images are built: the cluster, its images, the watches, istiod rolled out. */
+  const createAndStart = async (platform: string, signal: AbortSignal | undefined): Promise<void> => {
+    await tools
+      .createCluster(
+        name,
+        buildKindConfig({ workers, ingressHostPort }),
+        options.waitS ?? 300,
+        kubeconfigPath,
+      )
+      .catch((err: unknown) => {
+        throw explainCreateFailure(err, ingressHostPort);
+      });
+    hasNodes = true;
+    options.onKubeconfig?.(kubeconfigPath);
+    signal?.throwIfAborted();
+    await tools.loadImages({ name, images: KIND_IMAGES.map((i) => i.image), platform });
+    const kc = new KubeConfig();
+    kc.loadFromString(await tools.kubeconfig(name));
+    api = createKubeApi(kc);
+    facts['kubernetes_version'] = await api.serverVersion();
+    watch = createClusterWatch(kc);
+    watch.onUpdate(onUpdate);
+    watch.onError((err) => {
+      fail(
+        new HarnessError(ErrorCode.ComponentFailed, `watching kind cluster ${name} failed: ${err.message}`, {
+          cause: err,
+        }),
+      );
+    });
+    await watch.start();
+    // istiod first: ztunnel and the gateway exit when they cannot reach it (Kubernetes restarts them,
+    // and restarts before Ready are tolerated, but each costs a back-off).
+    await applyAll(buildKindControlPlane());
+    await waitRolledOut(ISTIOD, options.controlPlaneTimeoutMs ?? 180_000, signal).catch((err: unknown) => {
+      throw restarts.explain(err);
+    });
   };
 
   return {
     kind: 'kind',
     clock,
     async up(signal) {
-      const versions = await tools.checkInstalled();
-      facts['kind_version'] = versions.kindVersion;
-      facts['docker_server_version'] = versions.dockerServerVersion;
-      for (const image of KIND_IMAGES) await tools.buildImage(image.image, image.target);
       signal?.throwIfAborted();
-      await tools.createCluster(
-        name,
-        buildKindConfig({ workers, ingressHostPort }),
-        options.waitS ?? 300,
-        kubeconfigPath,
-      );
-      options.onKubeconfig?.(kubeconfigPath);
-      created = true;
+      upSignal = signal;
+      const platform = await checkMachine();
+      const cancel = (): void => {
+        cancelTools.abort(signal?.reason);
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
       try {
+        for (const image of KIND_IMAGES) await tools.buildImage(image.image, image.target);
         signal?.throwIfAborted();
-        await tools.loadImages(
-          name,
-          KIND_IMAGES.map((i) => i.image),
-        );
-        const kc = new KubeConfig();
-        kc.loadFromString(await tools.kubeconfig(name));
-        api = createKubeApi(kc);
-        facts['kubernetes_version'] = await api.serverVersion();
-        watch = createClusterWatch(kc);
-        watch.onUpdate(onUpdate);
-        watch.onError((err) => {
-          fail(
-            new HarnessError(
-              ErrorCode.ComponentFailed,
-              `watching kind cluster ${name} failed: ${err.message}`,
-              { cause: err },
-            ),
-          );
-        });
-        await watch.start();
-        // istiod first: ztunnel and the gateway exit when they cannot reach it (and a restarted
-        // container fails the run).
-        await applyAll(buildKindControlPlane());
-        await waitRolledOut(ISTIOD, options.controlPlaneTimeoutMs ?? 180_000, signal);
-      } catch (err) {
-        await teardown();
-        throw err;
+        // Ours from before create: a cluster kind leaves half-made (Ctrl-C or SIGTERM during
+        // `kind create`, which installs no signal handler and so never cleans up) is deleted too,
+        // and `kind delete cluster` of one that is not there succeeds.
+        created = true;
+        try {
+          await createAndStart(platform, signal);
+        } catch (err) {
+          await teardown(err);
+          throw err;
+        }
+      } finally {
+        signal?.removeEventListener('abort', cancel);
       }
     },
     apply: applyAll,
@@ -318,12 +429,15 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
             ? true
             : undefined;
         },
+      }).catch((err: unknown) => {
+        throw restarts.explain(err);
       });
       // Ready pods are not yet pushed HEALTHY to the gateway: wait until requests get through.
       if (workloadOf(GATEWAY)) {
         const url = `http://127.0.0.1:${String(ingressHostPort)}/get`;
         await awaitServing({ url, clock, deadlineMs: deadline, ...(signal ? { signal } : {}) });
       }
+      restarts.markReady();
     },
     async rolloutRestart(ref) {
       requireWorkload(ref);
@@ -393,39 +507,22 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       return () => failureListeners.delete(listener);
     },
     addresses(): ClusterAddresses {
-      const w = need().watch;
-      const pods = ours(w.list('pods')).map(toPodInfo);
       const gateway = workloadOf(GATEWAY);
-      const gatewayReady = gateway !== undefined && isRolledOut(gateway, 'Deployment');
-      return {
-        nodes: w.list('nodes').map((n) => ({
-          name: n.metadata?.labels?.['ztunnel-harness/node'] ?? n.metadata?.name ?? '',
-          ip: n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
-        })),
-        controlPlane: {
-          xds: 'istiod.istio-system.svc:15010',
-          ca: 'https://istiod.istio-system.svc:15012',
-          envoyXds: ENVOY_XDS_ADDRESS,
-        },
-        ...(gatewayReady ? { ingress: `127.0.0.1:${String(ingressHostPort)}` } : {}),
-        services: ours(w.list('services')).map((s) => ({
-          namespace: s.metadata?.namespace ?? 'default',
-          name: s.metadata?.name ?? '',
-          vip: s.spec?.clusterIP ?? '',
-          ports: (s.spec?.ports ?? []).map((p) => ({
-            port: p.port,
-            targetPort: Number(p.targetPort ?? p.port),
-          })),
-        })),
-        pods,
-      };
+      const isGatewayReady = gateway !== undefined && isRolledOut(gateway, 'Deployment');
+      return kindAddresses({
+        watch: need().watch,
+        ours,
+        ingress: isGatewayReady ? `127.0.0.1:${String(ingressHostPort)}` : undefined,
+      });
     },
-    logs: (pod) => [
-      `(kind: container logs are not kept by the harness; kubectl logs -n ${pod.replace('/', ' ')})`,
-    ],
-    // Docker's engine and kind must answer (ToolMissing, exit 2, saying what to install).
+    // What was saved into logDir (every pod's at close, a failed run's troubled pods at destroy).
+    logs: (pod) =>
+      podLogs.lines(pod) ?? [
+        `(kind: no logs saved for ${pod} yet; they are saved at close, or at a failure, into ${logDir}; kubectl logs -n ${pod.replace('/', ' ')})`,
+      ],
+    // Docker's engine and kind answer, cgroup v2, no leftover cluster of this name (exit 2 otherwise).
     preflight: async () => {
-      await tools.checkInstalled();
+      await checkMachine();
     },
     describe: () => ({ backend: 'kind', ...facts }),
     close,

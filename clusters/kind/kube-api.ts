@@ -28,6 +28,16 @@ export interface KubeApi {
   deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void>;
   /** Deletes a workload; its pods go by garbage collection (background propagation). */
   deleteWorkload(ref: WorkloadRef): Promise<void>;
+  /** A container's log, as `kubectl logs -c <container> [--previous]` reads it. */
+  podLog(log: PodLogRef): Promise<string>;
+}
+
+export interface PodLogRef {
+  namespace: string;
+  pod: string;
+  container: string;
+  /** The container instance before its last restart (`--previous`). */
+  previous?: boolean;
 }
 
 export function createKubeApi(kc: KubeConfig): KubeApi {
@@ -91,6 +101,14 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
         undefined,
         'Background',
       );
+    },
+    async podLog({ namespace, pod, container, previous }) {
+      return core.readNamespacedPodLog({
+        namespace,
+        name: pod,
+        container,
+        ...(previous ? { previous: true } : {}),
+      });
     },
   };
 }

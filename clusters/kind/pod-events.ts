@@ -90,3 +90,36 @@ export function endpointChanges(
   for (const pod of was.keys()) if (!now.has(pod)) out.push({ pod, change: { kind: 'endpoint-removed' } });
   return out;
 }
+
+export interface ContainerRestart {
+  container: string;
+  restartCount: number;
+  /** How the instance before ended, as the kubelet recorded it (lastState.terminated). */
+  lastExit: string;
+}
+
+/**
+ * The containers whose restartCount rose between two versions of a pod (a pod first seen with
+ * restarts counts them all: they happened before the watch saw it).
+ */
+export function containerRestarts(before: V1Pod | undefined, after: V1Pod | undefined): ContainerRestart[] {
+  const was = new Map((before?.status?.containerStatuses ?? []).map((s) => [s.name, s.restartCount]));
+  return (after?.status?.containerStatuses ?? [])
+    .filter((s) => s.restartCount > (was.get(s.name) ?? 0))
+    .map((s) => {
+      const t = s.lastState?.terminated;
+      return {
+        container: s.name,
+        restartCount: s.restartCount,
+        lastExit: t
+          ? `last exit ${String(t.exitCode)}${t.reason ? ` (${t.reason})` : ''} at ${isoOf(t.finishedAt)}`
+          : 'last exit not reported',
+      };
+    });
+}
+
+/** A timestamp as ISO text: a Date from a typed list, a string from a watch event. */
+function isoOf(at: Date | string | undefined): string {
+  const date = at === undefined ? undefined : new Date(at);
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : '?';
+}

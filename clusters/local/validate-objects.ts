@@ -31,8 +31,9 @@ const CONTAINER: Shape = {
   lifecycle: { preStop: { exec: { command: true }, sleep: { seconds: true } } },
   volumeMounts: true,
   // Read by the Downward API only (the gateway's ISTIO_CPU_LIMIT -> Envoy's concurrency); processes
-  // here run without cgroup limits, which the README says.
-  resources: { limits: { cpu: true } },
+  // here run without cgroup limits, which the README says. Requests are the scheduler's input, and
+  // pods here are placed by nodeSelector alone: accepted, and nothing reads them.
+  resources: { limits: { cpu: true }, requests: { cpu: true, memory: true } },
 };
 const TEMPLATE: Shape = {
   metadata: { labels: true, annotations: true },

@@ -10,7 +10,7 @@ export { buildClient } from './client.ts';
 export type { ClientManifestOptions } from './client.ts';
 export { buildHttpbin, HTTPBIN_PORT, HTTPBIN_SERVICE_PORT } from './httpbin.ts';
 export type { HttpbinManifestOptions, SidecarOptions } from './httpbin.ts';
-export { ENVOY_XDS_ADDRESS } from './istio-proxy.ts';
+export { ENVOY_XDS_ADDRESS, ISTIO_PROXY_REQUESTS } from './istio-proxy.ts';
 export {
   DATAPLANE_MODE_LABEL,
   IMAGES,

@@ -23,7 +23,9 @@ export const ZTUNNEL_READY_FILE = '/tmp/ztunnel-ready';
 /**
  * ztunnel as Istio's chart deploys it (manifests/charts/ztunnel): a DaemonSet in istio-system with
  * maxSurge 1 / maxUnavailable 0, the grace period mirrored into TERMINATION_GRACE_PERIOD_SECONDS, a
- * readiness probe on :15021 /healthz/ready, and the ZDS socket directory from the host.
+ * readiness probe on :15021 /healthz/ready, and the ZDS socket directory from the host. Unlike the
+ * chart it asks the scheduler for no CPU or memory (the chart's `ztunnel.resources.requests` would
+ * only make a small kind node refuse it), and it sets no limit, so nothing defaults a request.
  */
 export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1DaemonSet {
   const labels = { app: 'ztunnel' };
@@ -50,7 +52,14 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
       { name: 'INSTANCE_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
       { name: 'INSTANCE', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     ],
-    ports: [{ containerPort: 15020, name: 'ztunnel-stats', protocol: 'TCP' }],
+    // In node-address mode (hostNetwork) no port is declared: the API server defaults every declared
+    // port's hostPort to its containerPort on a hostNetwork pod (kubernetes pkg/apis/core/v1
+    // defaults.go, defaultHostNetworkPorts), and the scheduler places no second pod claiming that
+    // host port on the node, so the chart's maxSurge 1 / maxUnavailable 0 rollout would deadlock: the
+    // surge pod Pending, the old one never removed (KEP-1591, "The most common conflict is use of
+    // HostPort"). Nothing reads the declaration (the metrics scraper dials :15020 by number), and
+    // both instances bind their ports with SO_REUSEPORT, as in the local backend.
+    ...(inPod ? { ports: [{ containerPort: 15020, name: 'ztunnel-stats', protocol: 'TCP' }] } : {}),
     // On the node's network every instance shares :15021, so an HTTP probe could be answered by the
     // other instance during an upgrade; the file is this container's own.
     readinessProbe: inPod

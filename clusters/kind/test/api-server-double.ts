@@ -65,6 +65,12 @@ export interface ApiServerDouble {
   remove(resource: keyof typeof COLLECTIONS, namespace: string, name: string): void;
   get(resource: keyof typeof COLLECTIONS, namespace: string, name: string): Obj | undefined;
   list(resource: keyof typeof COLLECTIONS): Obj[];
+  /**
+   * What `GET .../pods/<pod>/log?container=<c>[&previous=true]` answers (text/plain). A pod that is
+   * not stored is 404; a previous instance never set is 400, as the API server answers for a
+   * container that has not restarted; a current log never set is empty.
+   */
+  setLog(log: { namespace: string; pod: string; container: string; previous?: boolean }, text: string): void;
   /** Called after every change to the store (a controller double reconciles on it). */
   onChange(listener: (resource: string) => void): void;
   /** Resolves once at least `n` watches are open. */
@@ -88,6 +94,9 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   const store = new Map<string, Map<string, Obj>>(Object.keys(COLLECTIONS).map((r) => [r, new Map()]));
   const watchers = new Map<string, Set<ServerResponse>>(Object.keys(COLLECTIONS).map((r) => [r, new Set()]));
   const requests: RecordedRequest[] = [];
+  const podLogs = new Map<string, string>();
+  const logKey = (ns: string, pod: string, container: string, previous: boolean): string =>
+    `${ns}/${pod}/${container}${previous ? '/previous' : ''}`;
   let version = 1;
   let onWatch = (): void => undefined;
   const key = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
@@ -145,6 +154,11 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
         authenticated: false,
       };
       send(res, 201, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec, status });
+      return;
+    }
+    const log = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(path);
+    if (log && req.method === 'GET') {
+      answerLog(res, log[1] ?? '', log[2] ?? '', query);
       return;
     }
     if (Object.values(COLLECTIONS).some((c) => c.group === path)) {
@@ -231,6 +245,27 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
     });
   };
 
+  const answerLog = (res: ServerResponse, ns: string, pod: string, query: Record<string, string>): void => {
+    const container = query['container'] ?? '';
+    const previous = query['previous'] === 'true';
+    if (!store.get('pods')?.has(key(ns, pod))) {
+      send(res, 404, { kind: 'Status', code: 404, reason: 'NotFound', message: `pods "${pod}" not found` });
+      return;
+    }
+    const text = podLogs.get(logKey(ns, pod, container, previous));
+    if (text === undefined && previous) {
+      send(res, 400, {
+        kind: 'Status',
+        code: 400,
+        reason: 'BadRequest',
+        message: `previous terminated container "${container}" in pod "${pod}" not found`,
+      });
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(text ?? '');
+  };
+
   /** SSA stores the body; strategic merge / merge patches merge it (enough for the patches we send). */
   const applyPatch = (
     resource: string,
@@ -305,6 +340,9 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
     },
     get: (resource, namespace, name) => store.get(resource)?.get(key(namespace, name)),
     list: (resource) => [...(store.get(resource)?.values() ?? [])],
+    setLog(log, text) {
+      podLogs.set(logKey(log.namespace, log.pod, log.container, log.previous ?? false), text);
+    },
     onChange(listener) {
       changeListeners.push(listener);
     },

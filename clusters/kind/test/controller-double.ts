@@ -1,7 +1,9 @@
 // The controllers and kubelets a kind cluster would run, played against the API server double so the
 // kind backend can go through the backend contract without Docker: a Deployment's pods follow its
 // template (pod-template-hash, a new set before the old one goes: maxSurge), a DaemonSet has one pod
-// per node (surge 1, unavailable 0, as our ztunnel's), their status counts them as the controllers do, a deleted pod's containers exit and the pod goes after a step,
+// per node (surge 1, unavailable 0, as our ztunnel's; a surge pod whose host ports a pod on the node
+// holds is not placed, as the scheduler leaves it Pending, so such a rollout never proceeds), their
+// status counts them as the controllers do, a deleted pod's containers exit and the pod goes after a step,
 // a deleted Deployment takes its pods with it (garbage collection). Every change takes `stepMs`,
 // so the backend sees the intermediate states a real cluster shows through its watches.
 import { createHash } from 'node:crypto';
@@ -26,6 +28,23 @@ const hashLabel = (pod: V1Pod): string | undefined =>
 
 /** Nodes a DaemonSet runs on: the double's nodes, else kind's two workers. */
 const NODES = ['harness-test-worker', 'harness-test-worker2'];
+
+/**
+ * The host ports a pod claims: each port's hostPort, and on a hostNetwork pod every containerPort,
+ * which the API server makes a hostPort (core v1 defaults, defaultHostNetworkPorts).
+ */
+const hostPortsOf = (pod: V1Pod): number[] =>
+  (pod.spec?.containers ?? []).flatMap((c) =>
+    (c.ports ?? []).flatMap((p) => {
+      const host = p.hostPort ?? (pod.spec?.hostNetwork ? p.containerPort : undefined);
+      return host === undefined ? [] : [host];
+    }),
+  );
+/** The scheduler's NodePorts filter: no port the new pod claims is held by a pod on the node. */
+const hasFreePorts = (pod: V1Pod, onNode: V1Pod[]): boolean => {
+  const held = new Set(onNode.flatMap(hostPortsOf));
+  return hostPortsOf(pod).every((port) => !held.has(port));
+};
 
 const isReady = (pod: V1Pod): boolean =>
   pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
@@ -178,8 +197,12 @@ export function startControllerDouble(
     for (const node of NODES) {
       const onNode = live().filter((p) => p.spec?.nodeName === node);
       const current = onNode.find((p) => hashLabel(p) === hash);
-      if (!current) store('pods', newPod('DaemonSet', ds, hash, node));
-      else if (isReady(current)) for (const old of onNode.filter((p) => p !== current)) markDeleting(old);
+      if (!current) {
+        const pod = newPod('DaemonSet', ds, hash, node);
+        // Terminating pods hold their ports until they are gone.
+        const everyOnNode = pods().filter((p) => p.spec?.nodeName === node);
+        if (hasFreePorts(pod, everyOnNode)) store('pods', pod);
+      } else if (isReady(current)) for (const old of onNode.filter((p) => p !== current)) markDeleting(old);
     }
     const all = live();
     const status = {

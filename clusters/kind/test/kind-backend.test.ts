@@ -94,16 +94,18 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     const { api, fakes, backend } = await upAndWatching(t);
     const calls = await fakes.calls();
     const line = (c: { tool: string; args: string[] }): string => `${c.tool} ${c.args.join(' ')}`;
-    assert.deepEqual(calls.slice(0, 2).map(line), [
+    assert.deepEqual(calls.slice(0, 4).map(line), [
       'docker version --format {{.Server.Version}}',
       'kind version',
+      'docker info --format {{json .}}',
+      'kind get clusters',
     ]);
     const builds = calls.filter((c) => c.tool === 'docker' && c.args[0] === 'build').map(line);
     assert.deepEqual(builds, [
-      `docker build --target ztunnel --tag ${IMAGES.ztunnel} --file Dockerfile .`,
-      `docker build --target proxyv2 --tag ${IMAGES.proxy} --file Dockerfile .`,
-      `docker build --target client --tag ${IMAGES.client} --file Dockerfile .`,
-      `docker build --target istiod --tag ${IMAGES.istiod} --file Dockerfile .`,
+      `docker build --target ztunnel --provenance=false --tag ${IMAGES.ztunnel} --file Dockerfile .`,
+      `docker build --target proxyv2 --provenance=false --tag ${IMAGES.proxy} --file Dockerfile .`,
+      `docker build --target client --provenance=false --tag ${IMAGES.client} --file Dockerfile .`,
+      `docker build --target istiod --provenance=false --tag ${IMAGES.istiod} --file Dockerfile .`,
     ]);
     const create = calls.find((c) => c.args[0] === 'create');
     assert.deepEqual(create?.args, [
@@ -184,6 +186,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     assert.equal(backend.addresses().controlPlane.envoyXds, ENVOY_XDS_ADDRESS);
     assert.equal(backend.describe()['kubernetes_version'], 'v1.35.0');
     assert.equal(backend.describe()['kind_version'], 'kind v0.33.0 go1.26.8 linux/amd64');
+    assert.equal(backend.describe()['docker_server_version'], '28.2.2 (image store: overlay2)');
   });
 
   it('applies manifests by server-side apply, and refuses a field the model types do not know before sending anything', async (t) => {
@@ -342,12 +345,13 @@ describe('kind backend (fake kind/docker, API server double)', () => {
   });
 
   it('tears the cluster down when a step after create fails, and on close exactly once', async (t) => {
-    const { fakes, backend } = await setUp(t, { FAKE_KIND_LOAD_FAIL: '1' });
+    // Both ways of loading fail (kind load docker-image, then the image-archive fallback).
+    const { fakes, backend } = await setUp(t, { FAKE_KIND_LOAD_FAIL: '1', FAKE_KIND_ARCHIVE_FAIL: '1' });
     await assert.rejects(
       () => backend.up(),
       (err: unknown) =>
         isHarnessError(err, ErrorCode.ComponentFailed) &&
-        /kind load docker-image --name harness-test .* failed: ERROR: image: ".*" not present locally/.test(
+        /kind load docker-image --name harness-test .* failed: .*ctr: content digest sha256:0123: not found; the fallback .* failed too: kind load image-archive --name harness-test \S+ failed/s.test(
           err.message,
         ),
     );
