@@ -4,8 +4,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { makeDirectory } from '../../lib/index.ts';
 import type { PodLogRef } from './kube-api.ts';
 
-/** Lines of each container's log kept in memory for logs(); the files hold all of it. */
-const KEPT_LINES = 200;
+/** Lines of each container's log kept in memory for logs() (its tail); the files hold all of it. */
+const KEPT_LINES = 2000;
 
 export interface SavePodLogsOptions {
   pods: readonly V1Pod[];
