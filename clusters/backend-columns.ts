@@ -10,6 +10,12 @@ export const BACKEND_COLUMNS = [
   'timing_model',
   /** How pods' traffic reaches ztunnel: `in-pod` (local, as istio-cni) or `node-address` (kind). */
   'ztunnel_mode',
+  /**
+   * How the load generator's connections reach the gateway: `direct` (local: the gateway's own
+   * address) or `docker-proxy+nodeport` (kind: Docker's userland proxy on the host port, then the
+   * NodePort rule's DNAT/SNAT to a worker). A different path: kind figures are not local figures.
+   */
+  'ingress_path',
   'address_block',
   'kind_cluster',
   'kind_version',

@@ -9,12 +9,15 @@ test('bad input says what, what was expected and the value received, and exits 2
   assert.equal(err.exitCode, 2);
 });
 
-test('a missing tool exits 2, a failed component 1; cause is kept', () => {
+test('a missing tool exits 2, a failed component 3 (could not run), an interruption 130; cause is kept', () => {
   const cause = new Error('ENOENT');
   const missing = new HarnessError(ErrorCode.ToolMissing, 'k6 not found', { cause });
   assert.equal(missing.exitCode, 2);
   assert.equal(missing.cause, cause);
-  assert.equal(new HarnessError(ErrorCode.ComponentFailed, 'ztunnel crashed').exitCode, 1);
+  assert.equal(new HarnessError(ErrorCode.ComponentFailed, 'ztunnel crashed').exitCode, 3);
+  assert.equal(new HarnessError(ErrorCode.LoadFailed, 'fortio exited 1').exitCode, 3);
+  assert.equal(new HarnessError(ErrorCode.ProvisionFailed, 'go build failed').exitCode, 3);
+  assert.equal(new HarnessError(ErrorCode.Aborted, 'SIGINT').exitCode, 130);
 });
 
 test('isHarnessError narrows by code', () => {

@@ -1,8 +1,20 @@
 /**
  * Stable error codes: scripts and tests match on these, never on message text.
- * `exitCode` follows the CLI contract: 2 for input the user must fix (including a missing tool),
- * 1 for anything else that failed.
+ * `exitCode` follows the CLI contract (`EXIT`): 2 for input the user must fix (including a missing
+ * tool), 130 for an interruption, 3 for anything else: the command could not do its job. Exit 1 is
+ * kept for a result that was reached and is a failure (a verdict, a shape, a regression), so a
+ * script can tell "the experiment ran and failed" from "it could not run".
  */
+export const EXIT = {
+  pass: 0,
+  /** The experiment ran; its verdict (or a suite's shape, or compare's gate) failed. */
+  failed: 1,
+  badInput: 2,
+  /** The experiment could not run: a component failed, a tool could not be built, the load failed. */
+  couldNotRun: 3,
+  interrupted: 130,
+} as const;
+
 export const ErrorCode = {
   /** A CLI flag, config value or input file is invalid. */
   BadInput: 'BAD_INPUT',
@@ -31,8 +43,9 @@ export class HarnessError extends Error {
     this.code = code;
   }
 
-  get exitCode(): 1 | 2 {
-    return USER_FIXABLE.has(this.code) ? 2 : 1;
+  get exitCode(): 2 | 3 | 130 {
+    if (USER_FIXABLE.has(this.code)) return EXIT.badInput;
+    return this.code === ErrorCode.Aborted ? EXIT.interrupted : EXIT.couldNotRun;
   }
 }
 

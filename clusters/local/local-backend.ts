@@ -461,6 +461,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       nodes: nodeCount,
       timing_model: 'modelled',
       ztunnel_mode: 'in-pod',
+      ingress_path: 'direct',
       address_block: addresses.block,
       ...(Object.fromEntries(
         Object.entries(timing).map(([k, v]) => [`timing_${k}`, v]),

@@ -4,7 +4,7 @@
 import { Command, Option } from 'commander';
 import { createLocalBackend, TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
-import { createSystemClock } from '../../lib/index.ts';
+import { createSystemClock, EXIT } from '../../lib/index.ts';
 import { choiceParser, numberParser, timingParser } from '../cli/parse-values.ts';
 import { outputFolderParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
@@ -116,7 +116,8 @@ runMain(async (signal) => {
     process.stdout.write('Ctrl-C tears everything down.\n');
     const reason = await stopped;
     process.stderr.write(`cluster: ${reason}; tearing down\n`);
-    return reason === 'interrupted' ? 0 : 1;
+    // A cluster that stopped on its own (a component failed) could not do its job: exit 3.
+    return reason === 'interrupted' ? EXIT.pass : EXIT.couldNotRun;
   } finally {
     await backend.close();
     process.stderr.write('cluster: every process stopped\n');

@@ -2,7 +2,8 @@
 // drive k6, apply the fault at --restart-at and tally against the lifecycle events; calibrate
 // proves the classifier; load-smoke is k6 against a local target; --suite seeds runs every source
 // experiment with its arms and writes the comparison table.
-import { createSystemClock } from '../../lib/index.ts';
+import { createSystemClock, EXIT } from '../../lib/index.ts';
+import { exitCodeOfRows } from '../experiment/exit-code.ts';
 import type { Clock } from '../../lib/index.ts';
 import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
@@ -47,8 +48,8 @@ async function runClusterScenario(
     rows.push(run.row);
   }
   if (rows.length > 1) process.stdout.write(formatRepeats(rows));
-  if (signal.aborted) return 130;
-  return rows.every((r) => r['verdict'] === 'pass') ? 0 : 1;
+  if (signal.aborted) return EXIT.interrupted;
+  return exitCodeOfRows(rows);
 }
 
 runMain(async (signal) => {

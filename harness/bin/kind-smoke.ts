@@ -1,37 +1,65 @@
-// `npm run kind-smoke`: the kind backend on a real cluster (needs Docker and kind; the nightly's kind
-// job runs it). Creates the cluster, builds and loads the images, applies httpbin outside the mesh,
-// restarts it like kubectl and waits by kubectl's predicates, prints what the watches saw, deletes
-// the cluster. up() also brings istiod up. No load runs here: `npm run experiment -- --backend kind
-// --scenario workload-rollout` is the experiment.
+// `npm run kind-smoke`: the whole mesh on a real kind cluster (needs Docker and kind; the nightly's
+// kind job runs it), as a chain of named steps: create the cluster and load the images (up() also
+// brings istiod up), apply E2's topology (node-address ztunnel, the Envoy gateway on its NodePort,
+// ambient httpbin), wait until the ingress answers, send marked requests through it, restart httpbin
+// like kubectl, then read the components' logs and check the requests crossed the mesh: the
+// gateway's access log (200 through an HBONE upstream) and a ztunnel's inbound connection lines. On
+// a failure the backend saves `kind export logs` and the troubled pods' previous logs into the
+// smoke's folder before the cluster goes. Exit 0: the mesh works on kind; 3: it could not be shown.
+import { join } from 'node:path';
 import { createKindBackend } from '../../clusters/kind/index.ts';
-import { buildHttpbin } from '../../clusters/manifests/index.ts';
-import { createSystemClock } from '../../lib/index.ts';
+import { createSystemClock, ErrorCode, EXIT, HarnessError, makeDirectory } from '../../lib/index.ts';
+import { meshPathEvidence, meshPathProblems, SMOKE_MARKER } from '../checks/mesh-path.ts';
+import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import { runMain } from '../cli/run-main.ts';
 import { parseBareCommand } from '../cli/version.ts';
-import { PROJECT_ROOT } from '../paths.ts';
+import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-manifests.ts';
+import { DEFAULT_RESULTS_DIR, PROJECT_ROOT } from '../paths.ts';
+import { createRunId } from '../results/run-id.ts';
+
+/** Requests sent through the ingress: enough to cross every httpbin pod, few enough to read back. */
+const SMOKE_REQUESTS = 30;
 
 runMain(async (signal) => {
   parseBareCommand(
     'kind-smoke',
-    'The kind backend on a real cluster (needs Docker and kind): creates the cluster, loads the images, rolls httpbin out, prints what the watches saw, deletes the cluster (several minutes; takes no options)',
+    'The whole mesh on a real kind cluster (needs Docker and kind): creates the cluster, loads the images, deploys istiod, ztunnel, the Envoy gateway and ambient httpbin, sends requests through them, checks their logs, deletes the cluster (several minutes; takes no options)',
     process.argv.slice(2),
   );
+  // E2's topology on kind, from the same defaults and manifests as `--backend kind --scenario
+  // workload-rollout` (node-address ztunnel, the gateway's NodePort, three ambient httpbin pods).
+  const { params } = await parseExperimentArgs(['--backend', 'kind', '--scenario', 'workload-rollout']);
+  if (!params) throw new Error('workload-rollout has no parameters');
   const clock = createSystemClock();
-  const backend = createKindBackend({ clock, projectRoot: PROJECT_ROOT, name: 'ztunnel-harness-smoke' });
+  const dir = join(DEFAULT_RESULTS_DIR, 'kind-smoke', createRunId('kind-smoke', Date.now()));
+  await makeDirectory(dir);
   const say = (text: string): void => {
     process.stdout.write(`[${(clock.now() / 1000).toFixed(1)} s] ${text}\n`);
   };
+  const backend = createKindBackend({
+    clock,
+    projectRoot: PROJECT_ROOT,
+    name: 'ztunnel-harness-smoke',
+    logDir: join(dir, 'pods'),
+    kindLogsDir: join(dir, 'kind-logs'),
+    onLogs: (message) => process.stdout.write(message),
+  });
   try {
-    say('creating the kind cluster, building and loading images (several minutes)');
+    say(`creating the kind cluster, building and loading images (several minutes); evidence in ${dir}`);
     await backend.preflight();
     await backend.up(signal);
     say(`up: ${JSON.stringify(backend.describe())}`);
-    await backend.apply(buildHttpbin({ replicas: 3, mesh: 'off' }));
+    await backend.apply(scenarioManifests(params));
     await backend.waitForReady({ timeoutMs: 300_000, signal });
-    say(`ready: ${String(backend.addresses().pods.length)} pods`);
-    const httpbin = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
-    await backend.rolloutRestart(httpbin);
-    const rollout = await backend.waitForRollout(httpbin, {
+    const { ingress, pods } = backend.addresses();
+    if (!ingress)
+      throw new HarnessError(ErrorCode.ComponentFailed, 'the gateway is Ready but has no address');
+    say(`ready: ${String(pods.length)} pods, ingress ${ingress}`);
+    const statuses = await sendMarked(ingress, SMOKE_REQUESTS, signal);
+    const notOk = statuses.filter((s) => s !== 200);
+    say(`sent ${String(SMOKE_REQUESTS)} requests: ${String(SMOKE_REQUESTS - notOk.length)} answered 200`);
+    await backend.rolloutRestart(HTTPBIN_DEPLOYMENT);
+    const rollout = await backend.waitForRollout(HTTPBIN_DEPLOYMENT, {
       timeoutMs: 300_000,
       untilOldPodsGone: true,
       signal,
@@ -39,8 +67,51 @@ runMain(async (signal) => {
     say(`rollout: ${JSON.stringify(rollout)}`);
     for (const e of backend.events())
       process.stdout.write(`${(e.atMs / 1000).toFixed(3)} ${e.kind} ${e.object} ${e.detail ?? ''}\n`);
-    return 0;
+    // close() saves every container's log first (the gateway's access log, ztunnel's connection
+    // lines for the old pods it closed); logs() reads them back.
+    await backend.close();
+    const logsOf = (owner: string): string[] =>
+      pods.filter((p) => p.owner === owner).flatMap((p) => backend.logs(`${p.namespace}/${p.name}`));
+    const evidence = meshPathEvidence({
+      gateway: logsOf('deployment/istio-ingressgateway'),
+      ztunnels: logsOf('daemonset/ztunnel'),
+    });
+    say(`mesh path: ${JSON.stringify(evidence)}`);
+    const problems = [
+      ...(notOk.length > 0
+        ? [`${String(notOk.length)} requests were not answered 200: ${notOk.join(', ')}`]
+        : []),
+      ...meshPathProblems(evidence, SMOKE_REQUESTS),
+    ];
+    if (problems.length > 0)
+      throw new HarnessError(
+        ErrorCode.ComponentFailed,
+        `the mesh path on kind is not shown: ${problems.join('; ')}; the pods' logs are in ${join(dir, 'pods')}`,
+      );
+    say('the mesh works on kind: every request crossed the gateway and ztunnel over HBONE');
+    return EXIT.pass;
+  } catch (err) {
+    // destroy(err) keeps the evidence first (kind export logs, the troubled pods' logs); close() would not.
+    await backend.destroy(err instanceof Error ? err : new Error(String(err)));
+    throw err;
   } finally {
     await backend.close();
   }
 });
+
+/** `count` GETs of /status/200 with the smoke's marker, one after another; each one's status (0: no answer). */
+async function sendMarked(ingress: string, count: number, signal: AbortSignal): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count && !signal.aborted; i++) {
+    try {
+      const response = await fetch(`http://${ingress}/status/200?${SMOKE_MARKER}${String(i)}`, {
+        signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
+      });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    } catch {
+      statuses.push(0);
+    }
+  }
+  return statuses;
+}

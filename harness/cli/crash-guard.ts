@@ -5,7 +5,7 @@
 // `aborted`), with the component and the error as the reason. If the stop itself hangs, the
 // process exits after STOP_GRACE_MS (container-process.ts's exit hook SIGKILLs our children).
 import { relative, sep } from 'node:path';
-import { ErrorCode, HarnessError } from '../../lib/index.ts';
+import { ErrorCode, EXIT, HarnessError } from '../../lib/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 
 /** How long a run has to stop after a crash or a signal before the process exits anyway. */
@@ -68,7 +68,7 @@ export function installCrashGuard(
     );
     setTimeout(() => {
       write(`the run did not stop within ${String(STOP_GRACE_MS / 1000)} s of the crash: exiting\n`);
-      process.exit(1);
+      process.exit(EXIT.couldNotRun);
     }, STOP_GRACE_MS).unref();
   };
   const onException = (err: unknown): void => {

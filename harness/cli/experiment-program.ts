@@ -12,6 +12,7 @@ import type { ClusterScenario, ScenarioDefaults } from '../experiment/cluster-sc
 import type { ExperimentParams } from '../experiment/experiment-params.ts';
 import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { DEFAULT_ARMS } from '../experiment/mitigation-arms.ts';
+import { NEEDS_IN_POD_CAPTURE } from '../experiment/scenario-manifests.ts';
 import { thresholdCollector } from '../experiment/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
 import { GENERATOR_KINDS } from '../tools/index.ts';
@@ -366,10 +367,23 @@ function parseRestartAt(
 }
 
 /** What the experiment asks of its backend, by the scenario and by the options that need something. */
-function requirementsOf(flags: ExperimentFlags, scenario: ClusterScenario): Requirement[] {
+function requirementsOf(
+  flags: ExperimentFlags,
+  scenario: ClusterScenario,
+  gatewayMode: ExperimentFlags['gatewayMode'],
+): Requirement[] {
   const timing = Object.keys(flags.timing ?? {});
   const asked: (Requirement | false)[] = [
     ...(scenario.requires ?? []).map((r) => ({ ...r, flag: '--scenario', value: scenario.name })),
+    // A plain gateway sends plaintext to the pod's address; only in-pod capture puts ztunnel on
+    // that path. Without it the row would say mesh=ambient and measure no ztunnel at all.
+    gatewayMode === 'plain' &&
+      flags.mesh === 'ambient' && {
+        capability: 'inPodCapture',
+        flag: '--gateway-mode',
+        value: 'plain',
+        why: `with --mesh ambient ${NEEDS_IN_POD_CAPTURE}; use --gateway-mode hbone (the mesh-aware gateway) or --mesh off`,
+      },
     flags.drainStrategy !== 'none' && {
       capability: 'inPodCapture',
       flag: '--drain-strategy',
@@ -408,7 +422,8 @@ export function paramsFromFlags(
   const restartAtS = parseRestartAt(flags.restartAt, durationS, d.restartAtS);
   if (restartAtS !== undefined && restartAtS >= durationS)
     throw badInput('--duration', `longer than the restart time ${String(restartAtS)} s`, durationS);
-  const refused = refusal(flags.backend, requirementsOf(flags, scenario));
+  const gatewayMode = pick('gatewayMode', flags.gatewayMode, d.gatewayMode);
+  const refused = refusal(flags.backend, requirementsOf(flags, scenario, gatewayMode));
   if (refused) throw refused;
   if (flags.ztunnelImpl === 'istio' && (scenario.name !== 'workload-rollout' || flags.mesh !== 'ambient'))
     throw badInput(
@@ -438,7 +453,7 @@ export function paramsFromFlags(
     restartAtS,
     replicas: pick('replicas', flags.replicas, d.replicas),
     gatewayConcurrency: flags.gatewayConcurrency,
-    gatewayMode: pick('gatewayMode', flags.gatewayMode, d.gatewayMode),
+    gatewayMode,
     meshClientRps: flags.meshClient,
     projectRatePerS: flags.projectRate,
     maxFailed: flags.maxFailed ?? scenario.defaultMaxFailed,

@@ -53,6 +53,6 @@ test('once main has settled the process exits with its code, naming what was lef
 
 test('a main that never settles, with nothing left to wait for, is a failure, not a pass', async () => {
   const result = await start('forgotten').child;
-  assert.equal(result.exitCode, 1);
+  assert.equal(result.exitCode, 3);
   assert.match(result.stderr, /internal error: the command ended before its main finished/);
 });

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ErrorCode, HarnessError, isHarnessError } from '../../lib/index.ts';
+import { ErrorCode, EXIT, HarnessError, isHarnessError } from '../../lib/index.ts';
 import { installCrashGuard, STOP_GRACE_MS } from './crash-guard.ts';
 
 /** How long a process may stay up after its main has settled (only a leak keeps it up). */
@@ -14,12 +14,14 @@ export interface RunMainOptions {
 }
 
 /**
- * Runs a CLI's main with the project's exit contract: 0 pass, 1 failed, 2 bad input (including a
- * missing tool). SIGINT/SIGTERM abort `signal` so the main can stop its children and keep what it
+ * Runs a CLI's main with the project's exit contract (lib/errors.ts `EXIT`): 0 pass, 1 the result
+ * is a failure (verdict, shape, regression), 2 bad input (including a missing tool), 3 the command
+ * could not run (a component failed, a tool could not be built, an internal error), 130 interrupted.
+ * SIGINT/SIGTERM abort `signal` so the main can stop its children and keep what it
  * has; a second signal exits at once, and so does the process when main has not stopped within
  * `stopGraceMs` (a main awaiting something that ignores the signal, such as Node's recursive mkdir
  * spinning under /proc, would otherwise keep it up for ever). An uncaught error in an in-process
- * component aborts `signal` the same way (crash-guard.ts) and the process exits 1. Once main has
+ * component aborts `signal` the same way (crash-guard.ts) and the process exits 3. Once main has
  * settled, the process ends even if a leaked handle would keep it up, naming what held it.
  */
 export function runMain(main: (signal: AbortSignal) => Promise<number>, options: RunMainOptions = {}): void {
@@ -36,19 +38,19 @@ export function runMain(main: (signal: AbortSignal) => Promise<number>, options:
     write(
       'internal error: the command ended before its main finished (it awaits something nothing will settle)\n',
     );
-    process.exitCode = 1;
+    process.exitCode = EXIT.couldNotRun;
   };
   const onSignal = (name: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
       write(`\n${name} again: exiting now\n`);
-      exitNow(130);
+      exitNow(EXIT.interrupted);
     }
     write(`\n${name}: stopping (children get SIGTERM, then SIGKILL); ${name} again to exit now\n`);
     controller.abort(new HarnessError(ErrorCode.Aborted, `interrupted by ${name}`));
     // Unref'd: a main that does stop in time lets the process end without waiting for this.
     setTimeout(() => {
       write(`did not stop within ${String(stopGraceMs / 1000)} s of ${name}: ${heldBy()}; exiting\n`);
-      exitNow(130);
+      exitNow(EXIT.interrupted);
     }, stopGraceMs).unref();
   };
   process.on('SIGINT', onSignal);
@@ -59,7 +61,7 @@ export function runMain(main: (signal: AbortSignal) => Promise<number>, options:
   main(controller.signal)
     .then(
       (code) => {
-        process.exitCode = crashed() ? 1 : code;
+        process.exitCode = crashed() ? EXIT.couldNotRun : code;
       },
       (err: unknown) => {
         process.exitCode = reportError(err);
@@ -90,11 +92,14 @@ function exitWhenHeld(graceMs: number, write: (text: string) => void): void {
   }, graceMs).unref();
 }
 
-/** The exit code an error from a main maps to: 2 for bad input (commander's too), 1 otherwise. */
+/**
+ * The exit code an error from a main maps to: 2 for bad input (commander's too), 130 for an
+ * interruption, 3 otherwise (the command could not run; 1 is only ever a failed result).
+ */
 export function exitCodeOf(err: unknown): number {
-  if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+  if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.pass : EXIT.badInput;
   if (isHarnessError(err)) return err.exitCode;
-  return 1;
+  return EXIT.couldNotRun;
 }
 
 /** Prints an error for a person and returns the exit code it maps to. */

@@ -43,6 +43,7 @@ const NOT_PARAMETERS = new Set<string>([
   // Follow from `backend` (clusters/backend-columns.ts); rows before schema 4 do not have them.
   'timing_model',
   'ztunnel_mode',
+  'ingress_path',
   // The environment's versions, as k6_version.
   'kind_version',
   'docker_server_version',

@@ -27,6 +27,7 @@ const READABLE_SCHEMA_VERSIONS: readonly string[] = [
   '5',
   '6',
   '7',
+  '8',
   String(SUMMARY_SCHEMA_VERSION),
 ];
 

@@ -127,6 +127,8 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   nodes: "the cluster's nodes",
   timing_model: 'modelled (local: the `timing_*` columns say how) or measured (kind)',
   ztunnel_mode: 'in-pod (local, as istio-cni) or node-address (kind)',
+  ingress_path:
+    "how the generator's connections reach the gateway: direct (local) or docker-proxy+nodeport (kind: Docker's userland proxy on the host port, then kube-proxy's NodePort DNAT/SNAT to a worker)",
   address_block: "local: the cluster's 127.B.0.0/16 block",
   kind_cluster: 'kind: the cluster name',
   kind_version: 'kind: `kind version`',

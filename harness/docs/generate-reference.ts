@@ -118,9 +118,13 @@ async function exitCodesSection(): Promise<string> {
     ['0', 'the verdict passed (every threshold held; with `--suite`, every shape held); `--help`'],
     [
       '1',
-      `the verdict failed, or the run stopped on an error: ${byExit(1)}; an uncaught error in an in-process component (verdict \`aborted\`)`,
+      'the experiment ran and its result is a failure: a verdict failed, a suite shape did not hold, `compare` found a significant regression',
     ],
     ['2', `input to fix before anything starts: ${byExit(2)}; a flag the parser refuses (unknown, no value)`],
+    [
+      '3',
+      `the experiment could not run (no result to judge; the run folder is kept with verdict \`aborted\` and why): ${byExit(3)}; an uncaught error in an in-process component; an internal error. Scripts and CI treat it as a failure of the tool, not of the system under test`,
+    ],
     [
       '130',
       'interrupted (Ctrl-C or SIGTERM): children stopped, the run folder kept with verdict `aborted`; a second signal exits at once',

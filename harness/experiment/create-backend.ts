@@ -43,6 +43,9 @@ export function createBackend(
       ...(settings.kindIngressPort === undefined ? {} : { ingressHostPort: settings.kindIngressPort }),
       ...(settings.keepCluster ? { keepCluster: true } : {}),
       ...(options.kubeconfigPath ? { kubeconfigPath: options.kubeconfigPath } : {}),
+      // Pod logs into the run folder (runDir/pods), a failed run's `kind export logs` beside them.
+      ...(options.logDir ? { logDir: options.logDir } : {}),
+      ...(options.write ? { onLogs: options.write } : {}),
       onKubeconfig: (path) =>
         options.write?.(
           `kind: the cluster's kubeconfig is ${path} (KUBECONFIG=${path} kubectl get pods -A)\n`,

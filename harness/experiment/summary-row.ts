@@ -15,7 +15,7 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 8;
+export const SUMMARY_SCHEMA_VERSION = 9;
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { badInput, formatDuration, makeDirectory } from '../../lib/index.ts';
+import { badInput, EXIT, formatDuration, makeDirectory } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { PROJECT_ROOT } from '../paths.ts';
@@ -13,6 +13,9 @@ import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';
 import type { RanEntry } from './summarize-suite.ts';
 
 const EXPERIMENT_BIN = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
+
+/** An entry's note when one of its runs could not run (the child exited 3). */
+const COULD_NOT_RUN = 'a run could not run (exit 3; its run folder says why)';
 
 /** The arguments of an entry's runs. */
 export const entryArgs = (entry: SuiteEntry, repeats: number): string[] => [
@@ -71,8 +74,10 @@ export async function runSuite(options: {
     ran.push({ entry, rows, runDirs, args, note });
   }
   const table = await summarizeSuite(suiteDir, suite.name, ran);
-  if (signal.aborted) return 130;
-  return table.every((r) => r.shape !== 'no') ? 0 : 1;
+  if (signal.aborted) return EXIT.interrupted;
+  // A suite whose entry could not run has no result to judge: not a failed shape, a broken run.
+  if (ran.some((r) => r.note === COULD_NOT_RUN)) return EXIT.couldNotRun;
+  return table.every((r) => r.shape !== 'no') ? EXIT.pass : EXIT.failed;
 }
 
 /**
@@ -94,7 +99,8 @@ async function runEntry(
     cwd: PROJECT_ROOT,
   });
   if (signal.aborted) return 'aborted';
-  if (child.exitCode === 2)
+  if (child.exitCode === EXIT.badInput)
     throw badInput(`suite entry "${entry.configuration}"`, 'valid experiment flags', args.join(' '));
+  if (child.exitCode === EXIT.couldNotRun) return COULD_NOT_RUN;
   return '';
 }

@@ -59,7 +59,9 @@ export async function summarizeSuite(
     configuration: entry.configuration,
     repeats: rows.length,
     document: entry.documentFigure,
-    ours: rows.length ? ENTRY_REPORTS[entry.report](rows) : note || 'no result',
+    ours: rows.length
+      ? `${ENTRY_REPORTS[entry.report](rows)}${note ? ` (${note})` : ''}`
+      : note || 'no result',
     shape:
       !entry.shape || !rows.length || note
         ? '-'

@@ -212,7 +212,7 @@ for (const generator of GENERATORS)
     },
   );
 
-test('an uncaught error in the harness process: exit 1, the run kept as aborted naming it, no process left', async (t) => {
+test('an uncaught error in the harness process: exit 3 (could not run), the run kept as aborted naming it, no process left', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'experiment-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const fixture = pathToFileURL(
@@ -234,7 +234,7 @@ test('an uncaught error in the harness process: exit 1, the run kept as aborted 
   const result = await child;
   clearInterval(sampler);
   assert.ok(pids.length >= 6, `cluster processes seen: ${String(pids.length)}`);
-  assert.equal(result.exitCode, 1, result.stderr);
+  assert.equal(result.exitCode, 3, result.stderr);
   assert.match(result.stderr, /uncaught exception in the harness process: Error: injected crash/);
   const [row] = await readRows(join(dir, 'runs.csv'));
   assert.ok(row);

@@ -58,6 +58,11 @@ test('--backend kind refuses what kind cannot run, and a missing Docker engine, 
       /--scenario to be something --backend kind can run, got "sidecar-drain"; it needs a sidecar and its app in one pod/,
     ],
     [
+      // A plain gateway in front of ambient pods would bypass ztunnel on kind (issue 33, #9).
+      ['--scenario', 'workload-rollout', '--gateway-mode', 'plain'],
+      /--gateway-mode to be something --backend kind can run, got "plain"; it needs in-pod traffic capture.*with --mesh ambient .*bypass ztunnel.*use --gateway-mode hbone .* or --mesh off/,
+    ],
+    [
       ['--scenario', 'workload-rollout', '--kind-ingress-port', '70000'],
       /an integer from 1 to 65535, got "70000"/,
     ],
@@ -163,6 +168,7 @@ test(
     const row = rows[0] ?? {};
     assert.equal(row['backend'], 'kind');
     assert.equal(row['ztunnel_mode'], 'node-address');
+    assert.equal(row['ingress_path'], 'docker-proxy+nodeport');
     assert.equal(row['kubernetes_version'], 'v1.35.0');
     assert.equal(row['verdict'], 'pass');
     assert.ok(
@@ -176,3 +182,42 @@ test(
       assert.match(events, new RegExp(kind));
   },
 );
+
+test('a kind run that could not run exits 3, not the 1 of a failed verdict, and check-runs refuses its results', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cli-kind-broken-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const fakes = await createFakeKindAndDocker('');
+  const result = await execa(
+    process.execPath,
+    [CLI, '--backend', 'kind', '--scenario', 'workload-rollout', '--results-dir', dir],
+    {
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+      env: { PATH: fakes.path, FAKE_DIR: fakes.dir, FAKE_KIND_CREATE_FAIL: '1' },
+    },
+  );
+  assert.equal(result.exitCode, 3, result.stdout + result.stderr);
+  const rows = parse<Record<string, string>>(await readFile(join(dir, 'runs.csv'), 'utf8'), {
+    columns: true,
+  });
+  const [row] = rows;
+  assert.ok(row);
+  assert.equal(row['verdict'], 'aborted');
+  assert.match(row['reason'] ?? '', /failed to create cluster/);
+  // The nightly job's second check: the aborted row is no result.
+  const check = await execa(
+    process.execPath,
+    [
+      join(PROJECT_ROOT, 'harness', 'bin', 'check-runs.ts'),
+      join(dir, 'runs.csv'),
+      '--rows',
+      '1',
+      '--backend',
+      'kind',
+    ],
+    { reject: false, stdin: 'ignore', timeout: 20_000 },
+  );
+  assert.equal(check.exitCode, 1, check.stdout + check.stderr);
+  assert.match(check.stderr, /0 complete runs, expected 1/);
+});

@@ -22,6 +22,7 @@ const COMMANDS = Object.values(pkg.scripts)
 test('the commands are the package scripts', () => {
   assert.deepEqual([...COMMANDS].sort(), [
     'bench',
+    'check-runs',
     'cluster',
     'compare',
     'experiment',

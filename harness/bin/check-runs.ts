@@ -1,0 +1,34 @@
+// `npm run check-runs -- <runs.csv> --rows <n> [--backend <name>]`: the nightly job's check that the
+// runs it started left results, not only exit codes: exactly n complete rows (an aborted run is no
+// result), each with requests and from the backend named. Exit 0 when they are there, 1 when not.
+import { Command, Option } from 'commander';
+import { readRuns } from '../compare/read-runs.ts';
+import { numberParser } from '../cli/parse-values.ts';
+import { runMain } from '../cli/run-main.ts';
+import { addVersionOption } from '../cli/version.ts';
+import { EXIT } from '../../lib/index.ts';
+import { checkRuns } from '../results/check-runs.ts';
+
+runMain(async () => {
+  const program = addVersionOption(
+    new Command('check-runs').description(
+      'Check that a runs.csv holds the complete runs a job started (the nightly kind job)',
+    ),
+  )
+    .argument('<runs-csv>', 'a runs.csv written by npm run experiment')
+    .addOption(
+      new Option('--rows <n>', 'how many complete runs it must hold')
+        .argParser(numberParser('--rows', { min: 1, max: 1000, integer: true }))
+        .makeOptionMandatory(),
+    )
+    .option('--backend <name>', 'the backend every row must come from')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  program.parse(process.argv);
+  const options = program.opts<{ rows: number; backend?: string }>();
+  const [path = ''] = program.args;
+  const problems = checkRuns(await readRuns(path), options);
+  for (const problem of problems) process.stderr.write(`${path}: ${problem}\n`);
+  if (problems.length === 0) process.stdout.write(`${path}: ${String(options.rows)} complete runs\n`);
+  return problems.length === 0 ? EXIT.pass : EXIT.failed;
+});
