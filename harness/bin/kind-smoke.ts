@@ -7,12 +7,14 @@
 // a failure the backend saves `kind export logs` and the troubled pods' previous logs into the
 // smoke's folder before the cluster goes. Exit 0: the mesh works on kind; 3: it could not be shown.
 import { join } from 'node:path';
+import { Command, Option } from 'commander';
 import { createKindBackend } from '../../clusters/kind/index.ts';
 import { createSystemClock, ErrorCode, EXIT, HarnessError, makeDirectory } from '../../lib/index.ts';
 import { meshPathEvidence, meshPathProblems, SMOKE_MARKER } from '../checks/mesh-path.ts';
 import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import { runMain } from '../cli/run-main.ts';
-import { parseBareCommand } from '../cli/version.ts';
+import { numberParser } from '../cli/parse-values.ts';
+import { addVersionOption } from '../cli/version.ts';
 import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-manifests.ts';
 import { DEFAULT_RESULTS_DIR, PROJECT_ROOT } from '../paths.ts';
 import { createRunId } from '../results/run-id.ts';
@@ -21,17 +23,41 @@ import { createRunId } from '../results/run-id.ts';
 const SMOKE_REQUESTS = 30;
 
 runMain(async (signal) => {
-  parseBareCommand(
-    'kind-smoke',
-    'The whole mesh on a real kind cluster (needs Docker and kind): creates the cluster, loads the images, deploys istiod, ztunnel, the Envoy gateway and ambient httpbin, sends requests through them, checks their logs, deletes the cluster (several minutes; takes no options)',
-    process.argv.slice(2),
-  );
+  const program = addVersionOption(
+    new Command('kind-smoke').description(
+      'The whole mesh on a real kind cluster (needs Docker and kind): creates the cluster, loads the images, deploys istiod, ztunnel, the Envoy gateway and ambient httpbin, sends requests through them, checks their logs, deletes the cluster (several minutes)',
+    ),
+  )
+    .addOption(
+      new Option(
+        '--kind-ingress-port <port>',
+        "the host port (on 127.0.0.1) kind maps the gateway's nodePort to",
+      )
+        .argParser(numberParser('--kind-ingress-port', { min: 1, max: 65535, integer: true }))
+        .default(18080),
+    )
+    .option(
+      '--results-dir <dir>',
+      'where the smoke folder (pod logs, kind export logs) goes',
+      DEFAULT_RESULTS_DIR,
+    )
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  program.parse(process.argv);
+  const options = program.opts<{ kindIngressPort: number; resultsDir: string }>();
   // E2's topology on kind, from the same defaults and manifests as `--backend kind --scenario
   // workload-rollout` (node-address ztunnel, the gateway's NodePort, three ambient httpbin pods).
-  const { params } = await parseExperimentArgs(['--backend', 'kind', '--scenario', 'workload-rollout']);
+  const { params } = await parseExperimentArgs([
+    '--backend',
+    'kind',
+    '--scenario',
+    'workload-rollout',
+    '--kind-ingress-port',
+    String(options.kindIngressPort),
+  ]);
   if (!params) throw new Error('workload-rollout has no parameters');
   const clock = createSystemClock();
-  const dir = join(DEFAULT_RESULTS_DIR, 'kind-smoke', createRunId('kind-smoke', Date.now()));
+  const dir = join(options.resultsDir, 'kind-smoke', createRunId('kind-smoke', Date.now()));
   await makeDirectory(dir);
   const say = (text: string): void => {
     process.stdout.write(`[${(clock.now() / 1000).toFixed(1)} s] ${text}\n`);
@@ -40,6 +66,7 @@ runMain(async (signal) => {
     clock,
     projectRoot: PROJECT_ROOT,
     name: 'ztunnel-harness-smoke',
+    ingressHostPort: options.kindIngressPort,
     logDir: join(dir, 'pods'),
     kindLogsDir: join(dir, 'kind-logs'),
     onLogs: (message) => process.stdout.write(message),
