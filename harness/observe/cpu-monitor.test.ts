@@ -59,6 +59,13 @@ describe('cpu monitor', () => {
   });
 
   it("measures run-queue wait: one busy process more than there are cores makes them wait a core's worth", async (t) => {
+    // The sleeper is up (its Node start-up, which is runnable, done) before the loops start: its
+    // start-up would otherwise queue behind them and count as waiting.
+    const alone = spawn(process.execPath, ['-e', 'console.log("up"); setTimeout(() => {}, 4000)'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    t.after(() => alone.kill('SIGKILL'));
+    await once(alone.stdout, 'data');
     const loops = Array.from({ length: availableParallelism() + 1 }, () =>
       spawn(process.execPath, ['-e', 'const end = Date.now() + 2000; while (Date.now() < end) {}'], {
         stdio: 'ignore',
@@ -67,8 +74,6 @@ describe('cpu monitor', () => {
     t.after(() => {
       for (const p of loops) p.kill('SIGKILL');
     });
-    const alone = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 3000)'], { stdio: 'ignore' });
-    t.after(() => alone.kill('SIGKILL'));
     const monitor = startCpuMonitor({
       clock: createSystemClock(),
       intervalMs: 250,
