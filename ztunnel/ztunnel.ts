@@ -9,6 +9,7 @@ import type { DropCounts } from './inbound/connection-tracker.ts';
 import type { InboundDeps } from './inbound/hbone-inbound.ts';
 import { startNodeListener } from './inbound/node-listener.ts';
 import type { ZtunnelMetrics } from './telemetry/metrics.ts';
+import { readSocketQueues } from './telemetry/socket-queues.ts';
 import type { DiscoveryChange, DiscoveryState } from '../mesh/discovery/index.ts';
 import type { HbonePool } from '../mesh/hbone/index.ts';
 import { applyDrainStrategy } from './drain-strategy.ts';
@@ -187,7 +188,14 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
         // harness turns this line into a drain-deadline event and reads its figures (every 503 of
         // the burst that follows is explained by them).
         const dropping = allListeners().reduce((n, p) => n + p.tracker.inFlight(), 0);
-        log.info('drain deadline reached', { connections: live(), in_flight: dropping });
+        log.info('drain deadline reached', {
+          connections: live(),
+          in_flight: dropping,
+          ...(await closeKinds(
+            allListeners().flatMap((p) => p.tracker.snapshot()),
+            clock,
+          )),
+        });
         for (const listeners of allListeners()) {
           const dropped = listeners.destroy(DRAIN_CLOSE_REASON);
           forced += dropped.connections;
@@ -200,5 +208,34 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
       log.info('drain complete', { forced, in_flight: inFlight, waited_ms: Math.round(waitedMs) });
       return { forced, inFlight, waitedMs };
     },
+  };
+}
+
+/**
+ * How the deadline's close will reach each connection's peer, read from the kernel just before it
+ * (socket-queues.ts): `on_unread` connections ride a socket with unread bytes, whose close() sends
+ * RST; `in_flight_elsewhere` have data in flight on a socket that will get a FIN; `transport_unknown`
+ * sockets are not in this namespace's table (pods in namespaces of their own, outbound). The read
+ * takes `queue_read_ms` (the loop keeps serving meanwhile), so the split is as of just before.
+ */
+async function closeKinds(
+  connections: readonly { transport: string | undefined; inFlight: boolean }[],
+  clock: Clock,
+): Promise<Record<string, number>> {
+  const startMs = clock.now();
+  const queues = await readSocketQueues();
+  let onUnread = 0;
+  let inFlightElsewhere = 0;
+  let unknown = 0;
+  for (const c of connections) {
+    if (!queues || c.transport === undefined || !queues.seen.has(c.transport)) unknown++;
+    else if (queues.unread.has(c.transport)) onUnread++;
+    else if (c.inFlight) inFlightElsewhere++;
+  }
+  return {
+    on_unread: onUnread,
+    in_flight_elsewhere: inFlightElsewhere,
+    transport_unknown: unknown,
+    queue_read_ms: Math.round(clock.now() - startMs),
   };
 }

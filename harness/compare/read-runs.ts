@@ -28,6 +28,7 @@ const READABLE_SCHEMA_VERSIONS: readonly string[] = [
   '6',
   '7',
   '8',
+  '9',
   String(SUMMARY_SCHEMA_VERSION),
 ];
 

@@ -100,6 +100,8 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
     "E1: the count this run's mechanism gives at deadline_projected_rate_per_s, every deadline's reset prediction scaled by that rate over the run's (a projection, not a measurement)",
   deadline_projected_at_1ms:
     "E1: the same with T_past + L at one millisecond at every deadline (ASM's setting)",
+  deadline_reset_share:
+    'E1: of the connections the old ztunnels dropped, the share riding a socket with unread bytes just before the drop (/proc/self/net/tcp rx_queue, read by ztunnel): their close() sends RST, the others get a FIN; rate-weighted over the deadlines; empty where ztunnel could not see its sockets (--netns) or predates the figure',
   bursts_after_sigterm: "bursts that start after their cause's SIGTERM",
   client_requests: "E5: the meshed client's requests",
   client_failed: "E5: the meshed client's failures",

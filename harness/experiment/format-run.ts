@@ -89,7 +89,16 @@ function mechanismLines(row: SummaryRow): string[] {
   if (row['deadline_predicted'] === '' || row['deadline_predicted'] === undefined) return [];
   return [
     `drain deadlines: ${String(row['deadline_accounted'])} lost, ${row['deadline_inside'] === 1 ? 'inside' : 'OUTSIDE'} the mechanism's ${String(row['deadline_predicted_low'])}-${String(row['deadline_predicted_high'])} (95 %; predicted ${String(row['deadline_predicted_fin'])} if FIN, ${String(row['deadline_predicted'])} if reset): T_past ${String(row['deadline_t_past_ms'])} ms + L ${String(row['deadline_l_ms'])} ms at ${String(row['deadline_rate_per_s'])} req/s per deadline; the path's processes waited for a CPU ${String(row['deadline_cpu_wait_pct'] || '-')} % of their runnable time there`,
+    ...closeLine(row),
     `projection (this run's mechanism, not a measurement; --project-rate): at ${String(row['deadline_projected_rate_per_s'])} req/s with this run's T_past and L, about ${String(row['deadline_projected'])} lost; with T_past + L at 1 ms, about ${String(row['deadline_projected_at_1ms'])}`,
+  ];
+}
+
+/** How the old ztunnels' close reached their connections, where they saw their sockets. */
+function closeLine(row: SummaryRow): string[] {
+  if (row['deadline_reset_share'] === '' || row['deadline_reset_share'] === undefined) return [];
+  return [
+    `ztunnel's close at the deadlines: ${String(row['deadline_reset_share'])} of the dropped connections rode a socket with unread bytes (RST), the rest got a FIN; the count follows rate x (T_past + L) either way (docs/guide/e1-accounting.md)`,
   ];
 }
 

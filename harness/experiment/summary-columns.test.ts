@@ -24,3 +24,28 @@ test('a local row and a kind row have the same columns in the same order; each b
   assert.equal(k['timing_pushLatencyMs'], '');
   assert.notEqual(l['timing_pushLatencyMs'], '');
 });
+
+test("a run with accounted deadlines has the columns planned before it, in the same order (runs.csv's header)", () => {
+  const backend = createLocalBackend({ nodeCount: 2 }).describe();
+  const planned = buildSummaryRow(EVERY_FIELD, undefined, [], { ...EMPTY_FACTS, backend });
+  const account = {
+    count: 3,
+    closedConnections: 2,
+    ratePerS: 200,
+    pastGatewayMs: 5,
+    reactionMs: 1,
+    predicted: 1.2,
+    predictedFin: 0.2,
+    interval: [0, 4] as [number, number],
+    inside: true,
+    closeKinds: { resetShare: 0.5, inFlightOnFin: 0 },
+    trace: [],
+  };
+  const ran = buildSummaryRow(EVERY_FIELD, undefined, [], {
+    ...EMPTY_FACTS,
+    backend,
+    deadlines: { atMs: [1000], explanations: [], accounts: [account] },
+  });
+  assert.deepEqual(Object.keys(ran), Object.keys(planned));
+  assert.equal(ran['deadline_reset_share'], '0.50');
+});

@@ -15,7 +15,7 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 9;
+export const SUMMARY_SCHEMA_VERSION = 10;
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a
@@ -322,6 +322,7 @@ function accountColumns(
     'deadline_projected_rate_per_s',
     'deadline_projected',
     'deadline_projected_at_1ms',
+    'deadline_reset_share',
   ];
   if (!accounts?.length) return Object.fromEntries(names.map((n) => [n, '']));
   const total = (f: (a: DeadlineAccount) => number): number => accounts.reduce((n, a) => n + f(a), 0);
@@ -353,7 +354,17 @@ function accountColumns(
     deadline_projected_at_1ms: runRatePerS
       ? ((rate / 1000) * (projectRatePerS / runRatePerS)).toFixed(1)
       : '',
+    ...resetShareColumn(accounts, weighted),
   };
+}
+
+/** Of the connections the deadlines dropped, the rate-weighted share whose close was a RST. */
+function resetShareColumn(
+  accounts: readonly DeadlineAccount[],
+  weighted: (f: (a: DeadlineAccount) => number) => number,
+): CsvRow {
+  const known = accounts.every((a) => a.closeKinds !== undefined);
+  return { deadline_reset_share: known ? weighted((a) => a.closeKinds?.resetShare ?? 0).toFixed(2) : '' };
 }
 
 /** E5's columns (empty without a meshed client): seed 003's metrics, see drain-option-metrics.ts. */

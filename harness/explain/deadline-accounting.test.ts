@@ -96,6 +96,29 @@ describe('a drain deadline accounted for: rate x (T_past + L)', () => {
     );
   });
 
+  it("records how ztunnel's close reached the connections, where it saw its sockets", () => {
+    const kinds = (onUnread: number, inFlightElsewhere: number, unknown = 0) =>
+      accountDeadline({
+        deadlineMs: D,
+        node: 'node-1',
+        entries,
+        nodeOfIp,
+        failures,
+        inFlightInside: 1,
+        closeKinds: { connections: 4, onUnread, inFlightElsewhere, unknown },
+      });
+    const half = kinds(2, 1);
+    assert.deepEqual(half.closeKinds, { resetShare: 0.5, inFlightOnFin: 1 });
+    assert.match(
+      formatDeadlineAccount(half),
+      /ztunnel's close: 50 % of the connections on sockets with unread bytes \(RST\), the rest FIN/,
+    );
+    // The prediction and band do not depend on it (the count follows rate x (T_past + L) either way).
+    assert.deepEqual([half.predicted, half.interval], [kinds(0, 0).predicted, kinds(0, 0).interval]);
+    // A socket ztunnel could not see: no share.
+    assert.equal(kinds(2, 1, 1).closeKinds, undefined);
+  });
+
   it("says OUTSIDE when the count is far from the mechanism's prediction", () => {
     const many = Array.from({ length: 40 }, (_, i) => at(D + 1 + (i % 20), 1, '127.0.2.1', 503));
     const a = accountDeadline({

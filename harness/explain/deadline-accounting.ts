@@ -2,6 +2,16 @@ import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import type { CpuSample } from '../observe/cpu-monitor.ts';
 import { poissonInterval } from './poisson.ts';
 
+/** How the old ztunnel's close reached its connections, from its deadline line (ztunnel.ts closeKinds). */
+export interface CloseKinds {
+  /** Connections on a socket with unread bytes: its close() sends RST. */
+  onUnread: number;
+  /** In flight on a socket closed with a FIN. */
+  inFlightElsewhere: number;
+  /** Sockets not found in ztunnel's namespace's table. */
+  unknown: number;
+}
+
 /** An access-log entry on the run's clock (its wall start less the run's wall offset). */
 export interface TimedEntry {
   startMs: number;
@@ -19,13 +29,14 @@ export interface TimedEntry {
  * connection close (the last failed request it still wrote onto it, from the deadline; 0 when it
  * wrote none). The count is Poisson around the prediction even when the mechanism is right.
  *
- * Measured on the first runs with Envoy (2026-11-24), that holds where the old ztunnel's close is a
- * reset: a close() with unread bytes in the socket sends RST, and the gateway's kernel then drops
- * responses it had received but Envoy had not yet read. Where the close is a FIN, responses already
- * written reach Envoy and only the requests still inside ztunnel (its own in_flight count at the
- * deadline) are lost before the drop. The two bound the count:
- *   FIN: in_flight + rate_old x L      RST: rate_old x (T_past + L)
- * and a count is inside when it lies in [Poisson low of the first, Poisson high of the second].
+ * The run states two bounds: RST-like, rate_old x (T_past + L), every request past Envoy's router
+ * on those connections lost; FIN-like, in_flight + rate_old x L, only ztunnel's own in-flight (its
+ * deadline line) and what is written after the drop. A count is inside when it lies in [Poisson low
+ * of the second, Poisson high of the first]. Measured (2026-11-24, findings 2026-11-24-e1-repeats):
+ * ztunnel's close is a FIN on 97-100 % of the connections (closeKinds: its sockets' unread bytes
+ * just before the drop), yet counts sit near the first bound: the lost requests are inside Envoy's
+ * own HBONE path and buffers, which a FIN loses as surely as a RST once Envoy resets the streams of
+ * the HTTP/2 connection that ended.
  */
 export interface DeadlineAccount {
   /** The failed requests attributed to this deadline. */
@@ -44,6 +55,13 @@ export interface DeadlineAccount {
   /** From the FIN prediction's 2.5 % Poisson quantile to the RST prediction's 97.5 %. */
   interval: [number, number];
   inside: boolean;
+  /**
+   * How the old ztunnel's close reached its connections, read by ztunnel just before the drop:
+   * the share riding a socket with unread bytes (close() sends RST there, FIN elsewhere) and the
+   * requests inside ztunnel on the others. Absent where ztunnel could not see its sockets (pods in
+   * namespaces of their own) or its log line predates the figures.
+   */
+  closeKinds?: { resetShare: number; inFlightOnFin: number };
   /**
    * Of the time the path's processes (gateway, ztunnel, httpbin) were runnable around the
    * deadline, the share spent waiting for a CPU (schedstat): roughly that share of T_past + L is
@@ -108,6 +126,8 @@ export function accountDeadline(options: {
   cpuSamples?: readonly CpuSample[];
   /** ztunnel's `in_flight=` at the deadline (parseDeadlineFigures). */
   inFlightInside?: number;
+  /** ztunnel's split of its connections by how their close goes (parseDeadlineFigures). */
+  closeKinds?: CloseKinds & { connections: number };
 }): DeadlineAccount {
   const d = options.deadlineMs;
   const onNode = options.entries.filter(
@@ -145,6 +165,11 @@ export function accountDeadline(options: {
   const interval: [number, number] = [poissonInterval(predictedFin)[0], poissonInterval(predicted)[1]];
   const count = options.failures.length;
   const share = cpuWaitShare(options.cpuSamples, d);
+  const kinds = options.closeKinds;
+  const closeKinds =
+    kinds && kinds.unknown === 0 && kinds.connections > 0
+      ? { resetShare: kinds.onUnread / kinds.connections, inFlightOnFin: kinds.inFlightElsewhere }
+      : undefined;
   return {
     count,
     closedConnections: closed.size,
@@ -156,6 +181,7 @@ export function accountDeadline(options: {
     predictedFin,
     interval,
     inside: count >= interval[0] && count <= interval[1],
+    ...(closeKinds ? { closeKinds } : {}),
     ...(share === undefined ? {} : { cpuWaitShare: share }),
     trace: traceOf(onNode, d),
   };
@@ -181,8 +207,11 @@ export function formatDeadlineAccount(a: DeadlineAccount): string {
     a.inFlightInside === undefined
       ? ''
       : ` if a reset, ${a.predictedFin.toFixed(1)} if a FIN (${String(a.inFlightInside)} inside ztunnel + rate x L)`;
+  const split = a.closeKinds
+    ? `; ztunnel's close: ${(a.closeKinds.resetShare * 100).toFixed(0)} % of the connections on sockets with unread bytes (RST), the rest FIN`
+    : '';
   return (
-    `accounted: ${String(a.count)} lost, ${a.inside ? 'inside' : 'OUTSIDE'} ${String(a.interval[0])}-${String(a.interval[1])} (95 %): predicted ${a.predicted.toFixed(1)}${fin}; ` +
+    `accounted: ${String(a.count)} lost, ${a.inside ? 'inside' : 'OUTSIDE'} ${String(a.interval[0])}-${String(a.interval[1])} (95 %): predicted ${a.predicted.toFixed(1)}${fin}${split}; ` +
     `${a.ratePerS.toFixed(0)} req/s on the ${String(a.closedConnections)} connections it closed, ` +
     `T_past ${a.pastGatewayMs.toFixed(2)} ms, L ${a.reactionMs.toFixed(2)} ms${wait}`
   );

@@ -28,6 +28,8 @@ export function deadlineRows(
       l_ms: a.reactionMs.toFixed(3),
       in_flight_inside: a.inFlightInside ?? '',
       cpu_wait_pct: a.cpuWaitShare === undefined ? '' : (a.cpuWaitShare * 100).toFixed(1),
+      reset_share: a.closeKinds ? a.closeKinds.resetShare.toFixed(3) : '',
+      in_flight_on_fin: a.closeKinds?.inFlightOnFin ?? '',
     });
     for (const b of a.trace)
       trace.push({

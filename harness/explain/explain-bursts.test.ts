@@ -29,6 +29,12 @@ describe('burst explanations', () => {
   it('reads the figures of a drain-deadline line', () => {
     assert.deepEqual(parseDeadlineFigures(deadline.detail), { connections: 72, inFlight: 3 });
     assert.equal(parseDeadlineFigures('drain started connections=3'), undefined);
+    assert.deepEqual(
+      parseDeadlineFigures(
+        'drain deadline reached instance="ztunnel-a" connections=72 in_flight=3 on_unread=40 in_flight_elsewhere=1 transport_unknown=0 queue_read_ms=4',
+      ),
+      { connections: 72, inFlight: 3, closeKinds: { onUnread: 40, inFlightElsewhere: 1, unknown: 0 } },
+    );
   });
 
   it('a deadline burst splits its failures at the drop and measures the gateway reaction', () => {

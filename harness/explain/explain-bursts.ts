@@ -1,7 +1,7 @@
 import { POD_GONE_KINDS } from '../../clusters/events.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { Burst } from '../tally/index.ts';
-import type { DeadlineAccount } from './deadline-accounting.ts';
+import type { CloseKinds, DeadlineAccount } from './deadline-accounting.ts';
 import type { EnvoyFailure } from './gateway-access-log.ts';
 import { isKeepAliveRace } from './group-by-cause.ts';
 
@@ -109,12 +109,25 @@ function idleOfClosed(inBurst: readonly GatewayFailure[]): string {
 /** What closes an old ztunnel's listeners: its SIGTERM (after the pod's deletion and any preStop). */
 const LISTENER_CLOSE = new Set(['pod-deleting', 'prestop-started', 'sigterm']);
 
-/** `connections=72 in_flight=3` from a drain-deadline event's log line. */
+/**
+ * `connections=72 in_flight=3` from a drain-deadline event's log line, and where the line has them
+ * (our ztunnel since 2026-11-24) `on_unread=40 in_flight_elsewhere=1 transport_unknown=0`.
+ */
 export function parseDeadlineFigures(
   detail: string | undefined,
-): { connections: number; inFlight: number } | undefined {
+): { connections: number; inFlight: number; closeKinds?: CloseKinds } | undefined {
   const m = /\bconnections=(\d+)\b.*\bin_flight=(\d+)\b/.exec(detail ?? '');
-  return m ? { connections: Number(m[1]), inFlight: Number(m[2]) } : undefined;
+  if (!m) return undefined;
+  const k = /\bon_unread=(\d+)\b.*\bin_flight_elsewhere=(\d+)\b.*\btransport_unknown=(\d+)\b/.exec(
+    detail ?? '',
+  );
+  return {
+    connections: Number(m[1]),
+    inFlight: Number(m[2]),
+    ...(k
+      ? { closeKinds: { onUnread: Number(k[1]), inFlightElsewhere: Number(k[2]), unknown: Number(k[3]) } }
+      : {}),
+  };
 }
 
 /** `+0.310 and +0.695 s`: when the first and last of `failures` started, from `originMs`. */

@@ -90,6 +90,9 @@ export async function explainRun(options: {
       nodeOfIp,
       failures: burst?.failuresList ?? [],
       ...(figures ? { inFlightInside: figures.inFlight } : {}),
+      ...(figures?.closeKinds
+        ? { closeKinds: { ...figures.closeKinds, connections: figures.connections } }
+        : {}),
       ...(options.cpuSamples ? { cpuSamples: options.cpuSamples } : {}),
     });
     return { deadline, account };

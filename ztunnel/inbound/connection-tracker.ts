@@ -14,6 +14,11 @@ export interface TrackedConnection {
    * being set up: the L4 view of a request in flight.
    */
   hasDataInFlight(): boolean;
+  /**
+   * The TCP socket carrying it, as socket-queues.ts keys it (`local|remote`): an HBONE stream's is
+   * its HTTP/2 connection's. Undefined where not known (outbound capture).
+   */
+  transport?(): string | undefined;
 }
 
 export interface DropCounts {
@@ -35,6 +40,8 @@ export interface ConnectionTracker {
   whenEmpty(): Promise<void>;
   dropAll(reason: string): DropCounts;
   freezeAll(reason: string): DropCounts;
+  /** Each live connection's transport socket and whether it has data in flight, as of now. */
+  snapshot(): { transport: string | undefined; inFlight: boolean }[];
 }
 
 export function createConnectionTracker(): ConnectionTracker {
@@ -67,6 +74,9 @@ export function createConnectionTracker(): ConnectionTracker {
       const counts = { connections: all.length, inFlight: inFlight() };
       for (const conn of all) conn.drop(reason);
       return counts;
+    },
+    snapshot() {
+      return [...live].map((c) => ({ transport: c.transport?.(), inFlight: c.hasDataInFlight() }));
     },
     freezeAll(reason) {
       const all = [...live];

@@ -13,6 +13,7 @@ import { formatSpiffeId, identityOfCertificate, mtlsContext } from '../../mesh/p
 import type { Identity, WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { logEarlyDeny, openConnectionRecord } from '../telemetry/connection-log.ts';
 import type { ZtunnelMetrics } from '../telemetry/metrics.ts';
+import { socketKey } from '../telemetry/socket-queues.ts';
 import type { ConnectionTracker } from './connection-tracker.ts';
 import { proxyToApp } from './proxy-to-app.ts';
 
@@ -290,6 +291,7 @@ function serveConnect(
       // The listener drops (or freezes) the whole HBONE connection; the stream itself gets nothing.
       drop: () => undefined,
       freeze: () => undefined,
+      transport: socketKey(socket),
     });
   };
   if (!deps.awaitWorkload) {

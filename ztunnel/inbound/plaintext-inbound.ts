@@ -4,6 +4,7 @@ import type { LocalWorkload } from '../../mesh/workload.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';
 import type { InboundDeps } from './hbone-inbound.ts';
+import { socketKey } from '../telemetry/socket-queues.ts';
 import { proxyToApp } from './proxy-to-app.ts';
 
 /**
@@ -62,5 +63,6 @@ function handlePlaintext(
     freeze: () => {
       client.pause();
     },
+    transport: socketKey(client),
   });
 }

@@ -23,6 +23,8 @@ export function proxyToApp(options: {
   drop: () => void;
   /** What a drop with the network already gone does to the downstream (see connection-tracker.ts). */
   freeze: () => void;
+  /** The TCP socket the downstream rides on (socket-queues.ts's key), for the drain deadline's account. */
+  transport?: string | undefined;
 }): void {
   const { downstream, deps } = options;
   let completed = false;
@@ -56,6 +58,7 @@ export function proxyToApp(options: {
     },
     // Still connecting: the request that opened it waits for an answer.
     hasDataInFlight: () => upstream === undefined || flow.awaitingAnswer,
+    transport: () => options.transport,
   });
   // Until the app connection is up, the downstream going away just cancels the connect.
   const cancel = (): void => {
