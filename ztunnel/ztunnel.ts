@@ -6,7 +6,7 @@ import { UNKNOWN_WORKLOAD_WAIT_MS } from './inbound/hbone-inbound.ts';
 import { startPodListeners } from './inbound/pod-listeners.ts';
 import type { InboundListeners, PodListeners } from './inbound/pod-listeners.ts';
 import type { DropCounts } from './inbound/connection-tracker.ts';
-import type { InboundDeps } from './inbound/hbone-inbound.ts';
+import type { InboundDeps } from './inbound/inbound-deps.ts';
 import { startNodeListener } from './inbound/node-listener.ts';
 import type { ZtunnelMetrics } from './telemetry/metrics.ts';
 import { readSocketQueues } from './telemetry/socket-queues.ts';

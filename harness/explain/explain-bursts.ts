@@ -4,6 +4,7 @@ import type { Burst } from '../tally/index.ts';
 import type { CloseKinds, DeadlineAccount } from './deadline-accounting.ts';
 import type { EnvoyFailure } from './gateway-access-log.ts';
 import { isKeepAliveRace } from './group-by-cause.ts';
+import type { GatewayFailure } from './group-by-cause.ts';
 
 /**
  * Why a burst of failures happened, from what the components themselves logged:
@@ -72,12 +73,6 @@ function causeTimeline(cause: Burst['cause'], events: readonly LifecycleEvent[])
       return `${e.kind} ${s < 0 ? '' : '+'}${s.toFixed(3)} s`;
     })
     .join(', ');
-}
-
-/** A gateway failure on the run's clock. */
-export interface GatewayFailure {
-  startMs: number;
-  entry: EnvoyFailure;
 }
 
 /**

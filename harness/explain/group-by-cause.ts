@@ -2,7 +2,13 @@ import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../../apps/go-httpbin.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
 import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import type { Burst } from '../tally/index.ts';
-import type { GatewayFailure } from './explain-bursts.ts';
+import type { EnvoyFailure } from './gateway-access-log.ts';
+
+/** A gateway failure on the run's clock. */
+export interface GatewayFailure {
+  startMs: number;
+  entry: EnvoyFailure;
+}
 
 /**
  * Failures grouped by what caused them rather than by when they happened: every failure the

@@ -7,30 +7,13 @@ import type {
   ServerHttp2Stream,
 } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import type { Logger } from '../../lib/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { formatSpiffeId, identityOfCertificate, mtlsContext } from '../../mesh/pki/index.ts';
-import type { Identity, WorkloadCertificate } from '../../mesh/pki/index.ts';
+import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { logEarlyDeny, openConnectionRecord } from '../telemetry/connection-log.ts';
-import type { ZtunnelMetrics } from '../telemetry/metrics.ts';
 import { socketKey } from '../telemetry/socket-queues.ts';
-import type { ConnectionTracker } from './connection-tracker.ts';
+import type { InboundDeps } from './inbound-deps.ts';
 import { proxyToApp } from './proxy-to-app.ts';
-
-export interface InboundDeps {
-  log: Logger;
-  metrics: ZtunnelMetrics;
-  now: () => number;
-  tracker: ConnectionTracker;
-  /** Authorization policy; false answers 401. Allows all when absent. */
-  authorize?: (peer: Identity | undefined, workload: LocalWorkload) => boolean;
-  upstreamConnectTimeoutMs?: number;
-  /**
-   * With discovery: resolves whether the destination workload is known, waiting up to 5 s for it
-   * (a pod the node agent added before the control plane's push reached this ztunnel).
-   */
-  awaitWorkload?: (ip: string) => Promise<boolean>;
-}
 
 /** How long inbound waits for an unknown local workload before answering 503. */
 export const UNKNOWN_WORKLOAD_WAIT_MS = 5000;

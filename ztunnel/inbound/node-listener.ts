@@ -8,7 +8,8 @@ import { HBONE_PORT } from '../../mesh/workload.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { createConnectionTracker } from './connection-tracker.ts';
 import { createHboneServer, UNKNOWN_WORKLOAD_WAIT_MS } from './hbone-inbound.ts';
-import type { DeniedTarget, HboneTarget, InboundDeps, TargetResolver } from './hbone-inbound.ts';
+import type { DeniedTarget, HboneTarget, TargetResolver } from './hbone-inbound.ts';
+import type { InboundDeps } from './inbound-deps.ts';
 import { bindInbound } from './pod-listeners.ts';
 import type { InboundListeners } from './pod-listeners.ts';
 

@@ -3,7 +3,7 @@ import type { Server, Socket } from 'node:net';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';
-import type { InboundDeps } from './hbone-inbound.ts';
+import type { InboundDeps } from './inbound-deps.ts';
 import { socketKey } from '../telemetry/socket-queues.ts';
 import { proxyToApp } from './proxy-to-app.ts';
 

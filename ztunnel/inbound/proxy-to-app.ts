@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ConnectionOutcome } from '../telemetry/connection-log.ts';
 import { connectUpstream, describeConnectError } from './connect-upstream.ts';
-import type { InboundDeps } from './hbone-inbound.ts';
+import type { InboundDeps } from './inbound-deps.ts';
 import { pipeConnection } from './pipe-connection.ts';
 import type { FlowState } from './pipe-connection.ts';
 

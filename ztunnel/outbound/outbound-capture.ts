@@ -11,7 +11,7 @@ import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { parseProxyV2 } from '../../mesh/proxy-protocol.ts';
 import type { Endpoint } from '../../mesh/proxy-protocol.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
-import type { InboundDeps } from '../inbound/hbone-inbound.ts';
+import type { InboundDeps } from '../inbound/inbound-deps.ts';
 import type { FlowState } from '../inbound/pipe-connection.ts';
 import { pipeConnection } from '../inbound/pipe-connection.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';

@@ -5,7 +5,7 @@ import { createLogger } from '../../../lib/index.ts';
 import type { Logger } from '../../../lib/index.ts';
 import type { WorkloadCertificate } from '../../../mesh/pki/index.ts';
 import type { LocalWorkload } from '../../../mesh/workload.ts';
-import type { InboundDeps } from '../hbone-inbound.ts';
+import type { InboundDeps } from '../inbound-deps.ts';
 import { startPodListeners } from '../pod-listeners.ts';
 import type { PodListeners } from '../pod-listeners.ts';
 import { createZtunnelMetrics } from '../../telemetry/metrics.ts';

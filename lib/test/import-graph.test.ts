@@ -1,0 +1,62 @@
+// The project's modules import each other without circles (issue 32): a circle, even of types only,
+// means two files are one concept split in the wrong place. Every non-test .ts file's relative
+// imports and re-exports, type-only ones included, form a graph that must have no cycle.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SKIP = new Set(['node_modules', '.git', '.tools', 'results', 'test']);
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return SKIP.has(e.name) ? [] : sources(join(dir, e.name));
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [];
+  });
+}
+
+/** Strongly connected components of more than one module (Tarjan). */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) ?? 0);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) component.push(w);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+test('no two modules import each other, directly or round a circle (type imports included)', () => {
+  const files = sources(ROOT);
+  const known = new Set(files);
+  const graph = new Map(
+    files.map((file) => {
+      const text = readFileSync(file, 'utf8');
+      const targets = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)]
+        .map((m) => normalize(join(dirname(file), m[1] ?? '')))
+        .filter((target) => known.has(target));
+      return [file, targets] as const;
+    }),
+  );
+  assert.ok(graph.size > 200, `read ${String(graph.size)} modules`);
+  assert.deepEqual(
+    cycles(graph).map((c) => c.map((f) => relative(ROOT, f))),
+    [],
+  );
+});
