@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { createKindBackend } from '../../clusters/kind/index.ts';
 import { createSystemClock, ErrorCode, EXIT, HarnessError, makeDirectory } from '../../lib/index.ts';
-import { meshPathEvidence, meshPathProblems, SMOKE_MARKER } from '../checks/mesh-path.ts';
+import { meshPathEvidence, meshPathProblems, sendMarked } from '../checks/mesh-path.ts';
 import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import { runMain } from '../cli/run-main.ts';
 import { numberParser } from '../cli/parse-values.ts';
@@ -125,20 +125,3 @@ runMain(async (signal) => {
     await backend.close();
   }
 });
-
-/** `count` GETs of /status/200 with the smoke's marker, one after another; each one's status (0: no answer). */
-async function sendMarked(ingress: string, count: number, signal: AbortSignal): Promise<number[]> {
-  const statuses: number[] = [];
-  for (let i = 0; i < count && !signal.aborted; i++) {
-    try {
-      const response = await fetch(`http://${ingress}/status/200?${SMOKE_MARKER}${String(i)}`, {
-        signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
-      });
-      await response.arrayBuffer();
-      statuses.push(response.status);
-    } catch {
-      statuses.push(0);
-    }
-  }
-  return statuses;
-}

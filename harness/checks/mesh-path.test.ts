@@ -9,19 +9,9 @@ import { test } from 'node:test';
 import { createLocalBackend } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { HTTPBIN_DEPLOYMENT } from '../experiment/scenario-manifests.ts';
-import { meshPathEvidence, meshPathProblems, SMOKE_MARKER } from './mesh-path.ts';
+import { meshPathEvidence, meshPathProblems, sendMarked } from './mesh-path.ts';
 
 const SENT = 12;
-
-async function sendMarked(ingress: string): Promise<number[]> {
-  const statuses: number[] = [];
-  for (let i = 0; i < SENT; i++) {
-    const response = await fetch(`http://${ingress}/status/200?${SMOKE_MARKER}${String(i)}`);
-    await response.arrayBuffer();
-    statuses.push(response.status);
-  }
-  return statuses;
-}
 
 for (const mesh of ['ambient', 'off'] as const)
   test(`the smoke's mesh check on real components, httpbin mesh ${mesh}: ${mesh === 'ambient' ? 'shown' : 'refused'}`, async (t) => {
@@ -40,7 +30,7 @@ for (const mesh of ['ambient', 'off'] as const)
     await backend.waitForReady({ timeoutMs: 30_000 });
     const { ingress, pods } = backend.addresses();
     assert.ok(ingress);
-    assert.deepEqual(await sendMarked(ingress), Array<number>(SENT).fill(200));
+    assert.deepEqual(await sendMarked(ingress, SENT), Array<number>(SENT).fill(200));
     // The old pods' ending closes ztunnel's inbound connections: their `connection complete` lines.
     await backend.rolloutRestart(HTTPBIN_DEPLOYMENT);
     await backend.waitForRollout(HTTPBIN_DEPLOYMENT, { timeoutMs: 30_000, untilOldPodsGone: true });

@@ -7,6 +7,27 @@
 /** The query marker each smoke request carries, so its lines are told from the readiness probes'. */
 export const SMOKE_MARKER = 'kind-smoke=';
 
+/**
+ * `count` GETs of /status/200 carrying the marker, one after another through `ingress`; each one's
+ * status (0: no answer within 5 s).
+ */
+export async function sendMarked(ingress: string, count: number, signal?: AbortSignal): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count && !signal?.aborted; i++) {
+    try {
+      const timeout = AbortSignal.timeout(5000);
+      const response = await fetch(`http://${ingress}/status/200?${SMOKE_MARKER}${String(i)}`, {
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    } catch {
+      statuses.push(0);
+    }
+  }
+  return statuses;
+}
+
 export interface MeshPathEvidence {
   /** Gateway access-log lines for the marked requests. */
   gatewayRequests: number;

@@ -40,6 +40,24 @@ export interface KindFixtureOptions {
   backend?: Partial<KindBackendOptions>;
 }
 
+/**
+ * The cluster's doubles for a command run as a process (experiment, kind-smoke): the API server
+ * double with the controller double playing its controllers, and fake kind/docker whose `kind get
+ * kubeconfig` names that API server for the cluster `name`.
+ */
+export async function startKindDoubles(
+  t: After,
+  name: string,
+): Promise<{ api: ApiServerDouble; fakes: FakeTools }> {
+  const api = await startApiServerDouble();
+  const controllers = startControllerDouble(api);
+  t.after(async () => {
+    controllers.stop();
+    await api.close();
+  });
+  return { api, fakes: await createFakeKindAndDocker(kindKubeconfig(name, api.url)) };
+}
+
 let nextPort = 18400;
 
 /**

@@ -15,9 +15,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
-import { startApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
-import { startControllerDouble } from '../../../clusters/kind/test/controller-double.ts';
-import { createFakeKindAndDocker, kindKubeconfig } from '../../../clusters/kind/test/fake-kind-docker.ts';
+import { createFakeKindAndDocker } from '../../../clusters/kind/test/fake-kind-docker.ts';
+import { startKindDoubles } from '../../../clusters/kind/test/kind-fixtures.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
@@ -88,13 +87,7 @@ test(
   async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'cli-kind-run-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const api = await startApiServerDouble();
-    const controllers = startControllerDouble(api);
-    t.after(async () => {
-      controllers.stop();
-      await api.close();
-    });
-    const fakes = await createFakeKindAndDocker(kindKubeconfig('ztunnel-harness', api.url));
+    const { api, fakes } = await startKindDoubles(t, 'ztunnel-harness');
     // The gateway behind kind's port mapping: 200 for the readiness requests, 418 with go-httpbin's
     // body for the load's. (fortio 1.66 waits for the connection to close on an OK answer whose
     // chunked body is empty, which is what Node sends for a bare end(): the length is set here.)

@@ -15,9 +15,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 import type { ApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
-import { startApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
-import { startControllerDouble } from '../../../clusters/kind/test/controller-double.ts';
-import { createFakeKindAndDocker, kindKubeconfig } from '../../../clusters/kind/test/fake-kind-docker.ts';
+import { startKindDoubles } from '../../../clusters/kind/test/kind-fixtures.ts';
 import { SMOKE_MARKER } from '../../checks/mesh-path.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 
@@ -69,13 +67,7 @@ for (const meshLogs of [true, false])
     async (t) => {
       const dir = await mkdtemp(join(tmpdir(), 'kind-smoke-'));
       t.after(() => rm(dir, { recursive: true, force: true }));
-      const api = await startApiServerDouble();
-      const controllers = startControllerDouble(api);
-      t.after(async () => {
-        controllers.stop();
-        await api.close();
-      });
-      const fakes = await createFakeKindAndDocker(kindKubeconfig('ztunnel-harness-smoke', api.url));
+      const { api, fakes } = await startKindDoubles(t, 'ztunnel-harness-smoke');
       const lines = new Map<string, string[]>();
       const ingress = createServer((req, res) => {
         if (meshLogs && req.url?.includes(SMOKE_MARKER)) logMeshRequest(api, req.url, lines);
