@@ -1,9 +1,8 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../lib/paths.ts';
 
-/** The repository root (this file lives in harness/). */
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** Provisioned tools (k6 builds and downloads); git-ignored. */
-export const DEFAULT_TOOLS_DIR = join(PROJECT_ROOT, '.tools');
+// The repository root and the tools folder live in lib/ (a backend needs them too); the harness's own
+// folders are here.
+export { DEFAULT_TOOLS_DIR, PROJECT_ROOT } from '../lib/paths.ts';
 export const K6_SCRIPTS_DIR = join(PROJECT_ROOT, 'k6-scripts');
 export const DEFAULT_RESULTS_DIR = join(PROJECT_ROOT, 'results');

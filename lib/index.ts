@@ -6,5 +6,6 @@ export { badInput, ErrorCode, EXIT, HarnessError, isHarnessError } from './error
 export { createLogger, formatFields, parseLogLevel } from './log.ts';
 export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.ts';
 export { makeDirectory } from './make-directory.ts';
+export { DEFAULT_TOOLS_DIR, PROJECT_ROOT } from './paths.ts';
 export { createProgress, formatDuration, startTicker } from './progress.ts';
 export type { Progress, ProgressOptions } from './progress.ts';

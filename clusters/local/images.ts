@@ -1,8 +1,6 @@
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../harness/paths.ts';
-import { GO_HTTPBIN } from '../../harness/tools/go-httpbin.ts';
-import { pinnedEnvoyPath } from '../../harness/tools/envoy.ts';
-import { pinnedToolPath } from '../../harness/tools/go-tool.ts';
+import { PROJECT_ROOT } from '../../lib/paths.ts';
+import { GO_HTTPBIN, pinnedEnvoyPath, pinnedToolPath } from '../../lib/tools/index.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import type { PodRecord } from './cluster-state.ts';
 import { IMAGES } from '../manifests/index.ts';

@@ -1,8 +1,8 @@
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import { findK6 } from './find-k6.ts';
 import { FORTIO } from './fortio.ts';
-import { ensureGoTool } from './go-tool.ts';
-import type { EnsureGoToolOptions } from './go-tool.ts';
+import { ensureGoTool } from '../../lib/tools/index.ts';
+import type { EnsureGoToolOptions } from '../../lib/tools/index.ts';
 
 export const GENERATOR_KINDS = ['fortio', 'k6'] as const;
 export type GeneratorKind = (typeof GENERATOR_KINDS)[number];

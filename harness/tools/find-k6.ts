@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { findOnPath, isExecutable } from './find-on-path.ts';
+import { findOnPath, isExecutable } from '../../lib/tools/index.ts';
 import { isK6VersionFit, K6_BELOW_VERSION, K6_MIN_VERSION, parseK6VersionOutput } from './k6-version.ts';
 
 export interface K6Found {

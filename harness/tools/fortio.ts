@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import type { GoToolSpec } from './go-tool.ts';
+import type { GoToolSpec } from '../../lib/tools/index.ts';
 
 /**
  * fortio, the documents' own load generator (ASM ran `fortio load -qps 0 -c 1000 -t 60s -timeout 10s`).

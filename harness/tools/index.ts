@@ -3,9 +3,15 @@ export type { GeneratorChoice, GeneratorKind, LoadGenerator } from './choose-gen
 export { findK6 } from './find-k6.ts';
 export type { K6Found } from './find-k6.ts';
 export { FORTIO } from './fortio.ts';
-export { GO_HTTPBIN } from './go-httpbin.ts';
-export { ensureGoTool, pinnedToolPath } from './go-tool.ts';
-export type { GoToolBinary, GoToolSpec } from './go-tool.ts';
 export { ensureChromium, ensureXmllint } from './ensure-chromium.ts';
-export { ENVOY, ensureEnvoy, pinnedEnvoyPath } from './envoy.ts';
-export type { EnvoyBinary } from './envoy.ts';
+// The binaries a cluster runs (Envoy, go-httpbin) are found or fetched from lib/, where the local
+// backend can reach them; `npm run tools` installs them from here with the rest.
+export {
+  ENVOY,
+  ensureEnvoy,
+  ensureGoTool,
+  GO_HTTPBIN,
+  pinnedEnvoyPath,
+  pinnedToolPath,
+} from '../../lib/tools/index.ts';
+export type { EnvoyBinary, GoToolBinary, GoToolSpec } from '../../lib/tools/index.ts';

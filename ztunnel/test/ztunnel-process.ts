@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../lib/paths.ts';
 import { spawnNodeProcess } from '../../lib/test/node-process.ts';
 import type { NodeProcess } from '../../lib/test/node-process.ts';
 

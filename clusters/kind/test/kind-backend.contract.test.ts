@@ -1,6 +1,6 @@
 // The backend contract against the kind backend, without Docker: fake kind and docker executables,
 // the API server double, and the controller double playing the cluster's controllers and kubelets.
-import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import { BACKEND_CAPABILITIES } from '../../capabilities.ts';
 import { describeBackendContract } from '../../test/backend-contract.ts';
 import { createKindBackend } from '../kind-backend.ts';

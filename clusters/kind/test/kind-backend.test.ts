@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadYaml } from '@kubernetes/client-node';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
-import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import type { ClusterBackend } from '../../backend.ts';
 import {
   buildHttpbin,

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import type { ClusterBackend } from '../../backend.ts';
 import { IMAGES } from '../../manifests/index.ts';
 import { createKindBackend } from '../kind-backend.ts';

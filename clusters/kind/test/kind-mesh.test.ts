@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createSystemClock, ErrorCode, isHarnessError } from '../../../lib/index.ts';
-import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import type { V1ClusterRole } from '@kubernetes/client-node';
 import { READINESS_PATH, READINESS_PORT } from '../../../mesh/control-plane/readiness-server.ts';
 import { ROOT_CERT_NAMESPACES } from '../../../mesh/control-plane/root-cert-configmap.ts';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { execa } from 'execa';
 import { startApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
 import { kindKubeconfig } from '../../../clusters/kind/test/fake-kind-docker.ts';
-import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import { spawnNodeProcess } from '../../../lib/test/node-process.ts';
 import { waitUntil } from '../../../lib/test/wait-until.ts';
 import { connectDiscovery } from '../../discovery/index.ts';

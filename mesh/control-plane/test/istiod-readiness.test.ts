@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { startApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
 import { kindKubeconfig } from '../../../clusters/kind/test/fake-kind-docker.ts';
-import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import { spawnNodeProcess } from '../../../lib/test/node-process.ts';
 import { waitUntil } from '../../../lib/test/wait-until.ts';
 import { READINESS_PATH } from '../readiness-server.ts';

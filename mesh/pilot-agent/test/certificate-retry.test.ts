@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import { execa } from 'execa';
-import { PROJECT_ROOT } from '../../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import { createCertificateAuthority, startCaServer } from '../../pki/index.ts';
 import type { TokenCaller } from '../../pki/index.ts';
 

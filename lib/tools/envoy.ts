@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { ErrorCode, HarnessError, makeDirectory } from '../../lib/index.ts';
+import { ErrorCode, HarnessError, makeDirectory } from '../index.ts';
 import { DEFAULT_TOOLS_DIR } from '../paths.ts';
 import { findOnPath, isExecutable } from './find-on-path.ts';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { ErrorCode, HarnessError, makeDirectory } from '../../lib/index.ts';
+import { ErrorCode, HarnessError, makeDirectory } from '../index.ts';
 import { DEFAULT_TOOLS_DIR } from '../paths.ts';
 import { findOnPath, isExecutable } from './find-on-path.ts';
 

@@ -2,6 +2,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import type { GoToolSpec } from '../go-tool.ts';
 
 /** A PATH holding only what the provisioning code may legitimately call, plus our fakes. */
 export interface FakeBin {
@@ -13,6 +14,16 @@ export interface FakeBin {
 }
 
 const SYSTEM_TOOLS = ['sh', 'tar', 'gzip', 'chmod', 'cat'];
+
+/** A scratch tools folder, removed after the test. */
+export async function createToolsDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tools-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The `mod` line `go version -m` prints for a binary built from `spec`'s pinned module. */
+export const modLineOf = (spec: GoToolSpec): string => `${spec.module}\tv${spec.version}\t${spec.moduleSum}`;
 
 export async function createFakeBin(t: { after: (fn: () => Promise<void>) => void }): Promise<FakeBin> {
   const root = await mkdtemp(join(tmpdir(), 'fake-bin-'));
