@@ -1,7 +1,7 @@
 // istio/ztunnel's binary as a local image (ISTIO_ZTUNNEL_IMAGE): a pod's own ztunnel in dedicated
 // mode, in the pod's network namespace. What a cluster would give it through xDS, the pod's static
 // workload config, comes from the pod record here.
-import { localXdsConfig } from '../../ztunnel/istio/istio-binary.ts';
+import { localXdsConfig } from './upstream-ztunnel.ts';
 import type { LocalImage } from './images.ts';
 
 export function istioZtunnelImage(binary: string): LocalImage {

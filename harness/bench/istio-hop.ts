@@ -1,9 +1,9 @@
 // One HBONE hop through istio/ztunnel's own binary (dedicated mode, in its pod's network namespace),
 // next to the same echo load sent straight into that namespace: upstream's per-hop latency and CPU
 // beside ours (hbone-hop.ts). Needs the binary and root, as `npm run ztunnel-conformance`.
-import { POD_SPIFFE } from '../../ztunnel/conformance/model-target.ts';
-import { startRealZtunnelPod } from '../../ztunnel/conformance/real-target.ts';
-import type { RealZtunnel } from '../../ztunnel/conformance/real-target.ts';
+import { POD_SPIFFE } from '../conformance/model-target.ts';
+import { startRealZtunnelPod } from '../conformance/real-target.ts';
+import type { RealZtunnel } from '../conformance/real-target.ts';
 import type { EchoLoadResult } from './echo-load.ts';
 import { directLoad, hboneLoad, withCpu } from './hbone-hop.ts';
 

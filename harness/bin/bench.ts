@@ -12,7 +12,7 @@ import { benchGatewayPaths } from '../bench/gateway-paths.ts';
 import type { EchoLoadResult } from '../bench/echo-load.ts';
 import { benchHboneHop } from '../bench/hbone-hop.ts';
 import { benchIstioHop } from '../bench/istio-hop.ts';
-import { realZtunnelHere } from '../../ztunnel/conformance/real-target.ts';
+import { realZtunnelHere } from '../conformance/real-target.ts';
 import { benchGeneratorLocal } from '../bench/generator-local.ts';
 import { runMain } from '../cli/run-main.ts';
 import { parseBareCommand } from '../cli/version.ts';

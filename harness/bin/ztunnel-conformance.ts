@@ -4,17 +4,17 @@
 // run it (root, network namespaces, the binary and its test root).
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
-import type { ConnectObservation } from '../../ztunnel/conformance/connect-probe.ts';
-import { probeConnects } from '../../ztunnel/conformance/connect-probe.ts';
+import type { ConnectObservation } from '../conformance/connect-probe.ts';
+import { probeConnects } from '../conformance/connect-probe.ts';
 import {
   compareConnects,
   compareDrains,
   formatConformance,
-} from '../../ztunnel/conformance/conformance-rows.ts';
-import { probeDrain } from '../../ztunnel/conformance/drain-probe.ts';
-import type { DrainObservation, DrainTarget } from '../../ztunnel/conformance/drain-probe.ts';
-import { startModelTarget } from '../../ztunnel/conformance/model-target.ts';
-import { realZtunnelHere, startRealTarget } from '../../ztunnel/conformance/real-target.ts';
+} from '../conformance/conformance-rows.ts';
+import { probeDrain } from '../conformance/drain-probe.ts';
+import type { DrainObservation, DrainTarget } from '../conformance/drain-probe.ts';
+import { startModelTarget } from '../conformance/model-target.ts';
+import { realZtunnelHere, startRealTarget } from '../conformance/real-target.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 

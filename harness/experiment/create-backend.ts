@@ -5,7 +5,7 @@ import type { LocalBackendOptions } from '../../clusters/local/index.ts';
 import { istioZtunnelImage } from '../../clusters/local/istio-ztunnel-image.ts';
 import { ISTIO_ZTUNNEL_IMAGE } from '../../clusters/manifests/index.ts';
 import { badInput } from '../../lib/index.ts';
-import { readTestRoot, realZtunnelFromEnv } from '../../ztunnel/istio/istio-binary.ts';
+import { readTestRoot, realZtunnelFromEnv } from '../../clusters/local/upstream-ztunnel.ts';
 import type { Clock } from '../../lib/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import type { ExperimentParams } from './experiment-params.ts';

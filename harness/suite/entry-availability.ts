@@ -1,4 +1,4 @@
-import { realZtunnelFromEnv } from '../../ztunnel/istio/istio-binary.ts';
+import { realZtunnelFromEnv } from '../../clusters/local/upstream-ztunnel.ts';
 import type { SuiteEntry } from './suite-file.ts';
 
 /**

@@ -1,9 +1,11 @@
-// The project's modules import each other without circles (issue 32): a circle, even of types only,
-// means two files are one concept split in the wrong place. Every non-test .ts file's relative
-// imports and re-exports, type-only ones included, form a graph that must have no cycle.
+// The project's modules import each other without circles and without climbing (issue 32): a circle,
+// even of types only, means two files are one concept split in the wrong place; an import from a
+// higher floor means a piece sits on the wrong floor. Every non-test .ts file's relative imports and
+// re-exports, type-only ones included, form the graph both tests read. (Tests may reach up for a
+// fixture: an integration test of mesh/ runs against the kind API double.)
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { dirname, join, normalize, relative, sep } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -42,10 +44,11 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return found;
 }
 
-test('no two modules import each other, directly or round a circle (type imports included)', () => {
+/** Each module's relative imports and re-exports that name a module of the project. */
+function importGraph(): Map<string, string[]> {
   const files = sources(ROOT);
   const known = new Set(files);
-  const graph = new Map(
+  return new Map(
     files.map((file) => {
       const text = readFileSync(file, 'utf8');
       const targets = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)]
@@ -54,9 +57,55 @@ test('no two modules import each other, directly or round a circle (type imports
       return [file, targets] as const;
     }),
   );
+}
+
+/**
+ * The house's floors, by top folder: a module imports from its own floor or lower. `k6-scripts/` runs
+ * in k6, not Node: it stands apart, importing from no other folder and imported by none.
+ */
+const FLOORS: Readonly<Record<string, number>> = {
+  lib: 1,
+  mesh: 2,
+  ztunnel: 3,
+  apps: 3,
+  clusters: 4,
+  harness: 5,
+};
+
+const topFolder = (file: string): string => relative(ROOT, file).split(sep)[0] ?? '';
+
+/** The imports that run from a lower floor up to a higher one, or into or out of k6-scripts/. */
+function climbingImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => {
+        const [from, to] = [topFolder(file), topFolder(target)];
+        if (from === to) return false;
+        return (FLOORS[to] ?? Infinity) > (FLOORS[from] ?? -Infinity);
+      })
+      .map((target) => `${relative(ROOT, file)} imports ${relative(ROOT, target)}`),
+  );
+}
+
+test('no two modules import each other, directly or round a circle (type imports included)', () => {
+  const graph = importGraph();
   assert.ok(graph.size > 200, `read ${String(graph.size)} modules`);
   assert.deepEqual(
     cycles(graph).map((c) => c.map((f) => relative(ROOT, f))),
     [],
   );
+});
+
+test('no module imports from a higher floor: lib <- mesh <- ztunnel, apps <- clusters <- harness', () => {
+  const graph = importGraph();
+  assert.ok(graph.size > 200, `read ${String(graph.size)} modules`);
+  const unplaced = [...graph.keys()].filter(
+    (f) => !(topFolder(f) in FLOORS) && topFolder(f) !== 'k6-scripts',
+  );
+  assert.deepEqual(
+    unplaced.map((f) => relative(ROOT, f)),
+    [],
+    'a new top folder needs its floor in FLOORS',
+  );
+  assert.deepEqual(climbingImports(graph), []);
 });

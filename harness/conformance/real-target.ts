@@ -13,14 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createNetworkWorld, netnsUnavailable } from '../../clusters/netns/network-world.ts';
-import { PROJECT_ROOT } from '../../harness/paths.ts';
+import { PROJECT_ROOT } from '../../lib/paths.ts';
 import { createCertificateAuthority } from '../../mesh/pki/index.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import type { DrainTarget } from './drain-probe.ts';
-import { localXdsConfig, readTestRoot, realZtunnelFromEnv } from '../istio/istio-binary.ts';
-import type { RealZtunnel } from '../istio/istio-binary.ts';
-export { localXdsConfig, realZtunnelFromEnv } from '../istio/istio-binary.ts';
-export type { RealZtunnel } from '../istio/istio-binary.ts';
+import { localXdsConfig, readTestRoot, realZtunnelFromEnv } from '../../clusters/local/upstream-ztunnel.ts';
+import type { RealZtunnel } from '../../clusters/local/upstream-ztunnel.ts';
+export { localXdsConfig, realZtunnelFromEnv } from '../../clusters/local/upstream-ztunnel.ts';
+export type { RealZtunnel } from '../../clusters/local/upstream-ztunnel.ts';
 import { GATEWAY_IDENTITY, POD_SPIFFE } from './model-target.ts';
 
 function lines(child: ChildProcess, into: string[]): void {

@@ -4,8 +4,8 @@ import { startFaultServer } from '../../apps/fault-server/fault-server.ts';
 import { createLogger, createSystemClock } from '../../lib/index.ts';
 import { createCertificateAuthority } from '../../mesh/pki/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
-import { createZtunnelMetrics } from '../telemetry/metrics.ts';
-import { createZtunnel } from '../ztunnel.ts';
+import { createZtunnelMetrics } from '../../ztunnel/telemetry/metrics.ts';
+import { createZtunnel } from '../../ztunnel/ztunnel.ts';
 import type { DrainTarget } from './drain-probe.ts';
 
 export const GATEWAY_IDENTITY = { namespace: 'istio-system', serviceAccount: 'istio-ingressgateway' };
