@@ -1,7 +1,12 @@
-import type { BackendDescription } from './backend-columns.ts';
 import type { Clock, HarnessError } from '../lib/index.ts';
 import type { EventListener, LifecycleEvent } from './events.ts';
 import type { ClusterObject } from './manifests/index.ts';
+
+/**
+ * What a backend records with every result, by column (backend-columns.ts lists them all: the
+ * shared ones and each backend's own).
+ */
+export type BackendDescription = Partial<Record<string, string | number>>;
 
 export type WorkloadKind = 'Deployment' | 'DaemonSet';
 
@@ -52,12 +57,14 @@ export interface RolloutResult {
 }
 
 /**
- * One cluster an experiment runs on. The local process cluster implements it now, kind later; the
- * contract tests in clusters/test/backend-contract.ts run against every implementation.
+ * One cluster an experiment runs on: the local process cluster (clusters/local/) and kind
+ * (clusters/kind/) implement it, each created by its provider (clusters/registry.ts); the contract
+ * tests in clusters/test/backend-contract.ts run against every implementation.
  * Times are on `clock` (the run's monotonic clock).
  */
 export interface ClusterBackend {
-  readonly kind: 'local' | 'kind';
+  /** Its provider's name (clusters/registry.ts). */
+  readonly kind: string;
   readonly clock: Clock;
   up(signal?: AbortSignal): Promise<void>;
   /** Validates every object first (nothing applied on error), then creates or updates them. */

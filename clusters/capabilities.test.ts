@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ErrorCode, isHarnessError } from '../lib/index.ts';
-import { BACKEND_CAPABILITIES, CAPABILITIES, refusal } from './capabilities.ts';
+import { CAPABILITIES, refusal } from './capabilities.ts';
+import { providerOf } from './registry.ts';
 
 it('the local backend has every capability; a requirement kind lacks is refused in one message shape', () => {
-  assert.deepEqual([...BACKEND_CAPABILITIES.local].sort(), Object.keys(CAPABILITIES).sort());
+  assert.deepEqual([...providerOf('local').capabilities].sort(), Object.keys(CAPABILITIES).sort());
   const needs = [{ capability: 'timingModel' as const, flag: '--timing', value: 'pushLatencyMs' }];
   assert.equal(refusal('local', needs), undefined);
   const refused = refusal('kind', needs);

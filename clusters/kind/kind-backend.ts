@@ -1,11 +1,16 @@
-import type { BackendDescription } from '../backend-columns.ts';
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1DaemonSet, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { createSystemClock, ErrorCode, HarnessError, isHarnessError, waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
-import type { ClusterAddresses, ClusterBackend, RolloutResult, WorkloadRef } from '../backend.ts';
+import type {
+  BackendDescription,
+  ClusterAddresses,
+  ClusterBackend,
+  RolloutResult,
+  WorkloadRef,
+} from '../backend.ts';
 import { createEventLog, workloadKey } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import { waitForEvent } from '../wait-for-event.ts';
@@ -37,12 +42,15 @@ const GATEWAY = { kind: 'Deployment', namespace: 'istio-system', name: 'istio-in
 /** The grace period close() gives our pods (`kubectl delete --grace-period=2`), as the local backend. */
 export const CLOSE_GRACE_S = 2;
 
+/** The host port kind maps the gateway's nodePort to unless told another. */
+export const DEFAULT_INGRESS_HOST_PORT = 18080;
+
 export interface KindBackendOptions {
   clock?: Clock;
   /** kind cluster name (default ztunnel-harness). */
   name?: string;
   workers?: number;
-  /** 127.0.0.1:<port> reaches the gateway's nodePort (default 18080). */
+  /** 127.0.0.1:<port> reaches the gateway's nodePort (default DEFAULT_INGRESS_HOST_PORT). */
   ingressHostPort?: number;
   /** Leave the cluster running on close (for a second look with kubectl). */
   keepCluster?: boolean;
@@ -90,7 +98,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const clock = options.clock ?? createSystemClock();
   const name = options.name ?? 'ztunnel-harness';
   const workers = options.workers ?? 2;
-  const ingressHostPort = options.ingressHostPort ?? 18080;
+  const ingressHostPort = options.ingressHostPort ?? DEFAULT_INGRESS_HOST_PORT;
   /** Aborted with up()'s signal: kills the default tools' docker build, kind create and kind load. */
   const cancelTools = new AbortController();
   const tools =

@@ -1,4 +1,3 @@
-import type { BackendDescription } from '../backend-columns.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,7 @@ import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
 import { createTokenIssuer, ISTIO_CA_AUDIENCE } from '../../mesh/pki/index.ts';
 import type { TokenIssuer } from '../../mesh/pki/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
-import type { ClusterBackend, PodInfo, RolloutResult, WorkloadRef } from '../backend.ts';
+import type { BackendDescription, ClusterBackend, PodInfo, RolloutResult, WorkloadRef } from '../backend.ts';
 import { createEventLog, workloadKey } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import type { ClusterObject } from '../manifests/index.ts';

@@ -1,12 +1,12 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { createLocalBackend } from '../local/index.ts';
-import { BACKEND_CAPABILITIES } from '../capabilities.ts';
+import { LOCAL_PROVIDER } from '../local/provider.ts';
 import { describeBackendContract } from './backend-contract.ts';
 
 let block = 230;
 describeBackendContract('local', {
   create: () => Promise.resolve(createLocalBackend({ nodeCount: 2, addressBlock: block++ })),
-  seesSignals: BACKEND_CAPABILITIES.local.has('containerSignals'),
+  seesSignals: LOCAL_PROVIDER.capabilities.has('containerSignals'),
   // The kubelet here runs readiness probes only: a liveness probe would silently not be run.
   unrunnable: (deployment) => {
     const object = structuredClone(deployment) as V1Deployment;

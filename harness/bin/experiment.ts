@@ -41,7 +41,7 @@ async function runClusterScenario(
       clock,
       signal,
       write,
-      backendSettings: { kindIngressPort: flags.kindIngressPort, keepCluster: flags.keepCluster },
+      backendSettings: { 'kind-ingress-port': flags.kindIngressPort, 'keep-cluster': flags.keepCluster },
     });
     const fortioSummary = run.load?.ownSummary;
     process.stdout.write(formatClusterRun({ ...run, ...(fortioSummary ? { fortioSummary } : {}) }));

@@ -6,11 +6,7 @@ import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { ConnectObservation } from '../conformance/connect-probe.ts';
 import { probeConnects } from '../conformance/connect-probe.ts';
-import {
-  compareConnects,
-  compareDrains,
-  formatConformance,
-} from '../conformance/conformance-rows.ts';
+import { compareConnects, compareDrains, formatConformance } from '../conformance/conformance-rows.ts';
 import { probeDrain } from '../conformance/drain-probe.ts';
 import type { DrainObservation, DrainTarget } from '../conformance/drain-probe.ts';
 import { startModelTarget } from '../conformance/model-target.ts';

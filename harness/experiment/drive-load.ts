@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { ClusterBackend } from '../../clusters/backend.ts';
+import { providerOf } from '../../clusters/registry.ts';
 import { createProgress, formatDuration, startTicker } from '../../lib/index.ts';
 import type { Clock, Progress } from '../../lib/index.ts';
 import { createRecordsTail, fortioLineOk, k6LineOk, runLoad } from '../load/index.ts';
@@ -107,9 +108,10 @@ export async function driveLoad(options: {
         cpu.stop(); // the load is over: the tally's read below is not part of it
         void stopScraping();
       },
-      // The local backend keeps the gateway's log in the run folder (as judge-run reads it). Envoy
-      // sends no x-response-flags header, so k6's records take their flags from it as fortio's do.
-      ...(options.params.backend === 'local'
+      // A backend with componentLogs keeps the gateway's log in the run folder as it runs (as
+      // judge-run reads it). Envoy sends no x-response-flags header, so k6's records take their flags
+      // from it as fortio's do.
+      ...(providerOf(options.params.backend).capabilities.has('componentLogs')
         ? { prepareRecords: () => gatewayFlags(options.runDir, clock) }
         : {}),
       onRecord: (record) => {

@@ -1,5 +1,6 @@
-import { buildMeshManifests, GATEWAY_NODE_PORT } from '../../clusters/manifests/index.ts';
+import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import type { ClusterObject, HttpbinManifestOptions } from '../../clusters/manifests/index.ts';
+import { providerOf } from '../../clusters/registry.ts';
 import { DEFAULT_ARMS } from './mitigation-arms.ts';
 import type { ExperimentParams } from './experiment-params.ts';
 
@@ -21,13 +22,15 @@ export function scenarioManifests(
   options: { httpbin?: Partial<HttpbinManifestOptions> } = {},
 ): ClusterObject[] {
   const { arms } = p;
+  // The backend's part (local: ztunnel in the pods' network; kind: on the node's address, the
+  // gateway on a NodePort).
+  const profile = providerOf(p.backend).manifestProfile;
   return buildMeshManifests({
-    // kind: ztunnel on the node's address (no CNI to put it in the pods), the gateway on a NodePort.
     ztunnel: {
       graceS: p.graceS,
       drainStrategy: arms.drainStrategy,
       poolBackoff: arms.poolBackoff,
-      inPod: p.backend === 'local',
+      ...profile.ztunnel,
     },
     ...(p.meshClientRps > 0
       ? { client: { rps: p.meshClientRps, ...(p.podNetwork === 'netns' ? { ownNetns: true } : {}) } }
@@ -43,7 +46,7 @@ export function scenarioManifests(
     gateway: {
       mode: p.gatewayMode,
       concurrency: p.gatewayConcurrency,
-      ...(p.backend === 'kind' ? { nodePort: GATEWAY_NODE_PORT } : {}),
+      ...profile.gateway,
       ...(arms.retryOn !== DEFAULT_ARMS.retryOn ? { retryOn: arms.retryOn } : {}),
       ...(arms.maxConnectionDurationS > 0 ? { maxConnectionDurationS: arms.maxConnectionDurationS } : {}),
       ...(arms.hboneIdleTimeoutS > 0 ? { hboneIdleTimeoutS: arms.hboneIdleTimeoutS } : {}),

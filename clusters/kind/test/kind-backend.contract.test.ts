@@ -1,7 +1,7 @@
 // The backend contract against the kind backend, without Docker: fake kind and docker executables,
 // the API server double, and the controller double playing the cluster's controllers and kubelets.
 import { PROJECT_ROOT } from '../../../lib/paths.ts';
-import { BACKEND_CAPABILITIES } from '../../capabilities.ts';
+import { KIND_PROVIDER } from '../provider.ts';
 import { describeBackendContract } from '../../test/backend-contract.ts';
 import { createKindBackend } from '../kind-backend.ts';
 import { createKindTools } from '../kind-tools.ts';
@@ -35,7 +35,7 @@ describeBackendContract('kind', {
     });
     return backend;
   },
-  seesSignals: BACKEND_CAPABILITIES.kind.has('containerSignals'),
+  seesSignals: KIND_PROVIDER.capabilities.has('containerSignals'),
   // Checked against the Kubernetes model types before anything is sent: a misspelt field.
   unrunnable: (deployment) => {
     const object = structuredClone(deployment) as typeof deployment & {

@@ -1,4 +1,5 @@
 import type { ClusterAddresses, ClusterBackend } from '../../../clusters/backend.ts';
+import { providerOf } from '../../../clusters/registry.ts';
 import { createProgress, ErrorCode, HarnessError } from '../../../lib/index.ts';
 import type { ClusterScenario } from '../cluster-scenario.ts';
 import type { ExperimentParams } from '../experiment-params.ts';
@@ -23,17 +24,13 @@ export async function bringUp(
   signal: AbortSignal,
 ): Promise<string[]> {
   const { params, clock, write } = plan;
+  const provider = providerOf(params.backend);
   const progress = createProgress({ phase: 'cluster', clock, write });
-  progress.update(
-    params.backend === 'kind'
-      ? 'building images, creating the kind cluster, loading images, starting istiod (minutes)'
-      : 'starting control plane, nodes, ztunnels, gateway, httpbin',
-  );
+  progress.update(provider.bringUpText);
   await backend.up(signal);
   progress.update('deploying ztunnel, httpbin and the gateway; waiting until requests get through');
   await backend.apply(plan.scenario.manifests(params));
-  // kind pulls nothing (images are loaded) but schedules real pods and probes them: give it longer.
-  await backend.waitForReady({ timeoutMs: params.backend === 'kind' ? 300_000 : 60_000, signal });
+  await backend.waitForReady({ timeoutMs: provider.readyTimeoutMs, signal });
   const targets = loadTargetsOf(plan.scenario, backend.addresses(), params);
   progress.finish(
     `ready: load to ${targets[0] ?? '?'}${targets.length > 1 ? ` and ${String(targets.length - 1)} more` : ''}`,

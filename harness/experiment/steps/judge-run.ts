@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { POD_GONE_KINDS } from '../../../clusters/events.ts';
 import type { LifecycleEvent } from '../../../clusters/events.ts';
+import { providerOf } from '../../../clusters/registry.ts';
 import { measureDrainOptions } from '../../explain/drain-option-metrics.ts';
 import type { DrainOptionMetrics } from '../../explain/drain-option-metrics.ts';
 import { envoyCounterDeltas } from '../../explain/envoy-counters.ts';
@@ -59,9 +60,10 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
   const { tally } = seen;
   const events = seen.backend.events();
   const logDir = join(plan.runDir, 'pods');
-  const local = params.backend === 'local';
+  // The components' own logs, as they wrote them during the run (not every backend keeps them).
+  const hasLogs = providerOf(params.backend).capabilities.has('componentLogs');
   const explained =
-    local && tally
+    hasLogs && tally
       ? await explainRun({
           logDir,
           events,
@@ -74,7 +76,7 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
         })
       : undefined;
   const drainOptions =
-    local && params.meshClientRps > 0
+    hasLogs && params.meshClientRps > 0
       ? await measureDrainOptions({
           logDir,
           events,

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { ClusterBackend } from '../../../clusters/backend.ts';
+import { providerOf } from '../../../clusters/registry.ts';
 import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../../mesh/pilot-agent/bootstrap.ts';
 import { scrapeTargetsOf, startMetricsScraper } from '../../observe/metrics-scraper.ts';
-import { createBackend } from '../create-backend.ts';
 import { bringUp } from './bring-up.ts';
 import { driveWithFault } from './drive-with-fault.ts';
 import { abortReasonOf } from './run-context.ts';
@@ -15,10 +15,9 @@ import type { Observation, RunPlan } from './run-context.ts';
  */
 export async function observeRun(plan: RunPlan): Promise<Observation> {
   const { params, clock } = plan;
-  const settings = plan.backendSettings ?? {};
-  const backend = createBackend(params, {
+  const backend = providerOf(params.backend).create(params, {
     clock,
-    settings,
+    settings: plan.backendSettings ?? {},
     logDir: join(plan.runDir, 'pods'),
     kubeconfigPath: join(plan.runDir, 'kubeconfig'),
     write: plan.write,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { providerOf } from '../../../clusters/registry.ts';
 import { collectProvenance, writeProvenance } from '../../config/provenance.ts';
 import { writeRunConfig } from '../../config/run-config.ts';
 import { checkCsvHeader } from '../../results/write-csv.ts';
@@ -6,34 +7,30 @@ import { createRunId } from '../../results/run-id.ts';
 import { bundleK6Script, K6_SCRIPT } from '../../load/index.ts';
 import { strayK6Variables } from '../../load/run-k6.ts';
 import { badInput, makeDirectory } from '../../../lib/index.ts';
-import { chooseGenerator, ENVOY, ensureEnvoy, ensureGoTool, GO_HTTPBIN } from '../../tools/index.ts';
+import { chooseGenerator } from '../../tools/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
-import { createBackend } from '../create-backend.ts';
 import { buildSummaryRow, EMPTY_FACTS } from '../summary-row.ts';
 import type { RunPlan, RunRequest } from './run-context.ts';
 
 /**
  * Step 1, plan: everything that can refuse the run does so before anything starts (the backend's
- * preflight: Docker and kind for kind, the loopback block for local; runs.csv taking this run's columns, k6); then the run folder with what to
- * re-run (experiment.yaml) and what it ran on (provenance.json).
+ * preflight: Docker and kind for kind, the loopback block for local; runs.csv taking this run's
+ * columns; k6; the binaries the backend runs from here); then the run folder with what to re-run
+ * (experiment.yaml) and what it ran on (provenance.json).
  */
 export async function planRun(request: RunRequest): Promise<RunPlan> {
   const { params, clock } = request;
   // Creating a backend starts nothing; this one checks the machine and describes itself (its columns).
-  const probe = createBackend(params, { clock, settings: request.backendSettings ?? {} });
+  const provider = providerOf(params.backend);
+  const probe = provider.create(params, { clock, settings: request.backendSettings ?? {} });
   await probe.preflight();
   const described = probe.describe();
   const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
   await checkCsvHeader(join(request.resultsDir, 'runs.csv'), columns);
   const generator = await prepareGenerator(request);
-  // The local backend runs go-httpbin from the tools folder (the kind backend pulls its image).
-  if (params.backend === 'local')
-    await ensureGoTool(GO_HTTPBIN, { signal: request.signal, write: request.write });
-  // The gateway and sidecar are Envoy: the local backend runs it from here, kind from its image.
-  const envoy =
-    params.backend === 'local'
-      ? await ensureEnvoy({ signal: request.signal, write: request.write })
-      : { path: '/usr/local/bin/envoy', version: ENVOY.version };
+  // What the backend runs from this machine (local: go-httpbin, Envoy; kind: its images), and the
+  // Envoy the gateway and sidecar run.
+  const envoy = await provider.prepareTools({ signal: request.signal, write: request.write });
   const startedAtWallMs = clock.now() + clock.wallOffsetMs;
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(request.resultsDir, runId);

@@ -8,7 +8,6 @@ import type { RecordTally } from '../../tally/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
 import type { Provenance } from '../../config/provenance.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
-import type { BackendSettings } from '../create-backend.ts';
 import type { ExperimentParams } from '../experiment-params.ts';
 
 /** What the caller asks for: one run of a scenario with these parameters. */
@@ -19,7 +18,8 @@ export interface RunRequest {
   clock: Clock;
   signal: AbortSignal;
   write: (text: string) => void;
-  backendSettings?: BackendSettings;
+  /** The backend's own options (its provider's `options`), by key: `{'kind-ingress-port': 18080}`. */
+  backendSettings?: Readonly<Record<string, unknown>>;
 }
 
 /** The plan step's result: where the run goes and with what, before anything starts. */

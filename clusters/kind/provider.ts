@@ -1,0 +1,65 @@
+// The kind backend as a provider (clusters/provider.ts): a real Kubernetes cluster in Docker, what
+// it cannot do that the local backend can, the columns it fills, its own options.
+import { badInput, PROJECT_ROOT } from '../../lib/index.ts';
+import { ENVOY } from '../../lib/tools/index.ts';
+import { GATEWAY_NODE_PORT } from '../manifests/index.ts';
+import type { BackendProvider } from '../provider.ts';
+import { createKindBackend, DEFAULT_INGRESS_HOST_PORT } from './kind-backend.ts';
+
+/** A TCP port, decimal digits only (Number() would also take "1e3", "0x10" and " 5 "). */
+function parsePort(raw: string): number {
+  const port = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw badInput('--kind-ingress-port', 'an integer from 1 to 65535', raw);
+  return port;
+}
+
+export const KIND_PROVIDER: BackendProvider<'kind'> = {
+  name: 'kind',
+  summary: 'kind (needs Docker and kind; see README)',
+  // It measures what the local backend models, and sees pods only through the API server.
+  capabilities: new Set(),
+  columns: [
+    { name: 'kind_cluster', role: 'bookkeeping' },
+    { name: 'kind_version', role: 'bookkeeping' },
+    { name: 'docker_server_version', role: 'bookkeeping' },
+    { name: 'kubernetes_version', role: 'bookkeeping' },
+  ],
+  // kind pulls nothing (images are loaded) but schedules real pods and probes them: give it longer.
+  readyTimeoutMs: 300_000,
+  bringUpText: 'building images, creating the kind cluster, loading images, starting istiod (minutes)',
+  // ztunnel on the node's address (no CNI to put it in the pods), the gateway on a NodePort.
+  manifestProfile: { ztunnel: { inPod: false }, gateway: { nodePort: GATEWAY_NODE_PORT } },
+  options: [
+    {
+      key: 'kind-ingress-port',
+      flags: '--kind-ingress-port <port>',
+      description: "kind: the host port (on 127.0.0.1) kind maps the gateway's nodePort to; k6 sends there",
+      parse: parsePort,
+      default: DEFAULT_INGRESS_HOST_PORT,
+    },
+    {
+      key: 'keep-cluster',
+      flags: '--keep-cluster',
+      description: 'kind: leave the cluster running after the run (kubectl; kind delete cluster)',
+      default: false,
+    },
+  ],
+  // The gateway and sidecar run the proxyv2 image's Envoy; nothing to provision here.
+  prepareTools: () => Promise.resolve({ path: '/usr/local/bin/envoy', version: ENVOY.version }),
+  create: (_params, { clock, settings = {}, kubeconfigPath, logDir, write }) => {
+    const ingressHostPort = settings['kind-ingress-port'];
+    return createKindBackend({
+      clock,
+      projectRoot: PROJECT_ROOT,
+      ...(typeof ingressHostPort === 'number' ? { ingressHostPort } : {}),
+      ...(settings['keep-cluster'] === true ? { keepCluster: true } : {}),
+      ...(kubeconfigPath ? { kubeconfigPath } : {}),
+      // Pod logs into the run folder (runDir/pods), a failed run's `kind export logs` beside them.
+      ...(logDir ? { logDir } : {}),
+      ...(write ? { onLogs: write } : {}),
+      onKubeconfig: (path) =>
+        write?.(`kind: the cluster's kubeconfig is ${path} (KUBECONFIG=${path} kubectl get pods -A)\n`),
+    });
+  },
+};

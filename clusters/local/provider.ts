@@ -1,0 +1,82 @@
+// The local backend as a provider (clusters/provider.ts): the embedded process cluster, what it can
+// do, the columns it fills, and how a run's parameters become its options.
+import { badInput } from '../../lib/index.ts';
+import { ensureEnvoy, ensureGoTool, GO_HTTPBIN } from '../../lib/tools/index.ts';
+import { ISTIO_ZTUNNEL_IMAGE } from '../manifests/index.ts';
+import { CAPABILITIES } from '../provider.ts';
+import type { BackendProvider, Capability } from '../provider.ts';
+import { CPU_ISOLATION_MODES } from './cpu-cgroups.ts';
+import type { CpuIsolation } from './cpu-cgroups.ts';
+import { istioZtunnelImage } from './istio-ztunnel-image.ts';
+import { createLocalBackend } from './local-backend.ts';
+import type { LocalBackendOptions } from './local-backend.ts';
+import { TIMING_MODEL_KEYS } from './timing-model.ts';
+import { readTestRoot, realZtunnelFromEnv } from './upstream-ztunnel.ts';
+
+export const LOCAL_PROVIDER: BackendProvider<'local'> = {
+  name: 'local',
+  summary: 'local (embedded process cluster)',
+  capabilities: new Set(Object.keys(CAPABILITIES) as Capability[]),
+  // The timing model's values, each a parameter of the run (kind measures them instead).
+  columns: TIMING_MODEL_KEYS.map((k) => ({ name: `timing_${k}`, role: 'parameter' as const })),
+  readyTimeoutMs: 60_000,
+  bringUpText: 'starting control plane, nodes, ztunnels, gateway, httpbin',
+  // ztunnel in each pod's network as istio-cni puts it; load straight to the gateway's address.
+  manifestProfile: { ztunnel: { inPod: true }, gateway: {} },
+  options: [],
+  // go-httpbin from the tools folder, and Envoy (the gateway and sidecar) run from here.
+  prepareTools: async ({ signal, write }) => {
+    const options = { ...(signal ? { signal } : {}), ...(write ? { write } : {}) };
+    await ensureGoTool(GO_HTTPBIN, options);
+    return ensureEnvoy(options);
+  },
+  create: (params, { clock, logDir, envoyBinary }) =>
+    createLocalBackend({
+      clock,
+      ...(params.timing ? { timing: params.timing } : {}),
+      ...(logDir ? { logDir } : {}),
+      ...(envoyBinary ? { tools: { envoyBinary } } : {}),
+      ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
+      ...(params.ztunnelImpl === 'istio' ? istioZtunnelOptions() : {}),
+      ...cpuIsolationOptions(params.arms?.cpuIsolation),
+    }),
+};
+
+/**
+ * --netns: pods in namespaces of their own. tcp_migrate_req is per namespace and a new one starts at
+ * the kernel's default (0), so the arm's 1 is set in each pod's, where ztunnel's in-pod listeners
+ * live (a cluster would set it through the pod's securityContext.sysctls).
+ */
+function podNetnsOptions(
+  tcpMigrateReq: number | undefined,
+): Pick<LocalBackendOptions, 'netns' | 'podSysctls'> {
+  return {
+    netns: true,
+    // 0 is what a new namespace starts with: set only the arm's 1 (a process spawn per pod otherwise).
+    ...(tcpMigrateReq === 1 ? { podSysctls: { 'net.ipv4.tcp_migrate_req': '1' } } : {}),
+  };
+}
+
+/**
+ * --ztunnel-impl istio: pods in namespaces of their own, istio/ztunnel's binary as an image, and the
+ * mesh CA signing with its test root (the root a FAKE_CA ztunnel trusts). Refused (exit 2) when the
+ * binary or its test root is not given.
+ */
+function istioZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'images'> {
+  const real = realZtunnelFromEnv(process.env);
+  if (typeof real === 'string')
+    throw badInput('--ztunnel-impl istio', "istio/ztunnel's binary and test root", real);
+  return {
+    netns: true,
+    caRoot: readTestRoot(real),
+    images: new Map([[ISTIO_ZTUNNEL_IMAGE, istioZtunnelImage(real.binary)]]),
+  };
+}
+
+/** --cpu-isolation: the nodes' and the generator's cpu cgroups; none (the default) adds nothing. */
+function cpuIsolationOptions(mode: string | undefined): Pick<LocalBackendOptions, 'cpuIsolation'> {
+  if (mode === undefined || mode === 'none') return {};
+  if (!(CPU_ISOLATION_MODES as readonly string[]).includes(mode))
+    throw badInput('--cpu-isolation', CPU_ISOLATION_MODES.join(' | '), mode);
+  return { cpuIsolation: mode as CpuIsolation };
+}

@@ -1,0 +1,108 @@
+// What each backend declares about itself, beside the ClusterBackend it creates: kind's pattern
+// (sigs.k8s.io/kind pkg/cluster/internal/providers/provider.go: Provider and ProviderInfo, each
+// provider a package of its own, named only in pkg/cluster/provider.go). Here each backend's folder
+// exports one BackendProvider (clusters/local/provider.ts, clusters/kind/provider.ts) and
+// clusters/registry.ts, the only file that names them, lists them. The orchestrator holds a provider
+// and a backend and asks them; it never compares a backend's name.
+import type { Clock } from '../lib/index.ts';
+import type { ClusterBackend } from './backend.ts';
+import type { BackendOption } from './backend-option.ts';
+import type { GatewayManifestOptions, ZtunnelManifestOptions } from './manifests/index.ts';
+
+/**
+ * What a backend can do that an experiment may need. Each backend declares its set; a scenario and
+ * the options that need one declare it; `refusal` (capabilities.ts) derives the one message for what
+ * is missing.
+ */
+export const CAPABILITIES = {
+  inPodCapture:
+    "in-pod traffic capture: ztunnel inside each pod's network (on kind ztunnel runs in node-address mode, with no traffic redirection)",
+  sidecarBesideApp:
+    'a sidecar and its app in one pod on their own addresses (in a real pod they share one network namespace, and the images do not yet split their ports)',
+  timingModel: "a timing model to override (kind measures the real latencies from the watches' timestamps)",
+  containerSignals:
+    'lifecycle events for the signals a container gets (kind sees pods through the API server: deletion, exit and removal, not SIGTERM or SIGKILL)',
+  podNamespaces:
+    "a network namespace per pod made by the harness, for ztunnel's in-pod listeners and istio/ztunnel's binary (kind's pods have theirs, made by its CNI, but the harness neither chooses them nor adds the binary)",
+  perNetnsSysctls:
+    "per-network-namespace sysctls where the listeners live (tcp_migrate_req would have to be set on kind's nodes)",
+  cpuGroups:
+    "cpu cgroups per node and for the load generator made by the harness (kind's nodes are containers whose cgroups Docker makes)",
+  componentLogs:
+    "the components' logs written into the run folder as they run, on the run's clock (the gateway's access log, ztunnel's lines): the load's records take Envoy's response flags from the gateway's log, and the judge explains failures by cause from them (kind saves its pods' logs through the API server when the cluster closes)",
+} as const;
+export type Capability = keyof typeof CAPABILITIES;
+
+/** How a result column is read across runs (compare): what was asked, or where and how it ran. */
+export type BackendColumnRole = 'parameter' | 'bookkeeping';
+
+/** A column of every result row that a backend's describe() fills. */
+export interface BackendColumnSpec {
+  name: string;
+  role: BackendColumnRole;
+}
+
+/**
+ * What the backend changes in the standard topology's manifests: where ztunnel captures traffic,
+ * how load reaches the gateway. Spread into buildMeshManifests' options.
+ */
+export interface ManifestProfile {
+  ztunnel: Pick<ZtunnelManifestOptions, 'inPod'>;
+  gateway: Pick<GatewayManifestOptions, 'nodePort'>;
+}
+
+/**
+ * What create() reads of a run's parameters (a harness's ExperimentParams has them all); a backend
+ * ignores what does not apply to it, the CLI having refused what it cannot run (capabilities).
+ */
+export interface BackendParams {
+  /** The local timing model's overrides (ms), by key. */
+  timing?: Readonly<Partial<Record<string, number>>>;
+  /** Which ztunnel serves the workload's pods: ours, or istio/ztunnel's own binary. */
+  ztunnelImpl?: 'ours' | 'istio';
+  /** Where the workload pods' addresses live. */
+  podNetwork?: 'loopback' | 'netns';
+  arms?: { tcpMigrateReq?: number; cpuIsolation?: string };
+}
+
+export interface CreateBackendOptions {
+  clock: Clock;
+  /** The values of this backend's own options, by key (BackendOption.key); a key absent: not given. */
+  settings?: Readonly<Record<string, unknown>>;
+  /** Where container output goes (the run folder's pods/). */
+  logDir?: string;
+  /** kind: the cluster's kubeconfig goes here (the run folder), never into ~/.kube/config. */
+  kubeconfigPath?: string;
+  write?: (text: string) => void;
+  /** The Envoy binary the proxy pods run, where the backend runs it itself (prepareTools' answer). */
+  envoyBinary?: string;
+}
+
+/** The Envoy the gateway and sidecar run: a path on this machine, or in the backend's image. */
+export interface BackendEnvoy {
+  path: string;
+  version: string;
+}
+
+export interface BackendProvider<Name extends string = string> {
+  readonly name: Name;
+  /** One line for --backend's help: what it is and what it needs. */
+  readonly summary: string;
+  readonly capabilities: ReadonlySet<Capability>;
+  /** The result columns only this backend fills (the shared ones are in backend-columns.ts). */
+  readonly columns: readonly BackendColumnSpec[];
+  /** How long bring-up waits for every workload to be Ready and pushed. */
+  readonly readyTimeoutMs: number;
+  /** The progress line while the cluster comes up. */
+  readonly bringUpText: string;
+  readonly manifestProfile: ManifestProfile;
+  /** Its own command-line options (and experiment-file keys). */
+  readonly options: readonly BackendOption[];
+  /**
+   * Provisions what the backend runs from this machine (`npm run tools`' binaries) before anything
+   * starts, and says which Envoy the proxies run.
+   */
+  prepareTools(options: { signal?: AbortSignal; write?: (text: string) => void }): Promise<BackendEnvoy>;
+  /** The cluster; creating one starts nothing (describe() and preflight() work before up()). */
+  create(params: BackendParams, options: CreateBackendOptions): ClusterBackend;
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCode, isHarnessError } from '../lib/index.ts';
+import { BACKEND_COLUMN_ROLES, BACKEND_COLUMNS } from './backend-columns.ts';
+import { KIND_PROVIDER } from './kind/provider.ts';
+import {
+  allBackendOptions,
+  BACKEND_NAMES,
+  BACKEND_OWN_COLUMNS,
+  BACKENDS,
+  DEFAULT_BACKEND,
+  isBackendName,
+  providerOf,
+} from './registry.ts';
+
+test("the registry's names are --backend's choices, the default first", () => {
+  // A type-level check too: BACKEND_NAMES is a tuple of the providers' literal names.
+  const names: readonly ['local', 'kind'] = BACKEND_NAMES;
+  assert.deepEqual(names, ['local', 'kind']);
+  assert.equal(DEFAULT_BACKEND, 'local');
+  assert.equal(providerOf('kind'), KIND_PROVIDER);
+  assert.ok(isBackendName('kind'));
+  assert.ok(!isBackendName('k3d'));
+});
+
+test("runs.csv's backend columns keep their order as backends declare their own (a header only grows)", () => {
+  const timing = [
+    'watchFanoutMs',
+    'kubeletReactionMs',
+    'sandboxSetupMs',
+    'exitDetectionMs',
+    'pushLatencyMs',
+    'debounceQuietMs',
+    'debounceMaxMs',
+  ].map((k) => `timing_${k}`);
+  assert.deepEqual(BACKEND_COLUMNS, [
+    'backend',
+    'nodes',
+    'timing_model',
+    'ztunnel_mode',
+    'ingress_path',
+    'address_block',
+    'kind_cluster',
+    'kind_version',
+    'docker_server_version',
+    'kubernetes_version',
+    ...timing,
+  ]);
+  // Every backend's own columns, each once.
+  const own = BACKEND_OWN_COLUMNS.map((c) => c.name);
+  assert.deepEqual(new Set(own).size, own.length);
+  for (const b of BACKENDS) for (const c of b.columns) assert.ok(own.includes(c.name), c.name);
+  assert.deepEqual(
+    Object.keys(BACKEND_COLUMN_ROLES).filter((c) => BACKEND_COLUMN_ROLES[c] === 'parameter'),
+    ['backend', 'nodes', ...timing],
+  );
+});
+
+test("every backend's options, each key once; kind's port is checked as it is parsed", () => {
+  const options = allBackendOptions();
+  assert.deepEqual(
+    options.map((o) => o.key),
+    ['kind-ingress-port', 'keep-cluster'],
+  );
+  const port = options.find((o) => o.key === 'kind-ingress-port');
+  const parse = port?.parse;
+  assert.ok(parse);
+  assert.equal(parse('18081'), 18081);
+  assert.equal(port.default, 18080);
+  for (const raw of ['70000', '0', '1e3', '80.5', ''])
+    assert.throws(
+      () => parse(raw),
+      (err) =>
+        isHarnessError(err, ErrorCode.BadInput) &&
+        err.message === `Expected --kind-ingress-port to be an integer from 1 to 65535, got "${raw}"`,
+    );
+});
