@@ -10,6 +10,7 @@ import type { InboundDeps } from './inbound/inbound-deps.ts';
 import { startNodeListener } from './inbound/node-listener.ts';
 import type { ZtunnelMetrics } from './telemetry/metrics.ts';
 import { readSocketQueues } from './telemetry/socket-queues.ts';
+import { DRAIN_DEADLINE_REACHED } from './telemetry/log-messages.ts';
 import type { DiscoveryChange, DiscoveryState } from '../mesh/discovery/index.ts';
 import type { HbonePool } from '../mesh/hbone/index.ts';
 import { applyDrainStrategy } from './drain-strategy.ts';
@@ -188,7 +189,7 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
         // harness turns this line into a drain-deadline event and reads its figures (every 503 of
         // the burst that follows is explained by them).
         const dropping = allListeners().reduce((n, p) => n + p.tracker.inFlight(), 0);
-        log.info('drain deadline reached', {
+        log.info(DRAIN_DEADLINE_REACHED, {
           connections: live(),
           in_flight: dropping,
           ...(await closeKinds(

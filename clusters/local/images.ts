@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../lib/paths.ts';
 import { GO_HTTPBIN, pinnedEnvoyPath, pinnedToolPath } from '../../lib/tools/index.ts';
+import { DRAIN_DEADLINE_REACHED } from '../../ztunnel/telemetry/log-messages.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import type { PodRecord } from './cluster-state.ts';
 import { IMAGES } from '../manifests/index.ts';
@@ -43,7 +44,7 @@ const LOCAL_IMAGES = new Map<string, LocalImage>([
     {
       entrypoint: 'ztunnel/main.ts',
       startedPattern: /\bztunnel\s+ready\b/,
-      logEvents: [{ pattern: /\bdrain deadline reached\b/, kind: 'drain-deadline' }],
+      logEvents: [{ pattern: new RegExp(String.raw`\b${DRAIN_DEADLINE_REACHED}\b`), kind: 'drain-deadline' }],
     },
   ],
   [

@@ -1,5 +1,5 @@
 import { POD_GONE_KINDS } from '../../clusters/events.ts';
-import type { LifecycleEvent } from '../../clusters/events.ts';
+import type { LifecycleEvent, LifecycleEventKind } from '../../clusters/events.ts';
 import type { Burst } from '../tally/index.ts';
 import type { CloseKinds, DeadlineAccount } from './deadline-accounting.ts';
 import type { EnvoyFailure } from './gateway-access-log.ts';
@@ -47,20 +47,15 @@ export interface BurstExplanation {
   account?: DeadlineAccount;
 }
 
-/** The events that tell a termination's story, in the order they usually come. */
-const STORY = new Set([
-  'pod-deleting',
-  'prestop-started',
-  'sigterm',
-  'sigkill',
-  'container-exited',
-  'pod-terminal',
-  'del-workload',
-  'sandbox-removed',
-  'workload-unhealthy-pushed',
-  'workload-removed-pushed',
-  'pod-removed',
-  'drain-deadline',
+/** The events that tell a termination's story: the pod going away, then what the mesh made of it. */
+const STORY: ReadonlySet<string> = new Set<string>([
+  ...POD_GONE_KINDS,
+  ...([
+    'sandbox-removed',
+    'workload-unhealthy-pushed',
+    'workload-removed-pushed',
+    'drain-deadline',
+  ] as const satisfies readonly LifecycleEventKind[]),
 ]);
 
 function causeTimeline(cause: Burst['cause'], events: readonly LifecycleEvent[]): string {
