@@ -3,6 +3,7 @@
 import { badInput, PROJECT_ROOT } from '../../lib/index.ts';
 import { ENVOY } from '../../lib/tools/index.ts';
 import { GATEWAY_NODE_PORT } from '../manifests/index.ts';
+import type { BackendOption } from '../backend-option.ts';
 import type { BackendProvider } from '../provider.ts';
 import { createKindBackend, DEFAULT_INGRESS_HOST_PORT } from './kind-backend.ts';
 
@@ -13,6 +14,15 @@ function parsePort(raw: string): number {
     throw badInput('--kind-ingress-port', 'an integer from 1 to 65535', raw);
   return port;
 }
+
+/** --kind-ingress-port, which kind-smoke takes too. */
+export const KIND_INGRESS_PORT = {
+  key: 'kind-ingress-port',
+  flags: '--kind-ingress-port <port>',
+  description: "kind: the host port (on 127.0.0.1) kind maps the gateway's nodePort to; k6 sends there",
+  parse: parsePort,
+  default: DEFAULT_INGRESS_HOST_PORT,
+} as const satisfies BackendOption;
 
 export const KIND_PROVIDER: BackendProvider<'kind'> = {
   name: 'kind',
@@ -31,13 +41,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   // ztunnel on the node's address (no CNI to put it in the pods), the gateway on a NodePort.
   manifestProfile: { ztunnel: { inPod: false }, gateway: { nodePort: GATEWAY_NODE_PORT } },
   options: [
-    {
-      key: 'kind-ingress-port',
-      flags: '--kind-ingress-port <port>',
-      description: "kind: the host port (on 127.0.0.1) kind maps the gateway's nodePort to; k6 sends there",
-      parse: parsePort,
-      default: DEFAULT_INGRESS_HOST_PORT,
-    },
+    KIND_INGRESS_PORT,
     {
       key: 'keep-cluster',
       flags: '--keep-cluster',

@@ -9,11 +9,11 @@
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { createKindBackend } from '../../clusters/kind/index.ts';
+import { KIND_INGRESS_PORT } from '../../clusters/kind/provider.ts';
 import { createSystemClock, ErrorCode, EXIT, HarnessError, makeDirectory } from '../../lib/index.ts';
 import { meshPathEvidence, meshPathProblems, sendMarked } from '../checks/mesh-path.ts';
 import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import { runMain } from '../cli/run-main.ts';
-import { numberParser } from '../cli/parse-values.ts';
 import { addVersionOption } from '../cli/version.ts';
 import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-manifests.ts';
 import { DEFAULT_RESULTS_DIR, PROJECT_ROOT } from '../paths.ts';
@@ -29,12 +29,9 @@ runMain(async (signal) => {
     ),
   )
     .addOption(
-      new Option(
-        '--kind-ingress-port <port>',
-        "the host port (on 127.0.0.1) kind maps the gateway's nodePort to",
-      )
-        .argParser(numberParser('--kind-ingress-port', { min: 1, max: 65535, integer: true }))
-        .default(18080),
+      new Option(KIND_INGRESS_PORT.flags, "the host port (on 127.0.0.1) kind maps the gateway's nodePort to")
+        .argParser(KIND_INGRESS_PORT.parse)
+        .default(KIND_INGRESS_PORT.default),
     )
     .option(
       '--results-dir <dir>',
