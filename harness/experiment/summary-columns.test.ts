@@ -13,7 +13,7 @@ test('a local row and a kind row have the same columns in the same order; each b
   const kind = createKindBackend({ projectRoot: PROJECT_ROOT }).describe();
   for (const described of [local, kind])
     for (const key of Object.keys(described))
-      assert.ok((BACKEND_COLUMNS as readonly string[]).includes(key), `${key} is not a backend column`);
+      assert.ok(BACKEND_COLUMNS.includes(key), `${key} is not a backend column`);
   const row = (backend: typeof local) =>
     buildSummaryRow(EVERY_FIELD, undefined, [], { ...EMPTY_FACTS, backend });
   const [l, k] = [row(local), row({ ...kind, backend: 'kind' })];
