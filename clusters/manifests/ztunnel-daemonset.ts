@@ -5,10 +5,11 @@ import { CA_ENV, CA_VOLUME_MOUNTS, CA_VOLUMES } from './mesh-credentials.ts';
 export interface ZtunnelManifestOptions {
   /** terminationGracePeriodSeconds and TERMINATION_GRACE_PERIOD_SECONDS together, as the chart sets them. */
   graceS: number;
-  /** Seed 003's per-pod drain option (ztunnel/drain-strategy.ts); default none (upstream). */
-  drainStrategy?: string;
-  /** The HBONE client pool's back-off after failed connects (POOL_BACKOFF; off upstream). */
-  poolBackoff?: boolean;
+  /**
+   * More environment variables: the experiment's arms that ztunnel reads (DRAIN_STRATEGY, seed 003's
+   * per-pod drain option; POOL_BACKOFF, the HBONE client pool's back-off; both off upstream).
+   */
+  env?: Readonly<Record<string, string>>;
   /**
    * true (default, upstream's in-pod mode): listeners inside each pod, pods from the CNI node agent
    * over the ZDS socket. false: node-address mode for kind (hostNetwork, one HBONE listener on the
@@ -45,8 +46,7 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
       { name: 'XDS_ADDRESS', value: 'istiod.istio-system.svc:15010' },
       ...modeEnv,
       { name: 'TERMINATION_GRACE_PERIOD_SECONDS', value: String(options.graceS) },
-      { name: 'DRAIN_STRATEGY', value: options.drainStrategy ?? 'none' },
-      ...(options.poolBackoff ? [{ name: 'POOL_BACKOFF', value: 'true' }] : []),
+      ...Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),
       { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
       { name: 'NODE_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
       { name: 'INSTANCE_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },

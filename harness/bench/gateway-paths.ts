@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
-import type { ExperimentParams } from '../experiment/experiment-params.ts';
+import type { ExperimentParams } from '../options/experiment-params.ts';
 import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
-import { DEFAULT_ARMS } from '../experiment/mitigation-arms.ts';
+import { DEFAULT_ARMS } from '../options/arms.ts';
 import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
 

@@ -3,7 +3,7 @@
 // result), each with requests and from the backend named. Exit 0 when they are there, 1 when not.
 import { Command, Option } from 'commander';
 import { readRuns } from '../compare/read-runs.ts';
-import { numberParser } from '../cli/parse-values.ts';
+import { numberParser } from '../options/parse-values.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 import { EXIT } from '../../lib/index.ts';

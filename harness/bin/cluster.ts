@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import { createLocalBackend, TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { createSystemClock, EXIT } from '../../lib/index.ts';
-import { choiceParser, numberParser, timingParser } from '../cli/parse-values.ts';
+import { choiceParser, numberParser, timingParser } from '../options/parse-values.ts';
 import { outputFolderParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';

@@ -1,7 +1,7 @@
-// `npm run experiment`: one experiment (or a suite). Cluster scenarios bring up the local cluster,
-// drive k6, apply the fault at --restart-at and tally against the lifecycle events; calibrate
-// proves the classifier; load-smoke is k6 against a local target; --suite seeds runs every source
-// experiment with its arms and writes the comparison table.
+// `npm run experiment -- [command] [options]` (harness/cli/commands.ts): run (the default) brings up
+// the cluster, drives the load, applies the fault at --restart-at and tallies against the lifecycle
+// events; suite seeds runs every source experiment with its arms and writes the comparison table;
+// calibrate proves the classifier; load-smoke is the generator against a local target.
 import { createSystemClock, EXIT } from '../../lib/index.ts';
 import { exitCodeOfRows } from '../experiment/exit-code.ts';
 import type { Clock } from '../../lib/index.ts';
@@ -9,7 +9,8 @@ import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { isInsideOwnNetns, readTcpMigrateReq, rerunInOwnNetns } from '../cli/own-netns.ts';
 import { runMain } from '../cli/run-main.ts';
-import type { ExperimentParams } from '../experiment/experiment-params.ts';
+import { backendSettings } from '../options/experiment-options.ts';
+import type { ExperimentParams } from '../options/experiment-params.ts';
 import { formatRepeats } from '../experiment/format-repeats.ts';
 import { formatClusterRun } from '../experiment/format-run.ts';
 import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
@@ -41,7 +42,7 @@ async function runClusterScenario(
       clock,
       signal,
       write,
-      backendSettings: { 'kind-ingress-port': flags.kindIngressPort, 'keep-cluster': flags.keepCluster },
+      backendSettings: backendSettings(flags),
     });
     const fortioSummary = run.load?.ownSummary;
     process.stdout.write(formatClusterRun({ ...run, ...(fortioSummary ? { fortioSummary } : {}) }));
@@ -54,16 +55,28 @@ async function runClusterScenario(
 
 runMain(async (signal) => {
   // Every check of the input, before anything starts (exit 2 on bad input).
-  const { flags, params } = await parseExperimentArgs(process.argv.slice(2));
+  const { command, note, flags, params } = await parseExperimentArgs(process.argv.slice(2));
   const write = (t: string): void => {
     process.stderr.write(t);
   };
+  if (note) write(note);
   const clock = createSystemClock();
-  if (flags.suite) return runSuite({ suite: flags.suite, flags, clock, signal, write });
-  if (flags.scenario === 'drain-strategies')
-    return runSuite({ suite: 'seeds', only: 'E5', flags, clock, signal, write });
-  if (flags.scenario === 'load-smoke') return runLoadSmokeCommand(flags, clock, signal, write);
-  if (flags.scenario === 'calibrate') return runCalibrateCommand(flags, clock, signal, write);
-  if (!params) throw new Error(`no cluster scenario ${flags.scenario}`);
-  return runClusterScenario(params, flags, clock, signal, write);
+  switch (command) {
+    case 'suite':
+      return runSuite({
+        suite: flags.suite ?? 'seeds',
+        ...(flags.only ? { only: flags.only } : {}),
+        flags,
+        clock,
+        signal,
+        write,
+      });
+    case 'load-smoke':
+      return runLoadSmokeCommand(flags, clock, signal, write);
+    case 'calibrate':
+      return runCalibrateCommand(flags, clock, signal, write);
+    case 'run':
+      if (!params) throw new Error(`no cluster scenario ${flags.scenario}`);
+      return runClusterScenario(params, flags, clock, signal, write);
+  }
 });

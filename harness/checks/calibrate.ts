@@ -58,7 +58,7 @@ function inTurn(
 }
 
 /**
- * `--scenario calibrate`: six targets, each producing one known outcome - 418 (ok), 503 (http_503), a
+ * `npm run experiment -- calibrate`: six targets, each producing one known outcome - 418 (ok), 503 (http_503), a
  * refused port, a TCP reset, a close without response (EOF), and a /delay past the request timeout.
  * k6 takes them in turn (by iteration number), so its own request count gives the exact number per
  * class; fortio takes one URL, so one fortio runs each target and its own count is that class's.

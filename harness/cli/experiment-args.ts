@@ -1,20 +1,27 @@
 // Every check of `npm run experiment`'s input, in one place and with no side effect (files are only
 // read): the experiment file, each flag's parser, the combinations, where the run would write. The
 // CLI calls it before anything starts; tests call it to fuzz every option in process.
+import type { BackendName } from '../../clusters/registry.ts';
 import { isAbsolute } from 'node:path';
 import type { Command } from 'commander';
 import { refusal } from '../../clusters/capabilities.ts';
 import { badInput } from '../../lib/index.ts';
 import { expandExperimentFile } from '../config/experiment-file.ts';
-import { optionTable } from '../config/option-table.ts';
-import type { ExperimentParams } from '../experiment/experiment-params.ts';
+import { optionTable } from '../options/option-table.ts';
+import type { ExperimentParams } from '../options/experiment-params.ts';
 import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from './experiment-program.ts';
 import type { ExperimentFlags } from './experiment-program.ts';
+import { splitCommand } from './commands.ts';
+import type { CommandName } from './commands.ts';
 import { checkOpenFilesLimit } from './open-files-limit.ts';
 import { checkOutputFile, checkOutputFolder } from './output-location.ts';
 import { addVersionOption } from './version.ts';
 
 export interface ExperimentArgs {
+  /** The first word (run when the command line starts with an option). */
+  command: CommandName;
+  /** What to tell the user before anything runs (a former command line translated). */
+  note?: string;
   program: Command;
   flags: ExperimentFlags;
   /** A cluster scenario's parameters (undefined for a suite, calibrate and load-smoke). */
@@ -22,13 +29,13 @@ export interface ExperimentArgs {
 }
 
 /** What may go with --suite: each entry sets its own experiment (a flag beside it would be ignored). */
-const SUITE_FLAGS = new Set(['suite', 'repeat', 'resultsDir', 'backend']);
+const SUITE_FLAGS = new Set(['suite', 'only', 'repeat', 'resultsDir', 'backend']);
 
 /** Arguments that are answered without reading an experiment file or checking anything else. */
 const ANSWERED_AT_ONCE = new Set(['-h', '--help', '-V', '--version']);
 
 function checkSuiteFlags(program: Command): void {
-  const given = optionTable(program).find(
+  const given = optionTable().find(
     (o) => !SUITE_FLAGS.has(o.attribute) && program.getOptionValueSource(o.attribute) === 'cli',
   );
   if (given)
@@ -59,7 +66,7 @@ export function k6OutputFile(output: string): string | undefined {
 /** Refuses (exit 2, naming the flag and the path) any place the run would write but could not. */
 function checkOutputLocations(flags: ExperimentFlags): void {
   checkOutputFolder('--results-dir', flags.resultsDir, './results');
-  for (const output of flags.k6Out ?? []) {
+  for (const output of (flags['k6Out'] as string[] | undefined) ?? []) {
     const file = k6OutputFile(output);
     if (file !== undefined) checkOutputFile('--k6-out', file, 'json=k6.json (in the run folder)', output);
   }
@@ -68,12 +75,12 @@ function checkOutputLocations(flags: ExperimentFlags): void {
 function checkBackend(flags: ExperimentFlags): void {
   // The seed suite and E5 need in-pod capture (the drain strategies, the meshed client, E1's path).
   const refused =
-    (flags.suite !== undefined || flags.scenario === 'drain-strategies') &&
-    refusal(flags.backend, [
+    flags.suite !== undefined &&
+    refusal(flags.backend as BackendName, [
       {
         capability: 'inPodCapture',
-        flag: flags.suite !== undefined ? '--suite' : '--scenario',
-        value: flags.suite ?? flags.scenario,
+        flag: '--suite',
+        value: flags.suite,
         why: 'on kind run --scenario workload-rollout --backend kind (README, kind backend)',
       },
     ]);
@@ -91,14 +98,28 @@ export async function parseExperimentArgs(
 ): Promise<ExperimentArgs> {
   addVersionOption(program);
   const answeredAtOnce = argv.some((arg) => ANSWERED_AT_ONCE.has(arg));
-  const args = answeredAtOnce ? [...argv] : await expandExperimentFile(argv);
+  const {
+    command,
+    argv: options,
+    note,
+  } = answeredAtOnce ? { command: 'run' as const, argv: [...argv] } : splitCommand(argv);
+  const args = answeredAtOnce ? options : await expandExperimentFile(options);
   const flags = program.parse(args, { from: 'user' }).opts<ExperimentFlags>();
+  const said = note === undefined ? {} : { note };
   checkBackend(flags);
+  if (flags.suite !== undefined && command !== 'suite')
+    throw badInput(
+      '--suite',
+      `not given with ${command}`,
+      flags.suite,
+      'npm run experiment -- suite <name|file>',
+    );
   if (flags.suite !== undefined) checkSuiteFlags(program);
+  else if (flags.only !== undefined) throw badInput('--only', 'given with suite <name|file>', flags.only);
   checkOutputLocations(flags);
-  const scenario = flags.suite === undefined ? CLUSTER_SCENARIOS[flags.scenario] : undefined;
-  if (!scenario) return { program, flags };
+  const scenario = command === 'run' ? CLUSTER_SCENARIOS[flags.scenario] : undefined;
+  if (!scenario) return { command, ...said, program, flags };
   const params = paramsFromFlags(program, flags, scenario);
   checkOpenFilesLimit(params.connections);
-  return { program, flags, params };
+  return { command, ...said, program, flags, params };
 }

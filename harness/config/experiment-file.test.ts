@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ErrorCode, isHarnessError } from '../../lib/index.ts';
-import type { ExperimentParams } from '../experiment/experiment-params.ts';
+import type { ExperimentParams } from '../options/experiment-params.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { parse } from 'yaml';
 import { experimentArgsOf } from './experiment-file.ts';

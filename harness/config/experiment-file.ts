@@ -9,8 +9,8 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { badInput, isHarnessError } from '../../lib/index.ts';
 import { buildExperimentProgram } from '../cli/experiment-program.ts';
-import { argsFor, optionTable } from './option-table.ts';
-import type { OptionEntry } from './option-table.ts';
+import { argsFor, optionTable } from '../options/option-table.ts';
+import type { OptionEntry } from '../options/option-table.ts';
 import { RUN_CONFIG_FILE } from './run-config.ts';
 
 const asJson = (value: unknown): { toString(): string } => ({
@@ -78,7 +78,7 @@ export async function experimentFileArgs(path: string, flag: '--config' | '--fro
  * arguments they stand for; bad input (exit 2) names `where`, the key and the value.
  */
 export function experimentArgsOf(data: unknown, where: string): string[] {
-  const table = optionTable(buildExperimentProgram());
+  const table = optionTable();
   const checked = schemaOf(table).safeParse(data);
   if (!checked.success) {
     const issue = checked.error.issues[0];

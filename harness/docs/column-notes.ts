@@ -1,19 +1,14 @@
 /**
  * What each summary.csv / runs.csv column holds, for docs/reference.md. The columns themselves come
- * from the code (`buildSummaryRow`); a column without a note here is listed with an empty note, so a
+ * from the code (`buildSummaryRow`); an option's column is described by its entry in the option
+ * table (harness/options/); a column without a note here is listed with an empty note, so a
  * new column shows up in the reference (and its staleness test) even before someone describes it.
  * A key that is no column any more is simply not printed.
  */
+import { experimentOptions } from '../options/experiment-options.ts';
 export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   schema_version: 'the row format; bumped whenever a column is added, removed or changes meaning',
   run_id: 'the run folder name: UTC start time and scenario',
-  scenario: '`--scenario`',
-  backend: '`--backend` (local or kind)',
-  mesh: '`--mesh` (ambient or off)',
-  grace_s: '`--grace`, seconds',
-  qps: '`--qps` (0 = as fast as the connections go)',
-  connections: '`-c/--connections`',
-  duration_s: '`--duration`, seconds of load',
   requests: 'requests the load generator sent and the tally counted',
   ok: 'requests that succeeded (2xx, and 418 as fortio counts it)',
   http_503: 'every 503, whatever its response flags',
@@ -34,16 +29,6 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   http_503_urx: '503s with URX (retries exhausted)',
   http_503_uh: '503s with UH (no healthy upstream)',
   h2: 'HTTP/2 protocol errors',
-  timeout_s: '`--timeout`, seconds',
-  path: '`--path`',
-  restart_at_s: '`--restart-at`, seconds into the load, or none',
-  replicas: '`--replicas`',
-  gateway_concurrency: '`--gateway-concurrency`',
-  gateway_mode: '`--gateway-mode` (hbone or plain)',
-  ztunnel_impl: '`--ztunnel-impl` (ours or istio)',
-  pod_network: 'loopback, or netns (`--netns`, `--ztunnel-impl istio`)',
-  mesh_client_rps: '`--mesh-client`, requests per second of the meshed client pod',
-  max_failed: "`--max-failed`, else the scenario's budget",
   generator: 'the load generator that ran (fortio or k6)',
   generator_requests: "the load generator's own request count (checked against the tally)",
   generator_version: "the load generator's version",
@@ -116,16 +101,6 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   client_ztunnel_cpu_avg_pct: "E5: the client node's ztunnel CPU, mean % of one core",
   started_at: 'wall-clock start, ISO 8601 UTC',
   git_sha: 'the code that ran (`git rev-parse --short HEAD`)',
-  prestop_sleep_s: 'arm `--prestop-sleep`, seconds',
-  retry_on: "arm `--retry-on`: the gateway's retry_on",
-  max_connection_duration_s: 'arm `--max-connection-duration`, seconds (0 = none)',
-  hbone_idle_timeout_s: 'arm `--hbone-idle-timeout`, seconds (0 = default, 1 h)',
-  drain_strategy: 'arm `--drain-strategy`',
-  pool_backoff: 'arm `--pool-backoff` (1 = on)',
-  tcp_migrate_req: 'arm `--tcp-migrate-req`',
-  exit_on_zero_active_connections: 'arm `--exit-on-zero-active-connections` (1 = on)',
-  cpu_isolation:
-    "arm `--cpu-isolation`: none, nodes (a cpu cgroup per node's pods and one for the generator) or nodes-pinned (plus cpusets: the generator on a CPU of its own)",
   nodes: "the cluster's nodes",
   timing_model: 'modelled (local: the `timing_*` columns say how) or measured (kind)',
   ztunnel_mode: 'in-pod (local, as istio-cni) or node-address (kind)',
@@ -146,8 +121,16 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
 };
 
 /** Notes for the timing-model columns, one per `--timing` name. */
+/** An option's column: its flag (arms say so), then the table's note. */
+function optionColumnNote(column: string): string | undefined {
+  const spec = experimentOptions().find((o) => o.column?.name === column);
+  if (!spec?.column) return undefined;
+  const flag = spec.short ? `${spec.short}/--${spec.key}` : `--${spec.key}`;
+  return `${spec.param?.startsWith('arms.') ? 'arm ' : ''}\`${flag}\`${spec.column.note ?? ''}`;
+}
+
 export function columnNote(column: string): string {
-  const note = COLUMN_NOTES[column];
+  const note = COLUMN_NOTES[column] ?? optionColumnNote(column);
   if (note !== undefined) return note;
   if (column.startsWith('timing_'))
     return `local: the timing model's \`${column.slice(7)}\`, ms (\`--timing\`)`;

@@ -8,10 +8,13 @@ import { format, resolveConfig } from 'prettier';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
-import { optionTable } from '../config/option-table.ts';
+import { experimentOptions } from '../options/experiment-options.ts';
+import { optionTable } from '../options/option-table.ts';
+import { summaryColumnRoles } from '../experiment/column-roles.ts';
 import { buildSummaryRow, EMPTY_FACTS, SUMMARY_SCHEMA_VERSION } from '../experiment/summary-row.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
+import { COMMANDS } from '../cli/commands.ts';
 import { columnNote } from './column-notes.ts';
 import { RUN_FOLDER_FILES } from './run-folder-files.ts';
 
@@ -49,7 +52,7 @@ const KIND_NOTE = { switch: 'switch', value: 'value', timing: 'repeatable, name=
 
 function optionsSection(): string {
   const program = buildExperimentProgram();
-  const entries = optionTable(program);
+  const entries = optionTable();
   const inTable = new Set(entries.map((e) => e.long));
   const row = (o: Option, kind: string): string[] => [
     code(o.flags),
@@ -71,29 +74,22 @@ function optionsSection(): string {
   ].join('\n\n');
 }
 
-/** The flag each scenario default stands for (ScenarioDefaults' keys). */
-const DEFAULT_FLAGS: Readonly<Record<string, string>> = {
-  qps: '--qps',
-  connections: '--connections',
-  durationS: '--duration',
-  timeoutS: '--timeout',
-  path: '--path',
-  graceS: '--grace',
-  replicas: '--replicas',
-  restartAtS: '--restart-at',
-  gatewayMode: '--gateway-mode',
-};
+/** The flag each scenario default stands for (ScenarioDefaults' keys are parameter fields). */
+const flagOfParam = (field: string): string =>
+  `--${experimentOptions().find((o) => o.param === field)?.key ?? field}`;
 
 function scenariosSection(): string {
   const rows = Object.values(CLUSTER_SCENARIOS).map((s) => {
     const defaults = Object.entries(s.defaults ?? {}).map(
-      ([key, value]) => `${DEFAULT_FLAGS[key] ?? key} ${String(value)}`,
+      ([key, value]) => `${flagOfParam(key)} ${String(value)}`,
     );
     return [code(s.name), cell(s.summary), String(s.defaultMaxFailed), cell(defaults.join(', '))];
   });
   return [
     '## Cluster scenarios and their defaults',
-    'The other `--scenario` values (`drain-strategies`, `calibrate`, `load-smoke`) are not cluster scenarios of their own: see the user guide.',
+    `\`npm run experiment -- <command>\`: ${Object.entries(COMMANDS)
+      .map(([name, what]) => `\`${name}\` (${what})`)
+      .join('; ')}. Only \`run\` takes a scenario.`,
     table(['scenario', 'what it does', 'default `--max-failed`', 'defaults it sets'], rows),
   ].join('\n\n');
 }
@@ -149,6 +145,14 @@ function runFolderSection(): string {
   ].join('\n\n');
 }
 
+function roleOf(column: string): string {
+  const spec = summaryColumnRoles().get(column);
+  if (!spec) return 'parameter';
+  return spec.olderRowsRan === undefined
+    ? spec.role
+    : `${spec.role} (older rows: ${spec.olderRowsRan === '' ? 'empty' : code(spec.olderRowsRan)})`;
+}
+
 function columnsSection(): string {
   const program = buildExperimentProgram();
   const flags = program.parse([], { from: 'user' }).opts<ExperimentFlags>();
@@ -158,15 +162,16 @@ function columnsSection(): string {
   const own = Object.values(CLUSTER_SCENARIOS).flatMap((s) =>
     (s.companionColumns ?? []).map((c) => [
       code(c),
+      roleOf(c),
       cell(`${columnNote(c)} (summary.csv of ${s.name} only)`),
     ]),
   );
   return [
     `## summary.csv and runs.csv columns (schema ${String(SUMMARY_SCHEMA_VERSION)})`,
-    "In this order (`harness/experiment/summary-row.ts`); a scenario's own columns follow in its summary.csv.",
+    "In this order (`harness/experiment/summary-row.ts`); a scenario's own columns follow in its summary.csv. Role: `npm run compare` keys configurations on the parameters (a column it does not know counts as one); measures are what it compares; bookkeeping is neither (`harness/experiment/column-roles.ts`).",
     table(
-      ['column', 'what it holds'],
-      [...Object.keys(row).map((c) => [code(c), cell(columnNote(c))]), ...own],
+      ['column', 'role', 'what it holds'],
+      [...Object.keys(row).map((c) => [code(c), roleOf(c), cell(columnNote(c))]), ...own],
     ),
   ].join('\n\n');
 }

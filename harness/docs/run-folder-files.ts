@@ -126,8 +126,7 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
   {
     path: 'calibration.csv',
     writtenBy: 'harness/checks/calibrate.ts',
-    holds:
-      "`--scenario calibrate` only: `outcome`, `expected`, `got` (the count derived from the generator's own)",
+    holds: "`calibrate` only: `outcome`, `expected`, `got` (the count derived from the generator's own)",
   },
   {
     path: 'fortio/access.jsonl',

@@ -1,8 +1,10 @@
 import type { ClusterAddresses, ClusterBackend, WorkloadRef } from '../../clusters/backend.ts';
 import type { Capability } from '../../clusters/capabilities.ts';
 import type { ClusterObject } from '../../clusters/manifests/index.ts';
-import type { Clock } from '../../lib/index.ts';
-import type { ExperimentParams } from './experiment-params.ts';
+import type { Clock, HarnessError } from '../../lib/index.ts';
+import type { ExperimentParams, ScenarioDefaults } from '../options/experiment-params.ts';
+
+export type { ScenarioDefaults };
 
 /** What happens at --restart-at. */
 export type Fault =
@@ -30,22 +32,6 @@ export interface CompanionContext {
   signal: AbortSignal;
 }
 
-/** Parameters a scenario sets differently from the CLI's defaults (a user's flag still wins). */
-export type ScenarioDefaults = Partial<
-  Pick<
-    ExperimentParams,
-    | 'qps'
-    | 'connections'
-    | 'durationS'
-    | 'timeoutS'
-    | 'path'
-    | 'graceS'
-    | 'replicas'
-    | 'restartAtS'
-    | 'gatewayMode'
-  >
->;
-
 /** A scenario = topology (manifests) + load (params) + fault schedule + verdict rule. */
 export interface ClusterScenario {
   name: string;
@@ -68,4 +54,11 @@ export interface ClusterScenario {
   companionColumns?: readonly string[];
   /** Backend capabilities it needs (clusters/capabilities.ts), each with why when more specific. */
   requires?: { capability: Capability; why?: string }[];
+  /**
+   * istio/ztunnel's own binary can serve it: in dedicated mode beside each pod it serves the pods'
+   * rollout (E2); an upgrade of the node's ztunnel needs shared mode, not built.
+   */
+  servesIstioZtunnel?: boolean;
+  /** Parameters it cannot run with, as bad input (exit 2); undefined when it can. */
+  refuses?(params: ExperimentParams): HarnessError | undefined;
 }

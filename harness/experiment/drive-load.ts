@@ -14,7 +14,7 @@ import { createFlagJoin } from '../explain/flag-join.ts';
 import { readGatewayAccessLog } from '../explain/gateway-access-log.ts';
 import type { RecordTally } from '../tally/index.ts';
 import type { LoadGenerator } from '../tools/index.ts';
-import type { ExperimentParams } from './experiment-params.ts';
+import type { ExperimentParams } from '../options/experiment-params.ts';
 
 export const BUCKET_MS = 100;
 const FLAG_HEADER = 'X-Response-Flags';

@@ -1,8 +1,8 @@
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import type { ClusterObject, HttpbinManifestOptions } from '../../clusters/manifests/index.ts';
 import { providerOf } from '../../clusters/registry.ts';
-import { DEFAULT_ARMS } from './mitigation-arms.ts';
-import type { ExperimentParams } from './experiment-params.ts';
+import { armEnv, DEFAULT_ARMS } from '../options/arms.ts';
+import type { ExperimentParams } from '../options/experiment-params.ts';
 
 /** What the scenarios' faults hit. */
 export const ZTUNNEL_DAEMONSET = { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' } as const;
@@ -28,8 +28,8 @@ export function scenarioManifests(
   return buildMeshManifests({
     ztunnel: {
       graceS: p.graceS,
-      drainStrategy: arms.drainStrategy,
-      poolBackoff: arms.poolBackoff,
+      // The arms ztunnel reads from its environment (harness/options/arms.ts, each arm's `env`).
+      env: armEnv(arms, 'ztunnel'),
       ...profile.ztunnel,
     },
     ...(p.meshClientRps > 0

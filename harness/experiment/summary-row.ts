@@ -6,8 +6,9 @@ import { OUTCOME_CLASSES, summaryColumnOf } from '../tally/index.ts';
 import type { CpuUsage } from '../load/index.ts';
 import type { CpuGroupFigures, CpuReport } from '../observe/cpu-monitor.ts';
 import type { CsvRow } from '../results/write-csv.ts';
-import type { ExperimentParams } from './experiment-params.ts';
-import { armColumns } from './mitigation-arms.ts';
+import type { ExperimentParams } from '../options/experiment-params.ts';
+import { experimentOptions } from '../options/experiment-options.ts';
+import { parameterColumns } from '../options/params.ts';
 import type { DeadlineAccount } from '../explain/deadline-accounting.ts';
 import { projectCount } from '../explain/deadline-accounting.ts';
 import { poissonInterval } from '../explain/poisson.ts';
@@ -120,16 +121,11 @@ export function buildSummaryRow(
   const cls = (c: OutcomeClass): number => totals?.[c] ?? 0;
   const rel = (ms: number | undefined): string =>
     ms === undefined ? '' : ((ms - facts.loadStartMs) / 1000).toFixed(3);
+  const table = experimentOptions();
   return {
     schema_version: SUMMARY_SCHEMA_VERSION,
     run_id: facts.runId,
-    scenario: params.scenario,
-    backend: params.backend,
-    mesh: params.mesh,
-    grace_s: params.graceS,
-    qps: params.qps,
-    connections: params.connections,
-    duration_s: params.durationS,
+    ...parameterColumns(table, params, 'lead'),
     generator: facts.generator.kind,
     ...countColumns(tally),
     bursts: bursts.length,
@@ -141,16 +137,7 @@ export function buildSummaryRow(
     http_503_urx: cls('http_503_urx'),
     http_503_uh: cls('http_503_uh'),
     h2: cls('h2'),
-    timeout_s: params.timeoutS,
-    path: params.path,
-    restart_at_s: params.restartAtS ?? 'none',
-    replicas: params.replicas,
-    gateway_concurrency: params.gatewayConcurrency,
-    gateway_mode: params.gatewayMode,
-    ztunnel_impl: params.ztunnelImpl,
-    pod_network: params.podNetwork,
-    mesh_client_rps: params.meshClientRps,
-    max_failed: params.maxFailed,
+    ...parameterColumns(table, params, 'shape'),
     ...generatorColumns(facts),
     ...cpuColumns(facts.componentCpu),
     rollout_started_s: rel(facts.rollout?.startedAtMs),
@@ -165,7 +152,7 @@ export function buildSummaryRow(
     git_sha: facts.gitSha,
     generator_version: facts.generator.version,
     envoy_version: facts.envoyVersion,
-    ...armColumns(params.arms),
+    ...parameterColumns(table, params, 'arm'),
     ...backendColumns(facts.backend),
   };
 }

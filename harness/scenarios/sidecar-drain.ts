@@ -1,3 +1,4 @@
+import { badInput } from '../../lib/index.ts';
 import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
 import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-manifests.ts';
 
@@ -12,6 +13,15 @@ import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-ma
 export const sidecarDrain: ClusterScenario = {
   name: 'sidecar-drain',
   requires: [{ capability: 'sidecarBesideApp' }],
+  refuses: (p) =>
+    p.podNetwork === 'netns' && p.ztunnelImpl === 'ours'
+      ? badInput(
+          '--netns',
+          'not set with --scenario sidecar-drain',
+          'set',
+          "the sidecar and its app would share the pod's namespace and its ports; that pod layout is not built: leave --netns off",
+        )
+      : undefined,
   summary: 'a /delay/10 request in flight to a sidecar pod while its Deployment scales to 0 (seed 004)',
   source: 'E4, seed 004 (EXIT_ON_ZERO_ACTIVE_CONNECTIONS)',
   manifests: (p) =>

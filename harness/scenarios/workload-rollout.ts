@@ -9,6 +9,7 @@ import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-ma
  */
 export const workloadRollout: ClusterScenario = {
   name: 'workload-rollout',
+  servesIstioZtunnel: true,
   summary:
     'httpbin Deployment rollout restart under load through a mesh-aware gateway (Istio 1.28, seed 002)',
   source: 'E2, seed 002 (istio/istio#58514)',

@@ -12,16 +12,18 @@ export function entryUnavailable(
   uid: number | undefined = process.getuid?.(),
 ): string {
   const { flags } = entry;
+  const istio = flags['ztunnelImpl'] === 'istio';
+  const cpuIsolation = typeof flags['cpuIsolation'] === 'string' ? flags['cpuIsolation'] : 'none';
   const namespaces = [
-    flags.tcpMigrateReq === '1' && 'tcp_migrate_req=1',
-    flags.netns && '--netns',
-    flags.ztunnelImpl === 'istio' && '--ztunnel-impl istio',
+    flags['tcpMigrateReq'] === 1 && 'tcp_migrate_req=1',
+    flags['netns'] === true && '--netns',
+    istio && '--ztunnel-impl istio',
   ].filter((f): f is string => typeof f === 'string');
   if (namespaces.length > 0 && uid !== 0)
     return `not available: ${namespaces.join(', ')} needs root for network namespaces`;
-  if (flags.cpuIsolation !== 'none' && uid !== 0)
-    return `not available: --cpu-isolation ${flags.cpuIsolation} needs root for cpu cgroups`;
-  if (flags.ztunnelImpl === 'istio') {
+  if (cpuIsolation !== 'none' && uid !== 0)
+    return `not available: --cpu-isolation ${cpuIsolation} needs root for cpu cgroups`;
+  if (istio) {
     const real = realZtunnelFromEnv(env);
     if (typeof real === 'string') return `not available: istio/ztunnel ${real}`;
   }

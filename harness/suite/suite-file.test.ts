@@ -6,7 +6,7 @@ import { stringify, parse } from 'yaml';
 import { ErrorCode, isHarnessError } from '../../lib/index.ts';
 import { formatRunConfig } from '../config/run-config.ts';
 import { EVERY_FIELD, resolve } from '../config/test/experiment-fixtures.ts';
-import type { ExperimentParams } from '../experiment/experiment-params.ts';
+import type { ExperimentParams } from '../options/experiment-params.ts';
 import { ENTRY_REPORTS } from './entry-reports.ts';
 import { entryArgs } from './run-suite.ts';
 import { judgeShape } from './shape-rule.ts';

@@ -21,9 +21,14 @@ const BAD_INPUTS: [string[], RegExp][] = [
   [['--qps', 'abc'], /^error: Expected --qps to be a number from 0 to 100000, got "abc"$/m],
   [
     ['--scenario', 'nope'],
-    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, long-lived, sidecar-drain, drain-strategies, calibrate, load-smoke, got "nope"$/m,
+    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, long-lived, sidecar-drain, got "nope"$/m,
   ],
   [['--no-such-flag'], /unknown option '--no-such-flag'/],
+  [
+    ['rnu', '--qps', '5'],
+    /^error: Expected the command to be one of run, suite, calibrate, load-smoke, or an option \(run is the default\), got "rnu"/m,
+  ],
+  [['run', '--suite', 'seeds'], /^error: Expected --suite to be not given with run, got "seeds"/m],
   [
     ['--restart-at', '99', '--duration', '10'],
     /--restart-at to be a number of seconds in \[0, --duration\) or "none", got "99"/,
@@ -126,6 +131,7 @@ test('--help exits 0 and lists the flags', async () => {
   assert.equal(result.exitCode, 0);
   assert.match(result.stdout, /--qps <n>/);
   assert.match(result.stdout, /--connections <n>/);
+  assert.match(result.stdout, /^Commands \(the first word; run is the default\):\n {2}run +one experiment/m);
 });
 
 for (const generator of GENERATORS)
@@ -139,10 +145,9 @@ for (const generator of GENERATORS)
         process.execPath,
         [
           CLI,
+          'calibrate',
           '--generator',
           generator.kind,
-          '--scenario',
-          'calibrate',
           '--qps',
           '120',
           '-c',

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
-import type { ExperimentParams } from '../../experiment/experiment-params.ts';
+import type { ExperimentParams } from '../../options/experiment-params.ts';
+import { EXAMPLE_ARMS } from '../../options/arms.ts';
 import { expandExperimentFile } from '../experiment-file.ts';
 
 /** What `npm run experiment` resolves from a command line, without running anything. */
@@ -39,17 +40,7 @@ export const EVERY_FIELD: ExperimentParams = {
   thresholds: ['p99_ms<500', 'failed_rate<1e-4'],
   k6Out: ['json=k6.json', 'web-dashboard=export=k6.html'],
   timing: { pushLatencyMs: 400, debounceQuietMs: 10 },
-  arms: {
-    preStopSleepS: 5,
-    retryOn: 'connect-failure,reset',
-    maxConnectionDurationS: 30,
-    hboneIdleTimeoutS: 20,
-    drainStrategy: 'goaway-on-shutdown-start',
-    poolBackoff: true,
-    tcpMigrateReq: 1,
-    exitOnZeroActiveConnections: true,
-    cpuIsolation: 'nodes-pinned',
-  },
+  arms: EXAMPLE_ARMS,
   ztunnelImpl: 'istio',
   podNetwork: 'netns',
 };

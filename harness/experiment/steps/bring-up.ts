@@ -2,7 +2,7 @@ import type { ClusterAddresses, ClusterBackend } from '../../../clusters/backend
 import { providerOf } from '../../../clusters/registry.ts';
 import { createProgress, ErrorCode, HarnessError } from '../../../lib/index.ts';
 import type { ClusterScenario } from '../cluster-scenario.ts';
-import type { ExperimentParams } from '../experiment-params.ts';
+import type { ExperimentParams } from '../../options/experiment-params.ts';
 import type { RunPlan } from './run-context.ts';
 
 /** k6's targets: the scenario's, else the gateway at --path. */

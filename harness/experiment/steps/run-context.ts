@@ -8,7 +8,7 @@ import type { RecordTally } from '../../tally/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
 import type { Provenance } from '../../config/provenance.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
-import type { ExperimentParams } from '../experiment-params.ts';
+import type { ExperimentParams } from '../../options/experiment-params.ts';
 
 /** What the caller asks for: one run of a scenario with these parameters. */
 export interface RunRequest {

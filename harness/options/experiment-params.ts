@@ -1,11 +1,12 @@
 import type { TimingModel } from '../../clusters/local/index.ts';
+import type { BackendName } from '../../clusters/registry.ts';
 import type { GeneratorChoice } from '../tools/index.ts';
-import type { MitigationArms } from './mitigation-arms.ts';
+import type { MitigationArms } from './arms.ts';
 
 /** Everything a cluster experiment run depends on; every field goes into the summary row. */
 export interface ExperimentParams {
   scenario: string;
-  backend: 'local' | 'kind';
+  backend: BackendName;
   /** The load generator asked for (the one that ran is in the row's `generator` column). */
   generator: GeneratorChoice;
   mesh: 'ambient' | 'off';
@@ -57,3 +58,19 @@ export interface ExperimentParams {
    */
   podNetwork: 'loopback' | 'netns';
 }
+
+/** Parameters a scenario sets differently from the CLI's defaults (a user's flag still wins). */
+export type ScenarioDefaults = Partial<
+  Pick<
+    ExperimentParams,
+    | 'qps'
+    | 'connections'
+    | 'durationS'
+    | 'timeoutS'
+    | 'path'
+    | 'graceS'
+    | 'replicas'
+    | 'restartAtS'
+    | 'gatewayMode'
+  >
+>;

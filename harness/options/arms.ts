@@ -1,0 +1,230 @@
+// The mitigation arms docs/architecture.md names (Experiments): each one an option whose value reaches
+// the component that implements it and a column of every row. Two more mitigations are ordinary
+// parameters: longer grace (--grace) and a lower control-plane debounce (--timing debounceQuietMs=...).
+//
+// Adding an arm: an entry here (flag, parser, default, column, label, and either `env`, the variable
+// its component reads, or a line in harness/experiment/scenario-manifests.ts for a manifest field),
+// the component reading it, a test, and `npm run docs`. MitigationArms, the defaults, the columns,
+// the label, experiment files, run folders and compare all follow from the entry.
+import { CPU_ISOLATION_MODES } from '../../clusters/local/index.ts';
+import type { CpuIsolation } from '../../clusters/local/index.ts';
+import { badInput } from '../../lib/index.ts';
+import { checkRetryOn, ISTIO_DEFAULT_RETRY_ON } from '../../mesh/xds/route-policy.ts';
+import { DRAIN_STRATEGIES } from '../../ztunnel/drain-strategy.ts';
+import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
+import { choiceParser, numberParser } from './parse-values.ts';
+import type { ColumnBinding, OptionSpec } from './option.ts';
+
+/** A component that reads arms from its environment (the manifests set the variable). */
+export type ArmComponent = 'ztunnel' | 'sidecar';
+
+export interface ArmSpec<T> extends Omit<OptionSpec<T>, 'param' | 'column' | 'default' | 'parse'> {
+  default: T;
+  parse?: (raw: string) => T;
+  column: Omit<ColumnBinding<T>, 'group'>;
+  /** The label's words when the arm is not at its default (describeArms): `pool back-off`. */
+  describe: (value: T) => string;
+  /** The environment variable its component reads; undefined leaves it unset. */
+  env?: { component: ArmComponent; name: string; value: (value: T) => string | undefined };
+  /** A value other than the default, for the round-trip tests (experiment files, run folders). */
+  example: T;
+}
+
+function arm<T>(spec: ArmSpec<T>): ArmSpec<T> {
+  return spec;
+}
+
+const seconds = (flag: string) => numberParser(flag, { min: 0, max: 86_400, unit: 'seconds' });
+const oneZero = (on: boolean): number => (on ? 1 : 0);
+
+function retryOnParser(raw: string): string {
+  try {
+    checkRetryOn(raw);
+  } catch (err) {
+    throw badInput(
+      '--retry-on',
+      'a comma-separated list of Envoy retry_on conditions',
+      raw,
+      (err as Error).message,
+    );
+  }
+  return raw;
+}
+
+function retryOnLabel(retryOn: string): string {
+  const base = new Set(ISTIO_DEFAULT_RETRY_ON.split(','));
+  const added = retryOn.split(',').filter((c) => !base.has(c));
+  return added.length ? `retry_on +${added.join(',+')}` : `retry_on ${retryOn}`;
+}
+
+/** Every arm, in --help and column order. */
+export const ARMS = {
+  preStopSleepS: arm<number>({
+    key: 'prestop-sleep',
+    arg: '<s>',
+    description: 'arm: httpbin preStop sleep seconds (the 1.28 workaround)',
+    parse: seconds('--prestop-sleep'),
+    default: 0,
+    column: { name: 'prestop_sleep_s', note: ', seconds' },
+    describe: (s) => `preStop sleep ${String(s)} s`,
+    example: 5,
+  }),
+  retryOn: arm<string>({
+    key: 'retry-on',
+    arg: '<list>',
+    description: "arm: the gateway route's retry_on, as a VirtualService's retries.retryOn (e.g. add ,reset)",
+    parse: retryOnParser,
+    default: ISTIO_DEFAULT_RETRY_ON,
+    column: { name: 'retry_on', note: ": the gateway's retry_on" },
+    describe: retryOnLabel,
+    example: 'connect-failure,reset',
+  }),
+  maxConnectionDurationS: arm<number>({
+    key: 'max-connection-duration',
+    arg: '<s>',
+    description:
+      "arm: the gateway's upstream max_connection_duration, as a DestinationRule's tcp.maxConnectionDuration; 0 = none",
+    parse: seconds('--max-connection-duration'),
+    default: 0,
+    column: { name: 'max_connection_duration_s', note: ', seconds (0 = none)' },
+    describe: (s) => `max connection duration ${String(s)} s`,
+    example: 30,
+  }),
+  hboneIdleTimeoutS: arm<number>({
+    key: 'hbone-idle-timeout',
+    arg: '<s>',
+    description:
+      "arm: the gateway's HBONE idle timeout (meshConfig.hboneIdleTimeout, Istio 1.29); 0 = Envoy's 1 h",
+    parse: seconds('--hbone-idle-timeout'),
+    default: 0,
+    column: { name: 'hbone_idle_timeout_s', note: ', seconds (0 = default, 1 h)' },
+    describe: (s) => `HBONE idle timeout ${String(s)} s`,
+    example: 20,
+  }),
+  drainStrategy: arm<DrainStrategy>({
+    key: 'drain-strategy',
+    arg: '<name>',
+    description: `arm: ztunnel per-pod drain (${DRAIN_STRATEGIES.join(', ')})`,
+    parse: choiceParser('--drain-strategy', DRAIN_STRATEGIES),
+    default: 'none',
+    column: { name: 'drain_strategy' },
+    describe: (s) => `drain ${s}`,
+    env: { component: 'ztunnel', name: 'DRAIN_STRATEGY', value: (s) => s },
+    requires: (s) =>
+      s !== 'none' && {
+        capability: 'inPodCapture',
+        value: s,
+        why: "the strategies act on one pod's listeners",
+      },
+    example: 'goaway-on-shutdown-start',
+  }),
+  poolBackoff: arm<boolean>({
+    key: 'pool-backoff',
+    description:
+      "arm: ztunnel's HBONE client pool backs off a destination after failed connects (istio/ztunnel#1191)",
+    default: false,
+    column: { name: 'pool_backoff', note: ' (1 = on)', render: oneZero },
+    describe: () => 'pool back-off',
+    env: { component: 'ztunnel', name: 'POOL_BACKOFF', value: (on) => (on ? 'true' : undefined) },
+    example: true,
+  }),
+  tcpMigrateReq: arm<0 | 1>({
+    key: 'tcp-migrate-req',
+    arg: '<0|1>',
+    description: 'arm: net.ipv4.tcp_migrate_req; 1 runs the experiment in its own network namespace (root)',
+    parse: (raw) => (choiceParser('--tcp-migrate-req', ['0', '1'] as const)(raw) === '1' ? 1 : 0),
+    default: 0,
+    column: { name: 'tcp_migrate_req' },
+    describe: () => 'tcp_migrate_req=1',
+    requires: (v) => v === 1 && { capability: 'perNetnsSysctls', value: 1 },
+    example: 1,
+  }),
+  exitOnZeroActiveConnections: arm<boolean>({
+    key: 'exit-on-zero-active-connections',
+    description: "arm (sidecar-drain): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+    default: false,
+    column: { name: 'exit_on_zero_active_connections', note: ' (1 = on)', render: oneZero },
+    describe: () => 'EXIT_ON_ZERO_ACTIVE_CONNECTIONS',
+    example: true,
+  }),
+  cpuIsolation: arm<CpuIsolation>({
+    key: 'cpu-isolation',
+    arg: '<mode>',
+    description:
+      "arm: none | nodes (each node's pods and the load generator in a cpu cgroup of their own, equal cpu.shares) | nodes-pinned (plus cpusets: the generator alone on the last CPU, the nodes on the others); root, cgroup v1, local backend",
+    parse: choiceParser('--cpu-isolation', CPU_ISOLATION_MODES),
+    default: 'none',
+    column: {
+      name: 'cpu_isolation',
+      note: ": none, nodes (a cpu cgroup per node's pods and one for the generator) or nodes-pinned (plus cpusets: the generator on a CPU of its own)",
+      olderRowsRan: 'none',
+    },
+    describe: (m) => `cpu isolation ${m}`,
+    requires: (m) => m !== 'none' && { capability: 'cpuGroups', value: m },
+    example: 'nodes-pinned',
+  }),
+};
+
+type ArmKey = keyof typeof ARMS;
+type ArmValue<S> = S extends ArmSpec<infer T> ? T : never;
+
+/** The arms' values: one field per entry of ARMS. */
+export type MitigationArms = { [K in ArmKey]: ArmValue<(typeof ARMS)[K]> };
+
+const entries = (): [ArmKey, ArmSpec<unknown>][] =>
+  Object.entries(ARMS) as unknown as [ArmKey, ArmSpec<unknown>][];
+
+export const DEFAULT_ARMS: MitigationArms = Object.fromEntries(
+  entries().map(([k, spec]) => [k, spec.default]),
+) as MitigationArms;
+
+/** Every arm at a value other than its default (tests: a field dropped anywhere shows). */
+export const EXAMPLE_ARMS: MitigationArms = Object.fromEntries(
+  entries().map(([k, spec]) => [k, spec.example]),
+) as MitigationArms;
+
+/** The arms as summary-row columns (always all of them, so rows of different arms line up). */
+export function armColumns(arms: MitigationArms): Record<string, string | number> {
+  return Object.fromEntries(
+    entries().map(([k, spec]) => {
+      const value = arms[k];
+      return [spec.column.name, spec.column.render ? spec.column.render(value) : (value as string | number)];
+    }),
+  );
+}
+
+/** The arms that differ from the defaults, as a short label (`preStop sleep 5 s, retry_on +reset`). */
+export function describeArms(arms: MitigationArms): string {
+  return entries()
+    .filter(([k, spec]) => arms[k] !== spec.default)
+    .map(([k, spec]) => spec.describe(arms[k]))
+    .join(', ');
+}
+
+/** The environment variables `component` gets from the arms (scenario-manifests.ts sets them). */
+export function armEnv(arms: MitigationArms, component: ArmComponent): Record<string, string> {
+  return Object.fromEntries(
+    entries().flatMap(([k, spec]) => {
+      if (spec.env?.component !== component) return [];
+      const value = spec.env.value(arms[k]);
+      return value === undefined ? [] : [[spec.env.name, value]];
+    }),
+  );
+}
+
+/** The arms as option specs (experiment-options.ts puts them in the table). */
+export function armOptions(): OptionSpec[] {
+  return entries().map(([k, spec]) => {
+    const option: OptionSpec = {
+      key: spec.key,
+      description: spec.description,
+      default: spec.default,
+      param: `arms.${k}`,
+      column: { ...spec.column, group: 'arm' },
+    };
+    if (spec.arg) option.arg = spec.arg;
+    if (spec.parse) option.parse = spec.parse;
+    if (spec.requires) option.requires = spec.requires;
+    return option;
+  });
+}
