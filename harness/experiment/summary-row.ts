@@ -1,8 +1,9 @@
 import { backendColumns } from '../../clusters/backend-columns.ts';
 import type { BackendDescription } from '../../clusters/backend-columns.ts';
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import type { Burst, OutcomeClass, RecordTally, Timeline } from '../tally/index.ts';
-import { OUTCOME_CLASSES, summaryColumnOf } from '../tally/index.ts';
+import type { Burst, RecordTally, Timeline } from '../tally/index.ts';
+import { runFigures } from './run-figures.ts';
+import type { RunFigures } from './run-figures.ts';
 import type { CpuUsage } from '../load/index.ts';
 import type { CpuGroupFigures, CpuReport } from '../observe/cpu-monitor.ts';
 import type { CsvRow } from '../results/write-csv.ts';
@@ -74,24 +75,19 @@ export const EMPTY_FACTS: RunFacts = {
 };
 
 /** Requests by summary column (outcome classes folded as summaryColumnOf says), then p50 and p99. */
-function countColumns(tally: RecordTally | undefined): CsvRow {
-  const totals = tally?.timeline.totals();
-  const column = (name: string): number =>
-    totals
-      ? OUTCOME_CLASSES.filter((c) => summaryColumnOf(c) === name).reduce((n, c) => n + totals[c], 0)
-      : 0;
+function countColumns(f: RunFigures, measured: boolean): CsvRow {
   return {
-    requests: tally?.total ?? 0,
-    ok: column('ok'),
-    http_503: column('http_503'),
-    other_5xx: column('other_5xx'),
-    refused: column('refused'),
-    reset: column('reset'),
-    eof: column('eof'),
-    timeout: column('timeout'),
-    other: column('other') + column('h2'),
-    p50_ms: tally ? tally.latency.p50Ms.toFixed(2) : '',
-    p99_ms: tally ? tally.latency.p99Ms.toFixed(2) : '',
+    requests: f.requests,
+    ok: f.ok,
+    http_503: f.http_503,
+    other_5xx: f.other_5xx,
+    refused: f.refused,
+    reset: f.reset,
+    eof: f.eof,
+    timeout: f.timeout,
+    other: f.other,
+    p50_ms: measured ? f.p50_ms.toFixed(2) : '',
+    p99_ms: measured ? f.p99_ms.toFixed(2) : '',
   };
 }
 
@@ -110,15 +106,17 @@ function generatorColumns(facts: RunFacts): CsvRow {
   };
 }
 
-/** The one summary row (summary.csv and runs.csv). Column order is fixed: first the documented ones. */
+/**
+ * The one summary row (summary.csv and runs.csv): the run's figures (run-figures.ts), parameters and
+ * facts rendered as cells. Column order is fixed: first the documented ones.
+ */
 export function buildSummaryRow(
   params: ExperimentParams,
   tally: RecordTally | undefined,
   bursts: Burst[],
   facts: RunFacts,
 ): CsvRow {
-  const totals = tally?.timeline.totals();
-  const cls = (c: OutcomeClass): number => totals?.[c] ?? 0;
+  const f = runFigures({ tally, bursts, droppedIterations: facts.droppedIterations });
   const rel = (ms: number | undefined): string =>
     ms === undefined ? '' : ((ms - facts.loadStartMs) / 1000).toFixed(3);
   const table = experimentOptions();
@@ -127,16 +125,16 @@ export function buildSummaryRow(
     run_id: facts.runId,
     ...parameterColumns(table, params, 'lead'),
     generator: facts.generator.kind,
-    ...countColumns(tally),
-    bursts: bursts.length,
-    max_burst_ms: Math.max(0, ...bursts.map((b) => b.durationMs)),
+    ...countColumns(f, tally !== undefined),
+    bursts: f.bursts,
+    max_burst_ms: f.max_burst_ms,
     verdict: facts.verdict,
     reason: facts.reason,
-    http_503_uf: cls('http_503_uf'),
-    http_503_uc: cls('http_503_uc'),
-    http_503_urx: cls('http_503_urx'),
-    http_503_uh: cls('http_503_uh'),
-    h2: cls('h2'),
+    http_503_uf: f.http_503_uf,
+    http_503_uc: f.http_503_uc,
+    http_503_urx: f.http_503_urx,
+    http_503_uh: f.http_503_uh,
+    h2: f.h2,
     ...parameterColumns(table, params, 'shape'),
     ...generatorColumns(facts),
     ...cpuColumns(facts.componentCpu),

@@ -1,19 +1,25 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import {
-  evaluateThresholds,
-  formatThresholdResults,
-  parseThreshold,
-  thresholdFigures,
-} from './thresholds.ts';
+import { runFigures } from './run-figures.ts';
+import type { RunFigures } from './run-figures.ts';
+import { evaluateThresholds, formatThresholdResults, parseThreshold } from './thresholds.ts';
 
-const row = { requests: 1000, ok: 997, http_503: 3, p99_ms: '612.40', max_burst_ms: 300, p50_ms: '' };
+const figures: RunFigures = {
+  ...runFigures({ tally: undefined, bursts: [], droppedIterations: 0 }),
+  requests: 1000,
+  ok: 997,
+  failed: 3,
+  failed_rate: 0.003,
+  http_503: 3,
+  p99_ms: 612.4,
+  max_burst_ms: 300,
+};
 
 it('reads k6-style thresholds and judges the summary figures, naming each with its value', () => {
   const thresholds = ['failed_rate < 1e-2', 'p99_ms<500', 'max_burst_ms<=500', 'http_503==3', 'p50_ms<1'].map(
     (t) => parseThreshold(t),
   );
-  const results = evaluateThresholds(thresholds, thresholdFigures(row));
+  const results = evaluateThresholds(thresholds, figures);
   assert.deepEqual(
     results.map((r) => [r.threshold.text, r.actual, r.ok]),
     [

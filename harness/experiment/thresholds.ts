@@ -1,4 +1,4 @@
-// Pass/fail criteria in k6's threshold style, on the run's summary figures: `failed_rate<1e-4`,
+// Pass/fail criteria in k6's threshold style, on the run's figures (run-figures.ts): `failed_rate<1e-4`,
 // `p99_ms<500`, `max_burst_ms<=500`, `http_503<=9`. `--max-failed N` is the shorthand `failed<=N`
 // and always holds its place first. The verdict lists every threshold with the value it met.
 import { badInput } from '../../lib/index.ts';
@@ -16,7 +16,7 @@ export const THRESHOLD_METRICS = [
   'max_burst_ms',
   'dropped_iterations',
 ] as const;
-type Metric = (typeof THRESHOLD_METRICS)[number];
+export type Metric = (typeof THRESHOLD_METRICS)[number];
 
 const OPERATORS = {
   '<': (a: number, b: number) => a < b,
@@ -61,16 +61,6 @@ export interface ThresholdResult {
   threshold: Threshold;
   actual: number;
   ok: boolean;
-}
-
-/** The figures a threshold reads, from the summary row's columns. */
-export function thresholdFigures(row: Readonly<Record<string, string | number>>): Record<Metric, number> {
-  const figures = Object.fromEntries(
-    THRESHOLD_METRICS.map((m) => [m, row[m] === undefined || row[m] === '' ? NaN : Number(row[m])]),
-  ) as Record<Metric, number>;
-  figures.failed = figures.requests - figures.ok;
-  figures.failed_rate = figures.requests > 0 ? figures.failed / figures.requests : 0;
-  return figures;
 }
 
 export function evaluateThresholds(

@@ -13,14 +13,9 @@ import type { GatewayEvidence } from '../../explain/explain-run.ts';
 import { findBursts } from '../../tally/index.ts';
 import type { Burst } from '../../tally/index.ts';
 import { BUCKET_MS } from '../drive-load.ts';
-import { buildSummaryRow, EMPTY_FACTS } from '../summary-row.ts';
+import { runFigures } from '../run-figures.ts';
 import type { RunFacts } from '../summary-row.ts';
-import {
-  evaluateThresholds,
-  formatThresholdResults,
-  parseThreshold,
-  thresholdFigures,
-} from '../thresholds.ts';
+import { evaluateThresholds, formatThresholdResults, parseThreshold } from '../thresholds.ts';
 import type { ThresholdResult } from '../thresholds.ts';
 import { abortReasonOf } from './run-context.ts';
 import type { Observation, RunPlan } from './run-context.ts';
@@ -100,15 +95,13 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
   const failed = generatorFailed + (seen.companion?.failed ?? 0);
   // Aborted, even after the load ended (a crash while the cluster closed): not a result to trust.
   const abortReason = seen.abortReason || (seen.signal.aborted ? abortReasonOf(seen.signal) : '');
-  const figures = thresholdFigures(
-    buildSummaryRow(params, tally, bursts, {
-      ...EMPTY_FACTS,
-      droppedIterations: seen.load?.summary.droppedIterations ?? 0,
-    }),
-  );
   // E3's long-lived connections count as failed requests too.
-  figures.failed = failed;
-  figures.failed_rate = figures.requests > 0 ? failed / figures.requests : 0;
+  const figures = runFigures({
+    tally,
+    bursts,
+    droppedIterations: seen.load?.summary.droppedIterations ?? 0,
+    failed,
+  });
   // --max-failed is the shorthand failed<=N, first; then the user's thresholds.
   const budget = parseThreshold(`failed<=${String(params.maxFailed)}`);
   const results = evaluateThresholds([budget, ...params.thresholds.map((t) => parseThreshold(t))], figures);
