@@ -93,6 +93,8 @@ if (!inPod && drainStrategy !== 'none')
 const clock = createSystemClock();
 const metrics = createZtunnelMetrics();
 const poolBackoff = process.env['POOL_BACKOFF'] === 'true';
+// A measurement switch (ours, not upstream's): read the socket table at the drain deadline.
+const readCloseKinds = process.env['DRAIN_READ_CLOSE_KINDS'] === 'true';
 // Every pool event is a log line: the harness counts stale connections, PINGs and new connections
 // per app connection from them (harness/explain/drain-option-metrics.ts).
 const poolLog = log.child({ scope: 'pool' });
@@ -116,6 +118,7 @@ const ztunnel = createZtunnel({
   clock,
   drainDeadlineMs,
   drainStrategy,
+  readCloseKinds,
   ...(discovery ? { outbound: { discovery: discovery.state, pool } } : {}),
 });
 onChange = (change) => {
@@ -154,6 +157,7 @@ log.info('started', {
   drain_deadline_ms: drainDeadlineMs,
   drain_strategy: drainStrategy,
   pool_backoff: poolBackoff,
+  read_close_kinds: readCloseKinds,
 });
 
 function parseInPod(value: string | undefined): boolean {

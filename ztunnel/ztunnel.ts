@@ -33,6 +33,11 @@ export interface ZtunnelOptions {
   /** Discovery and a client pool: pods get their outbound capture (:15001). */
   outbound?: { discovery: DiscoveryState; pool: HbonePool };
   drainStrategy?: DrainStrategy;
+  /**
+   * At the drain deadline, read which sockets hold unread bytes (closeKinds): a measurement, not
+   * upstream behaviour, and it costs CPU at the moment it explains (DRAIN_READ_CLOSE_KINDS).
+   */
+  readCloseKinds?: boolean;
 }
 
 /** One ztunnel instance's data plane: the node's pods, added and removed by the node agent. */
@@ -192,10 +197,12 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
         log.info(DRAIN_DEADLINE_REACHED, {
           connections: live(),
           in_flight: dropping,
-          ...(await closeKinds(
-            allListeners().flatMap((p) => p.tracker.snapshot()),
-            clock,
-          )),
+          ...(options.readCloseKinds
+            ? await closeKinds(
+                allListeners().flatMap((p) => p.tracker.snapshot()),
+                clock,
+              )
+            : {}),
         });
         for (const listeners of allListeners()) {
           const dropped = listeners.destroy(DRAIN_CLOSE_REASON);

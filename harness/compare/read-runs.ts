@@ -29,6 +29,7 @@ const READABLE_SCHEMA_VERSIONS: readonly string[] = [
   '7',
   '8',
   '9',
+  '10',
   String(SUMMARY_SCHEMA_VERSION),
 ];
 

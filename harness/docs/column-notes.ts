@@ -86,7 +86,7 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   deadline_projected_at_1ms:
     "E1: the same with T_past + L at one millisecond at every deadline (ASM's setting)",
   deadline_reset_share:
-    'E1: of the connections the old ztunnels dropped, the share riding a socket with unread bytes just before the drop (/proc/self/net/tcp rx_queue, read by ztunnel): their close() sends RST, the others get a FIN; rate-weighted over the deadlines; empty where ztunnel could not see its sockets (--netns) or predates the figure',
+    'E1: of the connections the old ztunnels dropped, the share riding a socket with unread bytes just before the drop (/proc/self/net/tcp rx_queue, read by ztunnel): their close() sends RST, the others get a FIN; rate-weighted over the deadlines; empty unless --read-close-kinds, where ztunnel could not see its sockets (--netns), or where it predates the figure',
   bursts_after_sigterm: "bursts that start after their cause's SIGTERM",
   client_requests: "E5: the meshed client's requests",
   client_failed: "E5: the meshed client's failures",

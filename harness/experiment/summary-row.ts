@@ -17,7 +17,7 @@ import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
 /** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 10;
+export const SUMMARY_SCHEMA_VERSION = 11;
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a

@@ -163,6 +163,16 @@ export const ARMS = {
     requires: (m) => m !== 'none' && { capability: 'cpuGroups', value: m },
     example: 'nodes-pinned',
   }),
+  readCloseKinds: arm<boolean>({
+    key: 'read-close-kinds',
+    description:
+      "measurement: at each drain deadline our ztunnel reads its sockets' unread bytes (/proc/net/tcp) to tell which close each dropped connection gets (RST or FIN; deadline_reset_share); it costs 18-115 ms of CPU at the moment it explains, so it is off unless asked",
+    default: false,
+    column: { name: 'read_close_kinds', note: ' (1 = on)', render: oneZero, olderRowsRan: '0' },
+    describe: () => 'close kinds read',
+    env: { component: 'ztunnel', name: 'DRAIN_READ_CLOSE_KINDS', value: (on) => (on ? 'true' : undefined) },
+    example: true,
+  }),
 };
 
 type ArmKey = keyof typeof ARMS;
