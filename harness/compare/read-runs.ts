@@ -16,22 +16,14 @@ export const FAILURE_CLASSES = [
 export const LATENCY_COLUMNS = ['p50_ms', 'p99_ms'] as const;
 export const COUNT_COLUMNS = ['requests', 'ok', ...FAILURE_CLASSES] as const;
 /**
- * Schemas whose count and latency columns mean what compare tests: 2, and 3 (which added the
- * gateway's concurrency and per-component CPU). Rows of different schemas have different parameter
+ * Schemas whose count and latency columns mean what compare tests: 2 and every later one (3 added
+ * the gateway's concurrency and per-component CPU). Rows of different schemas have different parameter
  * columns, so they never fall into one configuration.
  */
-const READABLE_SCHEMA_VERSIONS: readonly string[] = [
-  '2',
-  '3',
-  '4',
-  '5',
-  '6',
-  '7',
-  '8',
-  '9',
-  '10',
-  String(SUMMARY_SCHEMA_VERSION),
-];
+const READABLE_SCHEMA_VERSIONS: readonly string[] = Array.from(
+  { length: SUMMARY_SCHEMA_VERSION - 1 },
+  (_, i) => String(i + 2),
+);
 
 const REQUIRED = ['schema_version', 'scenario', 'verdict', ...COUNT_COLUMNS, ...LATENCY_COLUMNS] as const;
 

@@ -9,15 +9,18 @@ import type { CpuGroupFigures, CpuReport } from '../observe/cpu-monitor.ts';
 import type { CsvRow } from '../results/write-csv.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
-import { parameterColumns } from '../options/params.ts';
+import { newestOptionColumn, parameterColumns } from '../options/params.ts';
 import type { DeadlineAccount } from '../explain/deadline-accounting.ts';
 import { projectCount } from '../explain/deadline-accounting.ts';
 import { poissonInterval } from '../explain/poisson.ts';
 import type { BurstExplanation } from '../explain/explain-bursts.ts';
 import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
 
-/** Bumped whenever a column is added, removed or changes meaning. */
-export const SUMMARY_SCHEMA_VERSION = 11;
+/**
+ * Bumped whenever a column is added, removed or changes meaning: by hand here for the row's own
+ * columns, by the option table for an option's (its column's `added.since`, e.g. a new arm).
+ */
+export const SUMMARY_SCHEMA_VERSION = Math.max(10, newestOptionColumn(experimentOptions()));
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a

@@ -157,7 +157,7 @@ export const ARMS = {
     column: {
       name: 'cpu_isolation',
       note: ": none, nodes (a cpu cgroup per node's pods and one for the generator) or nodes-pinned (plus cpusets: the generator on a CPU of its own)",
-      olderRowsRan: 'none',
+      added: { since: 8, olderRowsRan: 'none' },
     },
     describe: (m) => `cpu isolation ${m}`,
     requires: (m) => m !== 'none' && { capability: 'cpuGroups', value: m },
@@ -168,7 +168,12 @@ export const ARMS = {
     description:
       "measurement: at each drain deadline our ztunnel reads its sockets' unread bytes (/proc/net/tcp) to tell which close each dropped connection gets (RST or FIN; deadline_reset_share); it costs 18-115 ms of CPU at the moment it explains, so it is off unless asked",
     default: false,
-    column: { name: 'read_close_kinds', note: ' (1 = on)', render: oneZero, olderRowsRan: '0' },
+    column: {
+      name: 'read_close_kinds',
+      note: ' (1 = on)',
+      render: oneZero,
+      added: { since: 11, olderRowsRan: '0' },
+    },
     describe: () => 'close kinds read',
     env: { component: 'ztunnel', name: 'DRAIN_READ_CLOSE_KINDS', value: (on) => (on ? 'true' : undefined) },
     example: true,

@@ -264,7 +264,12 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
     parse: choiceParser('--ztunnel-impl', ['ours', 'istio'] as const),
     default: 'ours',
     param: 'ztunnelImpl',
-    column: { name: 'ztunnel_impl', note: ' (ours or istio)', group: 'shape', olderRowsRan: 'ours' },
+    column: {
+      name: 'ztunnel_impl',
+      note: ' (ours or istio)',
+      group: 'shape',
+      added: { since: 5, olderRowsRan: 'ours' },
+    },
     requires: (impl) => impl === 'istio' && { capability: 'podNamespaces', value: 'istio' },
   }),
   option<boolean, 'loopback' | 'netns'>({
@@ -280,7 +285,7 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
       name: 'pod_network',
       note: ': loopback, or netns (also with `--ztunnel-impl istio`)',
       group: 'shape',
-      olderRowsRan: 'loopback',
+      added: { since: 6, olderRowsRan: 'loopback' },
     },
     requires: (on) => on && { capability: 'podNamespaces', value: 'set' },
   }),

@@ -22,10 +22,11 @@ export interface ColumnBinding<P> {
   /** The cell, when it is not the parameter's own value (booleans as 1/0, undefined as a word). */
   render?: (value: P) => string | number;
   /**
-   * A column added after the first schema: the value every older row ran with. A row holding it keys
-   * as an older row without the column does (compare across the change).
+   * A column added after the first schema: the schema version that added it and the value every
+   * older row ran with. A row holding that value keys as an older row without the column does
+   * (compare across the change); the newest `since` is the summary row's schema version.
    */
-  olderRowsRan?: string;
+  added?: { since: number; olderRowsRan: string };
 }
 
 /** Everything a flag's value may be checked against when the parameters are made. */

@@ -99,11 +99,16 @@ export function optionColumnRoles(
               spec.column.name,
               {
                 role: spec.column.role ?? 'parameter',
-                ...(spec.column.olderRowsRan === undefined ? {} : { olderRowsRan: spec.column.olderRowsRan }),
+                ...(spec.column.added ? { olderRowsRan: spec.column.added.olderRowsRan } : {}),
               },
             ] as const,
           ]
         : [],
     ),
   );
+}
+
+/** The newest schema version an option's column was added in (0 when none declares one). */
+export function newestOptionColumn(table: readonly OptionSpec[]): number {
+  return Math.max(0, ...table.map((spec) => spec.column?.added?.since ?? 0));
 }

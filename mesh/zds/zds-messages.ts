@@ -81,9 +81,23 @@ function zdsType(name: string): protobuf.Type {
   return types.lookupType(name);
 }
 
+/**
+ * proto3 leaves a scalar at its default (0, "") off the wire, as prost and Go do; protobufjs writes
+ * any field the object has, so defaults are removed first. Messages stay, empty or not (a oneof
+ * member's presence is its meaning: SnapshotSent, an Ack without error).
+ */
+function withoutDefaults(value: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (v === '' || v === 0 || v === undefined) continue;
+    kept[key] = typeof v === 'object' && v !== null ? withoutDefaults(v as Record<string, unknown>) : v;
+  }
+  return kept;
+}
+
 function encode(name: string, value: Record<string, unknown>): Uint8Array {
   const type = zdsType(name);
-  return type.encode(type.fromObject(value)).finish();
+  return type.encode(type.fromObject(withoutDefaults(value))).finish();
 }
 
 /** The message in `bytes`, as a plain object with enums as numbers, or a HarnessError saying why not. */

@@ -1,0 +1,3 @@
+module ztunnel-harness/zds-relay
+
+go 1.22
