@@ -9,7 +9,7 @@ import { choiceParser, numberParser, timingParser } from '../options/parse-value
 import { outputFolderParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
-import { formatClusterAddresses, formatEvent } from '../cluster/format-cluster.ts';
+import { formatClusterAddresses, formatEvent } from '../../clusters/format-cluster.ts';
 
 interface UpFlags {
   nodes: number;

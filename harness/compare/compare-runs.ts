@@ -1,4 +1,4 @@
-import { median } from '../experiment/format-repeats.ts';
+import { median } from '../../lib/median.ts';
 import { groupByConfiguration, labelConfigurations } from './configuration-key.ts';
 import type { Configuration } from './configuration-key.ts';
 import { adjustHolm } from './holm.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLocalBackend } from '../../clusters/local/index.ts';
-import { buildSummaryRow, EMPTY_FACTS } from '../experiment/summary-row.ts';
+import { buildSummaryRow, EMPTY_FACTS } from '../results/run-row.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { resolve } from '../config/test/experiment-fixtures.ts';
 import { loadSuite } from '../suite/suite-file.ts';

@@ -1,4 +1,4 @@
-import { summaryColumnRoles } from '../experiment/column-roles.ts';
+import { summaryColumnRoles } from '../results/column-roles.ts';
 import type { RunRow } from './read-runs.ts';
 
 export interface Configuration {
@@ -8,7 +8,7 @@ export interface Configuration {
 }
 
 /**
- * A row's configuration: its parameter columns (experiment/column-roles.ts; a column it does not
+ * A row's configuration: its parameter columns (results/column-roles.ts; a column it does not
  * know is a parameter, so one added later splits configurations rather than being silently
  * ignored). A column added after the first schema is left out where it holds the value every older
  * row ran with, so the row keys as an older row without the column does.

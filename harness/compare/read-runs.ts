@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse/sync';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
-import { SUMMARY_SCHEMA_VERSION } from '../experiment/summary-row.ts';
+import { SUMMARY_SCHEMA_VERSION } from '../results/run-row.ts';
 
 /** The count columns compare tests (runs.csv, schema 2); `failed` is requests - ok. */
 export const FAILURE_CLASSES = [

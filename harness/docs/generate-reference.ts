@@ -10,8 +10,8 @@ import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-progr
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import { optionTable } from '../options/option-table.ts';
-import { summaryColumnRoles } from '../experiment/column-roles.ts';
-import { buildSummaryRow, EMPTY_FACTS, SUMMARY_SCHEMA_VERSION } from '../experiment/summary-row.ts';
+import { summaryColumnRoles } from '../results/column-roles.ts';
+import { buildSummaryRow, EMPTY_FACTS, SUMMARY_SCHEMA_VERSION } from '../results/run-row.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
 import { COMMANDS } from '../cli/commands.ts';
@@ -168,7 +168,7 @@ function columnsSection(): string {
   );
   return [
     `## summary.csv and runs.csv columns (schema ${String(SUMMARY_SCHEMA_VERSION)})`,
-    "In this order (`harness/experiment/summary-row.ts`); a scenario's own columns follow in its summary.csv. Role: `npm run compare` keys configurations on the parameters (a column it does not know counts as one); measures are what it compares; bookkeeping is neither (`harness/experiment/column-roles.ts`).",
+    "In this order (`harness/results/run-row.ts`); a scenario's own columns follow in its summary.csv. Role: `npm run compare` keys configurations on the parameters (a column it does not know counts as one); measures are what it compares; bookkeeping is neither (`harness/experiment/column-roles.ts`).",
     table(
       ['column', 'role', 'what it holds'],
       [...Object.keys(row).map((c) => [code(c), roleOf(c), cell(columnNote(c))]), ...own],

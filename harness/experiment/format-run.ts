@@ -1,4 +1,4 @@
-import { CPU_COLUMN_GROUPS } from './summary-row.ts';
+import { CPU_COLUMN_GROUPS } from '../results/run-row.ts';
 import { formatEnvoyCounters } from '../explain/envoy-counters.ts';
 import type { EnvoyCounters } from '../explain/envoy-counters.ts';
 import { formatDeadlineAccount } from '../explain/deadline-accounting.ts';

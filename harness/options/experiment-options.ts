@@ -134,7 +134,7 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
       "the load generator: fortio (the documents' own tool, provisioned by npm run tools) or k6 (yours: on PATH or K6_BINARY; never built here); auto: k6 when one fits, else fortio",
     parse: choiceParser('--generator', [...GENERATOR_KINDS, 'auto'] as const),
     default: 'auto',
-    // The row's `generator` column is the one that ran (summary-row.ts), not the one asked for.
+    // The row's `generator` column is the one that ran (results/run-row.ts), not the one asked for.
     param: 'generator',
   }),
   option<'ambient' | 'off'>({

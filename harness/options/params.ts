@@ -70,7 +70,7 @@ export function flagsOf(table: readonly OptionSpec[], params: ExperimentParams):
   );
 }
 
-/** The parameter columns of one group, in table order (summary-row.ts places the groups). */
+/** The parameter columns of one group, in table order (results/run-row.ts places the groups). */
 export function parameterColumns(
   table: readonly OptionSpec[],
   params: ExperimentParams,

@@ -1,6 +1,6 @@
 // How a suite entry's runs read in the table ("ours"), by the name a suite file gives (`report: e1`):
 // each experiment reports the figures its document gives, so they sit next to each other.
-import { median } from '../experiment/format-repeats.ts';
+import { median } from '../../lib/median.ts';
 import { valueOf } from './shape-rule.ts';
 import type { Row } from './shape-rule.ts';
 

@@ -4,7 +4,7 @@
 //   every_run: each run's row on its own;
 //   median:    the median over the entry's runs (a column on the right is this entry's median too);
 //   against:   this entry's median (left) against another configuration's median (right).
-import { median } from '../experiment/format-repeats.ts';
+import { median } from '../../lib/median.ts';
 
 export type Row = Record<string, string | number>;
 

@@ -12,7 +12,7 @@ import { badInput } from '../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
 import { experimentArgsOf } from '../config/experiment-file.ts';
-import { buildSummaryRow, EMPTY_FACTS } from '../experiment/summary-row.ts';
+import { buildSummaryRow, EMPTY_FACTS } from '../results/run-row.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
 import { ENTRY_REPORT_NAMES } from './entry-reports.ts';
 import type { EntryReport } from './entry-reports.ts';

@@ -9,7 +9,7 @@ import { strayK6Variables } from '../../load/run-k6.ts';
 import { badInput, makeDirectory } from '../../../lib/index.ts';
 import { chooseGenerator } from '../../tools/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
-import { buildSummaryRow, EMPTY_FACTS } from '../summary-row.ts';
+import { buildSummaryRow, EMPTY_FACTS } from '../../results/run-row.ts';
 import type { RunPlan, RunRequest } from './run-context.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { RunFacts } from '../summary-row.ts';
+import type { RunFacts } from '../../results/run-row.ts';
 import type { Judgement } from './judge-run.ts';
 import type { Observation, RunPlan } from './run-context.ts';
 

@@ -9,15 +9,15 @@ import { appendCsvRow, writeCsv } from '../../results/write-csv.ts';
 import type { CsvRow } from '../../results/write-csv.ts';
 import { writeRunReport } from '../../report/write-run-report.ts';
 import { BUCKET_MS } from '../drive-load.ts';
+import { buildSummaryRow } from '../../results/run-row.ts';
 import {
   burstRows,
-  buildSummaryRow,
   cpuRows,
   eventRows,
   latencyRows,
   timelineRows,
   zoomRows,
-} from '../summary-row.ts';
+} from '../../results/run-tables.ts';
 import type { Judgement } from './judge-run.ts';
 import type { Observation, RunPlan } from './run-context.ts';
 import { runFacts } from './run-facts.ts';

@@ -1,4 +1,4 @@
-// A run folder's rows as the experiment writes them (summary-row.ts), made up: 10 s at 2,000 RPS in
+// A run folder's rows as the experiment writes them (results/run-row.ts, run-tables.ts), made up: 10 s at 2,000 RPS in
 // 100 ms buckets, a rollout restart of httpbin at 3.8 s, and two bursts - 15 x 503 UF while the old
 // pod drains (4.0-4.3 s) and 3 x 503 UC from the keep-alive race at 7.0 s. Counts are chosen so
 // tests can check them: 20,000 OK, 18 failed.

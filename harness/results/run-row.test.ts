@@ -6,7 +6,7 @@ import { createKindBackend } from '../../clusters/kind/index.ts';
 import { createLocalBackend } from '../../clusters/local/index.ts';
 import { EVERY_FIELD } from '../config/test/experiment-fixtures.ts';
 import { PROJECT_ROOT } from '../paths.ts';
-import { buildSummaryRow, EMPTY_FACTS } from './summary-row.ts';
+import { buildSummaryRow, EMPTY_FACTS } from './run-row.ts';
 
 test('a local row and a kind row have the same columns in the same order; each backend fills its own', () => {
   const local = createLocalBackend({ nodeCount: 2 }).describe();

@@ -9,7 +9,7 @@ import { experimentOptions } from '../options/experiment-options.ts';
 import type { ColumnRole } from '../options/option.ts';
 import { optionColumnRoles } from '../options/params.ts';
 import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
-import { buildSummaryRow, EMPTY_FACTS } from './summary-row.ts';
+import { buildSummaryRow, EMPTY_FACTS } from './run-row.ts';
 
 export interface ColumnSpec {
   role: ColumnRole;

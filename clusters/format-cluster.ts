@@ -1,5 +1,5 @@
-import type { ClusterAddresses } from '../../clusters/backend.ts';
-import type { LifecycleEvent } from '../../clusters/events.ts';
+import type { ClusterAddresses } from './backend.ts';
+import type { LifecycleEvent } from './events.ts';
 
 const pad = (s: string, n: number): string => s.padEnd(n);
 
