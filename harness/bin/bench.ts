@@ -7,13 +7,13 @@
 //  4. Local cluster bring-up: up() to every pod Ready (budget < 3 s, docs/architecture.md, Budgets).
 import { availableParallelism } from 'node:os';
 import { createSystemClock } from '../../lib/index.ts';
-import { benchClusterUp } from '../bench/cluster-up.ts';
-import { benchGatewayPaths } from '../bench/gateway-paths.ts';
-import type { EchoLoadResult } from '../bench/echo-load.ts';
-import { benchHboneHop } from '../bench/hbone-hop.ts';
-import { benchIstioHop } from '../bench/istio-hop.ts';
-import { realZtunnelHere } from '../conformance/real-target.ts';
-import { benchGeneratorLocal } from '../bench/generator-local.ts';
+import { benchClusterUp } from '../campaigns/bench/cluster-up.ts';
+import { benchGatewayPaths } from '../campaigns/bench/gateway-paths.ts';
+import type { EchoLoadResult } from '../campaigns/bench/echo-load.ts';
+import { benchHboneHop } from '../campaigns/bench/hbone-hop.ts';
+import { benchIstioHop } from '../campaigns/bench/istio-hop.ts';
+import { realZtunnelHere } from '../campaigns/conformance/real-target.ts';
+import { benchGeneratorLocal } from '../campaigns/bench/generator-local.ts';
 import { runMain } from '../cli/run-main.ts';
 import { parseBareCommand } from '../cli/version.ts';
 import { chooseGenerator } from '../tools/index.ts';

@@ -2,7 +2,7 @@
 // runs it started left results, not only exit codes: exactly n complete rows (an aborted run is no
 // result), each with requests and from the backend named. Exit 0 when they are there, 1 when not.
 import { Command, Option } from 'commander';
-import { readRuns } from '../compare/read-runs.ts';
+import { readRuns } from '../results/compare/read-runs.ts';
 import { numberParser } from '../options/parse-values.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';

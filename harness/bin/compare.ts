@@ -4,7 +4,7 @@
 import { appendFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
-import { compareRuns, comparisonJUnit, formatComparison, readRuns } from '../compare/index.ts';
+import { compareRuns, comparisonJUnit, formatComparison, readRuns } from '../results/compare/index.ts';
 import { errorAnnotation } from '../results/ci-output.ts';
 import { outputFileParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';

@@ -3,7 +3,7 @@
 // events; suite seeds runs every source experiment with its arms and writes the comparison table;
 // calibrate proves the classifier; load-smoke is the generator against a local target.
 import { createSystemClock, EXIT } from '../../lib/index.ts';
-import { exitCodeOfRows } from '../experiment/exit-code.ts';
+import { exitCodeOfRows } from '../run/exit-code.ts';
 import type { Clock } from '../../lib/index.ts';
 import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import type { ExperimentFlags } from '../cli/experiment-program.ts';
@@ -11,12 +11,12 @@ import { isInsideOwnNetns, readTcpMigrateReq, rerunInOwnNetns } from '../cli/own
 import { runMain } from '../cli/run-main.ts';
 import { backendSettings } from '../options/experiment-options.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
-import { formatRepeats } from '../experiment/format-repeats.ts';
-import { formatClusterRun } from '../experiment/format-run.ts';
-import { runClusterExperiment } from '../experiment/run-cluster-experiment.ts';
-import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
-import { runCalibrateCommand, runLoadSmokeCommand } from '../checks/standalone-commands.ts';
-import { runSuite } from '../suite/run-suite.ts';
+import { formatRepeats } from '../run/format-repeats.ts';
+import { formatClusterRun } from '../run/format-run.ts';
+import { runClusterExperiment } from '../run/run-cluster-experiment.ts';
+import { CLUSTER_SCENARIOS } from '../run/scenarios/index.ts';
+import { runCalibrateCommand, runLoadSmokeCommand } from '../run/checks/standalone-commands.ts';
+import { runSuite } from '../campaigns/suite/run-suite.ts';
 
 async function runClusterScenario(
   params: ExperimentParams,

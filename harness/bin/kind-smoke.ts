@@ -11,11 +11,11 @@ import { Command, Option } from 'commander';
 import { createKindBackend } from '../../clusters/kind/index.ts';
 import { KIND_INGRESS_PORT } from '../../clusters/kind/provider.ts';
 import { createSystemClock, ErrorCode, EXIT, HarnessError, makeDirectory } from '../../lib/index.ts';
-import { meshPathEvidence, meshPathProblems, sendMarked } from '../checks/mesh-path.ts';
+import { meshPathEvidence, meshPathProblems, sendMarked } from '../run/checks/mesh-path.ts';
 import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
-import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../experiment/scenario-manifests.ts';
+import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../run/scenario-manifests.ts';
 import { DEFAULT_RESULTS_DIR, PROJECT_ROOT } from '../paths.ts';
 import { createRunId } from '../results/run-id.ts';
 

@@ -4,12 +4,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { BUCKET_MS } from '../experiment/run-cluster-experiment.ts';
+import { BUCKET_MS } from '../run/run-cluster-experiment.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
-import { readRunFolder } from '../report/read-run-folder.ts';
-import { writeRunReport } from '../report/write-run-report.ts';
-import { resummarizeSuite } from '../suite/resummarize-suite.ts';
+import { readRunFolder } from '../results/report/read-run-folder.ts';
+import { writeRunReport } from '../results/report/write-run-report.ts';
+import { resummarizeSuite } from '../campaigns/suite/resummarize-suite.ts';
 
 runMain(async () => {
   const program = addVersionOption(

@@ -4,13 +4,17 @@
 // run it (root, network namespaces, the binary and its test root).
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
-import type { ConnectObservation } from '../conformance/connect-probe.ts';
-import { probeConnects } from '../conformance/connect-probe.ts';
-import { compareConnects, compareDrains, formatConformance } from '../conformance/conformance-rows.ts';
-import { probeDrain } from '../conformance/drain-probe.ts';
-import type { DrainObservation, DrainTarget } from '../conformance/drain-probe.ts';
-import { startModelTarget } from '../conformance/model-target.ts';
-import { realZtunnelHere, startRealTarget } from '../conformance/real-target.ts';
+import type { ConnectObservation } from '../campaigns/conformance/connect-probe.ts';
+import { probeConnects } from '../campaigns/conformance/connect-probe.ts';
+import {
+  compareConnects,
+  compareDrains,
+  formatConformance,
+} from '../campaigns/conformance/conformance-rows.ts';
+import { probeDrain } from '../campaigns/conformance/drain-probe.ts';
+import type { DrainObservation, DrainTarget } from '../campaigns/conformance/drain-probe.ts';
+import { startModelTarget } from '../campaigns/conformance/model-target.ts';
+import { realZtunnelHere, startRealTarget } from '../campaigns/conformance/real-target.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 

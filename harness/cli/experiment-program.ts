@@ -3,18 +3,18 @@ import { refusal } from '../../clusters/capabilities.ts';
 import { badInput } from '../../lib/index.ts';
 import type { HarnessError } from '../../lib/index.ts';
 import type { Requirement } from '../../clusters/capabilities.ts';
-import type { ClusterScenario } from '../experiment/cluster-scenario.ts';
+import type { ClusterScenario } from '../run/cluster-scenario.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import type { ExperimentFlags } from '../options/experiment-options.ts';
 import { attributeOf } from '../options/option.ts';
 import type { OptionSpec } from '../options/option.ts';
 import { paramsOf } from '../options/params.ts';
-import { NEEDS_IN_POD_CAPTURE } from '../experiment/scenario-manifests.ts';
-import { CLUSTER_SCENARIOS, SCENARIO_NAMES } from '../scenarios/index.ts';
+import { NEEDS_IN_POD_CAPTURE } from '../run/scenario-manifests.ts';
+import { CLUSTER_SCENARIOS, SCENARIO_NAMES } from '../run/scenarios/index.ts';
 import { DURATION_FORMS } from '../options/duration.ts';
 import { commandsHelp } from './commands.ts';
-import { suitePath } from '../suite/suite-path.ts';
+import { suitePath } from '../campaigns/suite/suite-path.ts';
 
 export type { ExperimentFlags };
 

@@ -13,7 +13,7 @@ import { optionTable } from '../options/option-table.ts';
 import { summaryColumnRoles } from '../results/column-roles.ts';
 import { buildSummaryRow, EMPTY_FACTS, SUMMARY_SCHEMA_VERSION } from '../results/run-row.ts';
 import { PROJECT_ROOT } from '../paths.ts';
-import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
+import { CLUSTER_SCENARIOS } from '../run/scenarios/index.ts';
 import { COMMANDS } from '../cli/commands.ts';
 import { columnNote } from './column-notes.ts';
 import { RUN_FOLDER_FILES } from './run-folder-files.ts';
@@ -168,7 +168,7 @@ function columnsSection(): string {
   );
   return [
     `## summary.csv and runs.csv columns (schema ${String(SUMMARY_SCHEMA_VERSION)})`,
-    "In this order (`harness/results/run-row.ts`); a scenario's own columns follow in its summary.csv. Role: `npm run compare` keys configurations on the parameters (a column it does not know counts as one); measures are what it compares; bookkeeping is neither (`harness/experiment/column-roles.ts`).",
+    "In this order (`harness/results/run-row.ts`); a scenario's own columns follow in its summary.csv. Role: `npm run compare` keys configurations on the parameters (a column it does not know counts as one); measures are what it compares; bookkeeping is neither (`harness/run/column-roles.ts`).",
     table(
       ['column', 'role', 'what it holds'],
       [...Object.keys(row).map((c) => [code(c), roleOf(c), cell(columnNote(c))]), ...own],

@@ -3,7 +3,7 @@
 // parameters: longer grace (--grace) and a lower control-plane debounce (--timing debounceQuietMs=...).
 //
 // Adding an arm: an entry here (flag, parser, default, column, label, and either `env`, the variable
-// its component reads, or a line in harness/experiment/scenario-manifests.ts for a manifest field),
+// its component reads, or a line in harness/run/scenario-manifests.ts for a manifest field),
 // the component reading it, a test, and `npm run docs`. MitigationArms, the defaults, the columns,
 // the label, experiment files, run folders and compare all follow from the entry.
 import { CPU_ISOLATION_MODES } from '../../clusters/local/index.ts';

@@ -4,8 +4,8 @@ import { BACKEND_NAMES, BACKENDS, allBackendOptions } from '../../clusters/regis
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
 import { badInput } from '../../lib/index.ts';
-import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
-import { thresholdCollector } from '../experiment/thresholds.ts';
+import { ASM_E1_RATE_PER_S } from '../run/explain/deadline-accounting.ts';
+import { thresholdCollector } from '../run/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
 import { GENERATOR_KINDS } from '../tools/index.ts';
 import type { GeneratorChoice } from '../tools/index.ts';

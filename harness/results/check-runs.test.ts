@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RunRow } from '../compare/read-runs.ts';
+import type { RunRow } from './compare/read-runs.ts';
 import { checkRuns } from './check-runs.ts';
 
 const run = (id: string, requests: number, backend = 'kind'): RunRow => ({

@@ -1,4 +1,4 @@
-import type { RunRow } from '../compare/read-runs.ts';
+import type { RunRow } from './compare/read-runs.ts';
 
 /**
  * What is wrong with a job's runs.csv, given the complete runs it read (readRuns drops aborted

@@ -8,7 +8,7 @@ import { DEFAULT_ARMS } from '../options/arms.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import type { ColumnRole } from '../options/option.ts';
 import { optionColumnRoles } from '../options/params.ts';
-import { CLUSTER_SCENARIOS } from '../scenarios/index.ts';
+import { CLUSTER_SCENARIOS } from '../run/scenarios/index.ts';
 import { buildSummaryRow, EMPTY_FACTS } from './run-row.ts';
 
 export interface ColumnSpec {

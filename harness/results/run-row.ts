@@ -2,20 +2,20 @@
 // schema version. The run folder's other tables are run-tables.ts.
 import { backendColumns } from '../../clusters/backend-columns.ts';
 import type { BackendDescription } from '../../clusters/backend-columns.ts';
-import type { Burst, RecordTally } from '../tally/index.ts';
-import { runFigures } from '../experiment/run-figures.ts';
-import type { RunFigures } from '../experiment/run-figures.ts';
-import type { CpuUsage } from '../load/index.ts';
-import type { CpuGroupFigures } from '../observe/cpu-monitor.ts';
+import type { Burst, RecordTally } from '../run/tally/index.ts';
+import { runFigures } from '../run/run-figures.ts';
+import type { RunFigures } from '../run/run-figures.ts';
+import type { CpuUsage } from '../run/load/index.ts';
+import type { CpuGroupFigures } from '../run/observe/cpu-monitor.ts';
 import type { CsvRow } from './write-csv.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import { newestOptionColumn, parameterColumns } from '../options/params.ts';
-import type { DeadlineAccount } from '../explain/deadline-accounting.ts';
-import { projectCount } from '../explain/deadline-accounting.ts';
-import { poissonInterval } from '../explain/poisson.ts';
-import type { BurstExplanation } from '../explain/explain-bursts.ts';
-import type { DrainOptionMetrics } from '../explain/drain-option-metrics.ts';
+import type { DeadlineAccount } from '../run/explain/deadline-accounting.ts';
+import { projectCount } from '../run/explain/deadline-accounting.ts';
+import { poissonInterval } from '../run/explain/poisson.ts';
+import type { BurstExplanation } from '../run/explain/explain-bursts.ts';
+import type { DrainOptionMetrics } from '../run/explain/drain-option-metrics.ts';
 
 /**
  * Bumped whenever a column is added, removed or changes meaning: by hand here for the row's own

@@ -9,10 +9,10 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
-import { OUTCOME_CLASSES } from '../../tally/index.ts';
+import { OUTCOME_CLASSES } from '../../run/tally/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { childPids, describeAlive, untilLoadStarts } from '../../../lib/test/processes.ts';
-import { GENERATORS } from '../../load/test/generators.ts';
+import { GENERATORS } from '../../run/load/test/generators.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 type Row = Record<string, string>;
@@ -158,7 +158,7 @@ for (const generator of GENERATORS)
           await readFile(join(runDir, 'fortio', 'access.jsonl'), 'utf8'),
           /^\{"latency":\d+\.\d{6},"timestamp":\d+,"thread":\d+,"iter":\d+,"ok":true,"details":"418"\}$/m,
         );
-      // The report is drawn for every run (its rendering is tested in harness/report/test).
+      // The report is drawn for every run (its rendering is tested in harness/results/report/test).
       assert.match(await readFile(join(runDir, 'report.html'), 'utf8'), /<svg[^>]*class="marks"/);
       const events = await readRows(join(runDir, 'events.csv'));
       const deleted = events.filter(

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 import { parse } from 'csv-parse/sync';
-import { realZtunnelHere } from '../../conformance/real-target.ts';
+import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 
 const real = await realZtunnelHere(process.env);

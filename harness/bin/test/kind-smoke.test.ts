@@ -2,7 +2,7 @@
 // the API as a double with a stand-in controller, and an HTTP server on the ingress port standing in
 // for the gateway behind kind's port mapping. Where the stand-in plays the mesh it also writes what
 // the gateway's Envoy and the destination's ztunnel log for each request, in the formats the local
-// backend's real components write (harness/checks/mesh-path.test.ts reads those); the smoke reads
+// backend's real components write (harness/run/checks/mesh-path.test.ts reads those); the smoke reads
 // them back through the API's pod logs. What this proves: the smoke's steps, its evidence and its
 // verdict; not that a real cluster's mesh works (the README's kind checklist).
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import { execa } from 'execa';
 import type { ApiServerDouble } from '../../../clusters/kind/test/api-server-double.ts';
 import { startKindDoubles } from '../../../clusters/kind/test/kind-fixtures.ts';
-import { SMOKE_MARKER } from '../../checks/mesh-path.ts';
+import { SMOKE_MARKER } from '../../run/checks/mesh-path.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 
 const SMOKE = join(PROJECT_ROOT, 'harness', 'bin', 'kind-smoke.ts');

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { execa } from 'execa';
-import { compareRuns, comparisonJUnit, readRuns } from '../../compare/index.ts';
+import { compareRuns, comparisonJUnit, readRuns } from '../compare/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
-import { suiteJUnit } from '../../suite/summarize-suite.ts';
+import { suiteJUnit } from '../../campaigns/suite/summarize-suite.ts';
 import { ensureXmllint } from '../../tools/index.ts';
 import { buildJUnit } from '../junit.ts';
 

@@ -1,0 +1,31 @@
+import { realZtunnelFromEnv } from '../../../clusters/local/upstream-ztunnel.ts';
+import type { SuiteEntry } from './suite-file.ts';
+
+/**
+ * Why an entry cannot run on this machine (the table says it in the entry's place), or '' when it
+ * can: network namespaces need root (--tcp-migrate-req 1, --netns, --ztunnel-impl istio), so do cpu
+ * cgroups (--cpu-isolation), and istio/ztunnel's binary is the user's to bring.
+ */
+export function entryUnavailable(
+  entry: Pick<SuiteEntry, 'flags'>,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  uid: number | undefined = process.getuid?.(),
+): string {
+  const { flags } = entry;
+  const istio = flags['ztunnelImpl'] === 'istio';
+  const cpuIsolation = typeof flags['cpuIsolation'] === 'string' ? flags['cpuIsolation'] : 'none';
+  const namespaces = [
+    flags['tcpMigrateReq'] === 1 && 'tcp_migrate_req=1',
+    flags['netns'] === true && '--netns',
+    istio && '--ztunnel-impl istio',
+  ].filter((f): f is string => typeof f === 'string');
+  if (namespaces.length > 0 && uid !== 0)
+    return `not available: ${namespaces.join(', ')} needs root for network namespaces`;
+  if (cpuIsolation !== 'none' && uid !== 0)
+    return `not available: --cpu-isolation ${cpuIsolation} needs root for cpu cgroups`;
+  if (istio) {
+    const real = realZtunnelFromEnv(env);
+    if (typeof real === 'string') return `not available: istio/ztunnel ${real}`;
+  }
+  return '';
+}

@@ -1,0 +1,106 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { badInput, EXIT, formatDuration, makeDirectory } from '../../../lib/index.ts';
+import type { Clock } from '../../../lib/index.ts';
+import type { ExperimentFlags } from '../../cli/experiment-program.ts';
+import { PROJECT_ROOT } from '../../paths.ts';
+import { createRunId } from '../../results/run-id.ts';
+import { entryUnavailable } from './entry-availability.ts';
+import { loadSuite, SUITE_FILE, suiteCopy } from './suite-file.ts';
+import type { SuiteEntry } from './suite-file.ts';
+import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';
+import type { RanEntry } from './summarize-suite.ts';
+
+const EXPERIMENT_BIN = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
+
+/** An entry's note when one of its runs could not run (the child exited 3). */
+const COULD_NOT_RUN = 'a run could not run (exit 3; its run folder says why)';
+
+/** The arguments of an entry's runs. */
+export const entryArgs = (entry: SuiteEntry, repeats: number): string[] => [
+  ...entry.args,
+  '--repeat',
+  String(repeats),
+];
+
+/**
+ * `--suite seeds` (or a suite file): each entry is one `npm run experiment` child (its own process group, so Ctrl-C
+ * reaches it once, through this process), with its own results folder under the suite's; then
+ * one table, Markdown and CSV, of the document's figure next to ours and whether the shape holds.
+ * The total time is bounded: every run is, and the estimate is printed before the first one.
+ */
+export async function runSuite(options: {
+  /** A name under suites/ or a suite file's path. */
+  suite: string;
+  only?: string;
+  flags: ExperimentFlags;
+  clock: Clock;
+  signal: AbortSignal;
+  write: (t: string) => void;
+}): Promise<number> {
+  const { flags, write, signal } = options;
+  const suite = await loadSuite(options.suite);
+  const entries = suite.entries.filter((e) => !options.only || e.experiment.startsWith(options.only));
+  const repeatsOf = (e: SuiteEntry): number => flags.repeat ?? e.repeats;
+  const totalS = entries.reduce((s, e) => s + e.estimateS * repeatsOf(e), 0);
+  const suiteId = createRunId(
+    `suite-${options.only ?? suite.name}`,
+    options.clock.now() + options.clock.wallOffsetMs,
+  );
+  const suiteDir = join(flags.resultsDir, suiteId);
+  await makeDirectory(suiteDir);
+  // The suite as it ran: the table can be rebuilt from the folder alone (npm run report).
+  await writeFile(join(suiteDir, SUITE_FILE), suiteCopy(suite));
+  write(
+    `suite ${suite.name} (${suite.path}): ${String(entries.length)} configurations, about ${formatDuration(totalS * 1000)} in all; results in ${suiteDir}\n`,
+  );
+  const ran: RanEntry[] = [];
+  const startedMs = options.clock.now();
+  let leftS = totalS;
+  for (const [i, entry] of entries.entries()) {
+    const args = entryArgs(entry, repeatsOf(entry));
+    const entryDir = join(suiteDir, entryDirName(i, entry));
+    let note = signal.aborted ? 'not run: suite aborted' : entryUnavailable(entry);
+    if (!note) {
+      write(
+        `\n[${String(i + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +
+          `  npm run experiment -- ${args.join(' ')}\n`,
+      );
+      note = await runEntry(entry, args, entryDir, signal);
+    }
+    leftS -= entry.estimateS * repeatsOf(entry);
+    const { rows, runDirs } = await entryRuns(entryDir);
+    ran.push({ entry, rows, runDirs, args, note });
+  }
+  const table = await summarizeSuite(suiteDir, suite.name, ran);
+  if (signal.aborted) return EXIT.interrupted;
+  // A suite whose entry could not run has no result to judge: not a failed shape, a broken run.
+  if (ran.some((r) => r.note === COULD_NOT_RUN)) return EXIT.couldNotRun;
+  return table.every((r) => r.shape !== 'no') ? EXIT.pass : EXIT.failed;
+}
+
+/**
+ * One entry as an `npm run experiment` child (its own process group, so Ctrl-C reaches it once,
+ * through this process); '' or why it has no full result.
+ */
+async function runEntry(
+  entry: SuiteEntry,
+  args: string[],
+  entryDir: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const child = await execa(process.execPath, [EXPERIMENT_BIN, ...args, '--results-dir', entryDir], {
+    stdio: 'inherit',
+    detached: true,
+    cancelSignal: signal,
+    forceKillAfterDelay: 10_000,
+    reject: false,
+    cwd: PROJECT_ROOT,
+  });
+  if (signal.aborted) return 'aborted';
+  if (child.exitCode === EXIT.badInput)
+    throw badInput(`suite entry "${entry.configuration}"`, 'valid experiment flags', args.join(' '));
+  if (child.exitCode === EXIT.couldNotRun) return COULD_NOT_RUN;
+  return '';
+}

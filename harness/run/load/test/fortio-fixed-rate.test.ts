@@ -1,0 +1,74 @@
+// Real fortio against a real local HTTP server: what the harness reads back from fortio's access log
+// must equal, per status, what the server itself answered and what fortio's own JSON result counts;
+// a refused port must come back as `refused` from fortio's error log (its access log only says -1).
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { chooseGenerator } from '../../../tools/index.ts';
+import type { NoResponseKind } from '../k6-records.ts';
+import { runLoad } from '../run-load.ts';
+import { startStatusServer } from './status-server.ts';
+
+// Nothing listens on this address (127.0.0.0/8 is all loopback): connecting is refused at once.
+const REFUSED_URL = 'http://127.211.0.1:9/';
+
+test(
+  'fixed-rate fortio load: exact counts by status, refused told from the error log',
+  { timeout: 120_000 },
+  async (t) => {
+    const fortio = await chooseGenerator('fortio');
+    const { base, answered } = await startStatusServer(t);
+    const workDir = await mkdtemp(join(tmpdir(), 'fortio-fixed-rate-'));
+    t.after(() => rm(workDir, { recursive: true, force: true }));
+
+    const statuses = new Map<number, number>();
+    const result = await runLoad({
+      generator: fortio,
+      workDir: join(workDir, 'a'),
+      onRecord: (r) => statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1),
+      spec: { targets: [`${base}/status/503`], qps: 200, connections: 10, durationS: 2, timeoutS: 2 },
+    });
+    // fortio plans qps x duration calls, split over its connections, plus one warm-up call each.
+    assert.equal(result.summary.httpReqs, 400);
+    assert.deepEqual(Object.fromEntries(statuses), { 503: 400 });
+    assert.equal(answered.get(503), 400 + 10, 'the server saw every call and the 10 warm-ups');
+    const spanMs = result.counts.lastEndWallMs - result.counts.firstStartWallMs;
+    assert.ok(spanMs > 1800 && spanMs < 3000, `requests spanned ${String(spanMs)} ms`);
+    assert.match(result.ownSummary ?? '', /^Code 503 : 400 \(100\.0 %\)$/m);
+    assert.match(result.ownSummary ?? '', /^All done 400 calls \(plus 10 warmup\)/m);
+    const json = JSON.parse(await readFile(result.files.fortioJsonPath ?? '', 'utf8')) as {
+      RetCodes: Record<string, number>;
+    };
+    assert.deepEqual(json.RetCodes, { 503: 400 });
+
+    // Two targets: one fortio each, at half the rate and half the connections, each counted apart.
+    answered.clear();
+    const both = await runLoad({
+      generator: fortio,
+      workDir: join(workDir, 'two'),
+      spec: {
+        targets: [`${base}/status/200`, `${base}/status/503`],
+        qps: 100,
+        connections: 4,
+        durationS: 1,
+        timeoutS: 2,
+      },
+    });
+    assert.deepEqual(both.summary.perTarget, [50, 50]);
+    assert.deepEqual(Object.fromEntries(both.counts.byStatus), { 200: 50, 503: 50 });
+    assert.deepEqual(Object.fromEntries(answered), { 200: 52, 503: 52 }, 'and two warm-up calls each');
+
+    const kinds = new Map<NoResponseKind | undefined, number>();
+    const refused = await runLoad({
+      generator: fortio,
+      workDir: join(workDir, 'b'),
+      onRecord: (r) => kinds.set(r.noResponse, (kinds.get(r.noResponse) ?? 0) + 1),
+      spec: { targets: [REFUSED_URL], qps: 50, connections: 5, durationS: 1, timeoutS: 1 },
+    });
+    assert.equal(refused.summary.httpReqs, 50);
+    assert.deepEqual(Object.fromEntries(kinds), { refused: 50 });
+  },
+);

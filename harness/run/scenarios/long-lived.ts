@@ -1,0 +1,147 @@
+import type { ClusterAddresses } from '../../../clusters/backend.ts';
+import { HTTPBIN_PORT } from '../../../clusters/manifests/index.ts';
+import { computeDrainDeadlineMs } from '../../../ztunnel/config/drain-deadline.ts';
+import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
+import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_CAPTURE, scenarioManifests } from '../scenario-manifests.ts';
+import type { ConnectionLife } from '../load/long-lived-connections.ts';
+import { startLongLivedConnections } from '../load/long-lived-connections.ts';
+
+/** Long-lived connections per run: two per httpbin pod with the default three replicas. */
+const LONG_LIVED = 6;
+/** One request a second on each, so a reset is seen whether the connection is busy or idle. */
+const INTERVAL_MS = 1000;
+/** An end counts as "at the deadline" within this window after SIGTERM + deadline. */
+const AT_DEADLINE_MS = { before: 250, after: 1500 };
+
+/** E3's summary-row columns. */
+export const LONG_LIVED_COLUMNS = [
+  'long_lived_connections',
+  'long_lived_fin',
+  'long_lived_reset',
+  'long_lived_ended_at_deadline',
+  'long_lived_end_offset_s',
+  'long_lived_reconnects',
+  'long_lived_reconnect_failures',
+] as const;
+
+/** The Ready httpbin pods, whose addresses their node's ztunnel captures. */
+function httpbinPods(addresses: ClusterAddresses) {
+  return addresses.pods.filter((p) => p.owner === 'deployment/httpbin' && p.isReady && !p.isDeleting);
+}
+
+/**
+ * What happened to the long-lived connections: each first-generation connection should be ended by
+ * its node's old ztunnel at SIGTERM + drain deadline, and every reconnect should work. Upstream drops
+ * the connection (close(), no SO_LINGER): an idle one gets a FIN, one with unread bytes a RST; the
+ * Istio blog's "RST" is the second case. Both count as ended at the deadline; the columns say which.
+ */
+export function judgeLongLived(
+  lives: ConnectionLife[],
+  ztunnelSigtermByNode: ReadonlyMap<string, number>,
+  deadlineMs: number,
+  loadStartMs: number,
+): CompanionResult & { columns: Record<(typeof LONG_LIVED_COLUMNS)[number], string | number> } {
+  const first = lives.filter((l) => l.generation === 0);
+  const later = lives.filter((l) => l.generation > 0);
+  const offsets: number[] = [];
+  let atDeadline = 0;
+  const ended = (l: ConnectionLife): boolean => l.end === 'reset' || l.end === 'closed';
+  for (const l of first) {
+    const sigterm = ztunnelSigtermByNode.get(l.node);
+    if (!ended(l) || l.endedAtMs === undefined || sigterm === undefined) continue;
+    const offset = l.endedAtMs - sigterm;
+    offsets.push(offset);
+    if (offset >= deadlineMs - AT_DEADLINE_MS.before && offset <= deadlineMs + AT_DEADLINE_MS.after)
+      atDeadline += 1;
+  }
+  const reconnectFailures = later.reduce((n, l) => n + l.requestsFailed, 0);
+  const firstFailures = first.reduce((n, l) => n + l.requestsFailed, 0);
+  const resets = first.filter((l) => l.end === 'reset').length;
+  const fins = first.filter((l) => l.end === 'closed').length;
+  const fmt = (ms: number): string => (ms / 1000).toFixed(3);
+  const lines = [
+    `long-lived connections: ${String(first.length)} opened at load start; ${String(fins + resets)} ended (${String(fins)} FIN, ${String(resets)} RST), ${String(atDeadline)} of them at their node's ztunnel SIGTERM + drain deadline (${fmt(deadlineMs)} s)` +
+      (offsets.length ? `; ended at SIGTERM + ${offsets.map(fmt).join(', ')} s` : ''),
+    `  reconnects: ${String(later.length)} new connections, ${String(reconnectFailures)} failed requests on them; ${String(firstFailures)} requests in flight on a long-lived connection when it ended`,
+    ...first
+      .filter((l) => !ended(l))
+      .map(
+        (l) =>
+          `  connection ${String(l.slot)} to ${l.pod}: ${l.end}${l.endedAtMs === undefined ? '' : ` at ${fmt(l.endedAtMs - loadStartMs)} s`}`,
+      ),
+  ];
+  return {
+    columns: {
+      long_lived_connections: first.length,
+      long_lived_fin: fins,
+      long_lived_reset: resets,
+      long_lived_ended_at_deadline: atDeadline,
+      long_lived_end_offset_s: offsets.map(fmt).join(' '),
+      long_lived_reconnects: later.length,
+      long_lived_reconnect_failures: reconnectFailures,
+    },
+    lines,
+    // The long-lived connections ending is the expected, documented behaviour; a failed reconnect is not.
+    failed: reconnectFailures,
+  };
+}
+
+/**
+ * E3 (seed 000, the ztunnel upgrade blog): during a ztunnel DaemonSet restart, connections older
+ * than the drain deadline are ended at the deadline, while new connections never fail. Long-lived
+ * keep-alive connections go straight to pod addresses (captured by the node's ztunnel); k6 opens a
+ * new connection for every request to the same pods throughout.
+ */
+export const longLived: ClusterScenario = {
+  name: 'long-lived',
+  summary:
+    'long-lived connections and a stream of new ones during a ztunnel DaemonSet restart (ztunnel upgrade blog, seed 000)',
+  source: 'E3, seed 000 (Istio blog: ztunnel upgrades)',
+  // The gateway carries no load here (the connections go to the pods); plain keeps it off the HBONE path.
+  manifests: (p) => scenarioManifests(p),
+  requires: [{ capability: 'inPodCapture', why: NEEDS_IN_POD_CAPTURE }],
+  fault: {
+    kind: 'rollout-restart',
+    target: ZTUNNEL_DAEMONSET,
+  },
+  defaultMaxFailed: 0,
+  // grace 15 s -> drain deadline 10 s: the resets land inside a 25 s run.
+  defaults: { qps: 50, connections: 10, durationS: 25, graceS: 15, restartAtS: 5, gatewayMode: 'plain' },
+  loadTargets: (addresses, p) =>
+    httpbinPods(addresses).map((pod) => `http://${pod.podIp}:${String(HTTPBIN_PORT)}${p.path}`),
+  newConnectionPerRequest: true,
+  companionColumns: LONG_LIVED_COLUMNS,
+  companion(ctx) {
+    const loadStartMs = ctx.clock.now();
+    const conns = startLongLivedConnections({
+      targets: httpbinPods(ctx.backend.addresses()).map((p) => ({
+        host: p.podIp,
+        port: HTTPBIN_PORT,
+        pod: p.name,
+        node: p.node,
+      })),
+      count: LONG_LIVED,
+      intervalMs: INTERVAL_MS,
+      clock: ctx.clock,
+    });
+    return {
+      async stop() {
+        const lives = await conns.stop();
+        // The old ztunnel per node: the first ztunnel SIGTERM on that node.
+        const sigterms = new Map<string, number>();
+        for (const e of ctx.backend.events())
+          if (
+            e.kind === 'sigterm' &&
+            e.object.startsWith('istio-system/ztunnel') &&
+            e.node &&
+            !sigterms.has(e.node)
+          )
+            sigterms.set(e.node, e.atMs);
+        const deadlineMs = computeDrainDeadlineMs({
+          TERMINATION_GRACE_PERIOD_SECONDS: String(ctx.params.graceS),
+        });
+        return judgeLongLived(lives, sigterms, deadlineMs, loadStartMs);
+      },
+    };
+  },
+};

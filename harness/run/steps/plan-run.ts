@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { providerOf } from '../../../clusters/registry.ts';
+import { collectProvenance, writeProvenance } from '../../config/provenance.ts';
+import { writeRunConfig } from '../../config/run-config.ts';
+import { checkCsvHeader } from '../../results/write-csv.ts';
+import { createRunId } from '../../results/run-id.ts';
+import { bundleK6Script, K6_SCRIPT } from '../load/index.ts';
+import { strayK6Variables } from '../load/run-k6.ts';
+import { badInput, makeDirectory } from '../../../lib/index.ts';
+import { chooseGenerator } from '../../tools/index.ts';
+import type { LoadGenerator } from '../../tools/index.ts';
+import { buildSummaryRow, EMPTY_FACTS } from '../../results/run-row.ts';
+import type { RunPlan, RunRequest } from './run-context.ts';
+
+/**
+ * Step 1, plan: everything that can refuse the run does so before anything starts (the backend's
+ * preflight: Docker and kind for kind, the loopback block for local; runs.csv taking this run's
+ * columns; k6; the binaries the backend runs from here); then the run folder with what to re-run
+ * (experiment.yaml) and what it ran on (provenance.json).
+ */
+export async function planRun(request: RunRequest): Promise<RunPlan> {
+  const { params, clock } = request;
+  // Creating a backend starts nothing; this one checks the machine and describes itself (its columns).
+  const provider = providerOf(params.backend);
+  const probe = provider.create(params, { clock, settings: request.backendSettings ?? {} });
+  await probe.preflight();
+  const described = probe.describe();
+  const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
+  await checkCsvHeader(join(request.resultsDir, 'runs.csv'), columns);
+  const generator = await prepareGenerator(request);
+  // What the backend runs from this machine (local: go-httpbin, Envoy; kind: its images), and the
+  // Envoy the gateway and sidecar run.
+  const envoy = await provider.prepareTools({ signal: request.signal, write: request.write });
+  const startedAtWallMs = clock.now() + clock.wallOffsetMs;
+  const runId = createRunId(params.scenario, startedAtWallMs);
+  const runDir = join(request.resultsDir, runId);
+  await makeDirectory(join(runDir, 'pods'));
+  await makeDirectory(join(runDir, generator.kind));
+  const k6Script =
+    generator.kind === 'k6'
+      ? await bundleK6Script({ script: K6_SCRIPT, outFile: join(runDir, 'k6', 'fortio.js') })
+      : undefined;
+  await writeRunConfig(runDir, params);
+  const provenance = await collectProvenance({
+    generator: `${generator.kind} ${generator.version}`,
+    envoy: `envoy ${envoy.version}`,
+  });
+  await writeProvenance(runDir, provenance);
+  return {
+    ...request,
+    generator,
+    envoy,
+    provenance,
+    runId,
+    runDir,
+    startedAtWallMs,
+    ...(k6Script ? { k6Script } : {}),
+  };
+}
+
+/** The run's generator, said in one line; k6's own options are refused with fortio. */
+async function prepareGenerator(request: RunRequest): Promise<LoadGenerator> {
+  const generator = await chooseGenerator(request.params.generator, {
+    signal: request.signal,
+    write: request.write,
+  });
+  request.write(`load generator: ${generator.why}\n`);
+  if (generator.kind !== 'k6' && request.params.k6Out.length > 0)
+    throw badInput(
+      '--k6-out',
+      'used with --generator k6',
+      request.params.k6Out.join(' '),
+      `the load generator is ${generator.kind}`,
+    );
+  const stray = strayK6Variables(process.env);
+  if (generator.kind === 'k6' && stray.length > 0)
+    request.write(
+      `k6: not passing ${stray.join(', ')} from the environment to k6 (a run is what its options say; recorded in provenance.json)\n`,
+    );
+  return generator;
+}
