@@ -1,3 +1,4 @@
+import { deployment } from '../manifests/deployment.ts';
 import type {
   KubernetesObject,
   V1ClusterRole,
@@ -59,47 +60,40 @@ export function buildKindControlPlane(): KubernetesObject[] {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'istiod-ztunnel-harness' },
     subjects: [{ kind: 'ServiceAccount', name: 'istiod', namespace: 'istio-system' }],
   };
-  const deployment: V1Deployment = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: ISTIOD.name, namespace: ISTIOD.namespace, labels },
+  const istiod: V1Deployment = deployment({
+    name: ISTIOD.name,
+    namespace: ISTIOD.namespace,
+    labels,
     spec: {
-      replicas: 1,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: {
-          serviceAccountName: 'istiod',
-          // Beside the gateway on node-1, away from the workloads' churn on node-2 (when there is one).
-          nodeSelector: { [NODE_LABEL]: 'node-1' },
-          containers: [
-            {
-              name: 'discovery',
-              image: IMAGES.istiod,
-              env: [
-                { name: 'AMBIENT_TUNNEL', value: 'node' },
-                { name: 'PILOT_DEBOUNCE_AFTER', value: '100' },
-                { name: 'PILOT_DEBOUNCE_MAX', value: '10000' },
-              ],
-              ports: [
-                { containerPort: 15010, name: 'grpc-xds' },
-                { containerPort: 15011, name: ENVOY_XDS_PORT_NAME },
-                { containerPort: 15012, name: 'https-dns' },
-                { containerPort: READINESS_PORT, name: 'http-ready' },
-              ],
-              // The chart's probe (httpGet /ready on 8080), polled faster: 503 until the root
-              // ConfigMaps are written (mesh/control-plane/readiness-server.ts).
-              readinessProbe: {
-                httpGet: { path: READINESS_PATH, port: READINESS_PORT },
-                periodSeconds: 2,
-                timeoutSeconds: 5,
-              },
-            },
+      serviceAccountName: 'istiod',
+      // Beside the gateway on node-1, away from the workloads' churn on node-2 (when there is one).
+      nodeSelector: { [NODE_LABEL]: 'node-1' },
+      containers: [
+        {
+          name: 'discovery',
+          image: IMAGES.istiod,
+          env: [
+            { name: 'AMBIENT_TUNNEL', value: 'node' },
+            { name: 'PILOT_DEBOUNCE_AFTER', value: '100' },
+            { name: 'PILOT_DEBOUNCE_MAX', value: '10000' },
           ],
+          ports: [
+            { containerPort: 15010, name: 'grpc-xds' },
+            { containerPort: 15011, name: ENVOY_XDS_PORT_NAME },
+            { containerPort: 15012, name: 'https-dns' },
+            { containerPort: READINESS_PORT, name: 'http-ready' },
+          ],
+          // The chart's probe (httpGet /ready on 8080), polled faster: 503 until the root
+          // ConfigMaps are written (mesh/control-plane/readiness-server.ts).
+          readinessProbe: {
+            httpGet: { path: READINESS_PATH, port: READINESS_PORT },
+            periodSeconds: 2,
+            timeoutSeconds: 5,
+          },
         },
-      },
+      ],
     },
-  };
+  });
   const service: V1Service = {
     apiVersion: 'v1',
     kind: 'Service',
@@ -121,7 +115,7 @@ export function buildKindControlPlane(): KubernetesObject[] {
     serviceAccount('default', 'httpbin'),
     role,
     binding,
-    deployment,
+    istiod,
     service,
   ];
 }

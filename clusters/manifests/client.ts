@@ -1,3 +1,4 @@
+import { deployment } from './deployment.ts';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { HTTPBIN_SERVICE_PORT } from './httpbin.ts';
 import { DATAPLANE_MODE_LABEL, IMAGES, NODE_LABEL, POD_NETWORK_ANNOTATION } from './images.ts';
@@ -17,34 +18,26 @@ export interface ClientManifestOptions {
  */
 export function buildClient(options: ClientManifestOptions): V1Deployment {
   const labels = { app: 'client' };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'client', namespace: 'default', labels },
+  return deployment({
+    name: 'client',
+    namespace: 'default',
+    labels,
+    podLabels: { [DATAPLANE_MODE_LABEL]: 'ambient' },
+    ...(options.ownNetns ? { podAnnotations: { [POD_NETWORK_ANNOTATION]: 'netns' } } : {}),
     spec: {
-      replicas: 1,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: {
-          labels: { ...labels, [DATAPLANE_MODE_LABEL]: 'ambient' },
-          ...(options.ownNetns ? { annotations: { [POD_NETWORK_ANNOTATION]: 'netns' } } : {}),
-        },
-        spec: {
-          serviceAccountName: 'client',
-          nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },
-          containers: [
-            {
-              name: 'client',
-              image: IMAGES.client,
-              env: [
-                { name: 'TARGET', value: `httpbin.default.svc:${String(HTTPBIN_SERVICE_PORT)}` },
-                { name: 'RPS', value: String(options.rps) },
-                { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-              ],
-            },
+      serviceAccountName: 'client',
+      nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },
+      containers: [
+        {
+          name: 'client',
+          image: IMAGES.client,
+          env: [
+            { name: 'TARGET', value: `httpbin.default.svc:${String(HTTPBIN_SERVICE_PORT)}` },
+            { name: 'RPS', value: String(options.rps) },
+            { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
           ],
         },
-      },
+      ],
     },
-  };
+  });
 }

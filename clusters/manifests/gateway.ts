@@ -1,3 +1,4 @@
+import { deployment } from './deployment.ts';
 import type { V1Deployment, V1EnvVar, V1Service } from '@kubernetes/client-node';
 import {
   ISTIO_DEFAULT_ATTEMPTS,
@@ -76,32 +77,25 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
       ? [{ name: `ISTIO_META_${ROUTE_POLICY_METADATA}`, value: JSON.stringify(policy) }]
       : []),
   ];
-  const deployment: V1Deployment = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'istio-ingressgateway', namespace: 'istio-system', labels },
+  const gateway: V1Deployment = deployment({
+    name: 'istio-ingressgateway',
+    namespace: 'istio-system',
+    labels,
     spec: {
-      replicas: 1,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: {
-          serviceAccountName: 'istio-ingressgateway',
-          nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },
-          volumes: CA_VOLUMES,
-          containers: [
-            buildIstioProxyContainer({
-              type: 'router',
-              env,
-              ports: [{ containerPort: GATEWAY_PORT, name: 'http2' }],
-              cpuLimitCores: options.concurrency ?? GATEWAY_DEFAULT_CONCURRENCY,
-              readiness: true,
-            }),
-          ],
-        },
-      },
+      serviceAccountName: 'istio-ingressgateway',
+      nodeSelector: { [NODE_LABEL]: options.node ?? 'node-1' },
+      volumes: CA_VOLUMES,
+      containers: [
+        buildIstioProxyContainer({
+          type: 'router',
+          env,
+          ports: [{ containerPort: GATEWAY_PORT, name: 'http2' }],
+          cpuLimitCores: options.concurrency ?? GATEWAY_DEFAULT_CONCURRENCY,
+          readiness: true,
+        }),
+      ],
     },
-  };
+  });
   const service: V1Service = {
     apiVersion: 'v1',
     kind: 'Service',
@@ -119,5 +113,5 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
       ],
     },
   };
-  return [deployment, service];
+  return [gateway, service];
 }

@@ -1,3 +1,4 @@
+import { deployment } from './deployment.ts';
 import type { V1Container, V1Deployment, V1EnvVar, V1Lifecycle, V1Service } from '@kubernetes/client-node';
 import {
   DATAPLANE_MODE_LABEL,
@@ -89,46 +90,39 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
     ...(options.mesh === 'ambient' ? { [DATAPLANE_MODE_LABEL]: 'ambient' } : {}),
     ...(options.sidecar ? { [SIDECAR_INJECT_LABEL]: 'true' } : {}),
   };
-  const deployment: V1Deployment = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'httpbin', namespace: 'default', labels },
+  const httpbin: V1Deployment = deployment({
+    name: 'httpbin',
+    namespace: 'default',
+    labels,
+    replicas: options.replicas,
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+    podLabels,
+    ...(options.dedicatedZtunnel || options.ownNetns
+      ? { podAnnotations: { [POD_NETWORK_ANNOTATION]: 'netns' } }
+      : {}),
     spec: {
-      replicas: options.replicas,
-      selector: { matchLabels: labels },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
-      template: {
-        metadata: {
-          labels: podLabels,
-          ...(options.dedicatedZtunnel || options.ownNetns
-            ? { annotations: { [POD_NETWORK_ANNOTATION]: 'netns' } }
-            : {}),
-        },
-        spec: {
-          serviceAccountName: 'httpbin',
-          ...(options.graceS === undefined ? {} : { terminationGracePeriodSeconds: options.graceS }),
-          ...(options.sidecar ? { volumes: CA_VOLUMES } : {}),
-          containers: [
-            {
-              name: 'httpbin',
-              image: options.image ?? IMAGES.httpbin,
-              ports: [{ containerPort: HTTPBIN_PORT, name: 'http' }],
-              env: [
-                // go-httpbin's own default; set so the fault server listens on the same port.
-                { name: 'PORT', value: String(HTTPBIN_PORT) },
-                { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-                ...Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),
-              ],
-              readinessProbe: { httpGet: { path: '/get', port: HTTPBIN_PORT }, periodSeconds: 10 },
-              ...(lifecycle ? { lifecycle } : {}),
-            },
-            ...(options.sidecar ? [buildSidecarContainer(options.sidecar)] : []),
-            ...(options.dedicatedZtunnel ? [buildDedicatedZtunnelContainer(options.graceS ?? 30)] : []),
+      serviceAccountName: 'httpbin',
+      ...(options.graceS === undefined ? {} : { terminationGracePeriodSeconds: options.graceS }),
+      ...(options.sidecar ? { volumes: CA_VOLUMES } : {}),
+      containers: [
+        {
+          name: 'httpbin',
+          image: options.image ?? IMAGES.httpbin,
+          ports: [{ containerPort: HTTPBIN_PORT, name: 'http' }],
+          env: [
+            // go-httpbin's own default; set so the fault server listens on the same port.
+            { name: 'PORT', value: String(HTTPBIN_PORT) },
+            { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+            ...Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),
           ],
+          readinessProbe: { httpGet: { path: '/get', port: HTTPBIN_PORT }, periodSeconds: 10 },
+          ...(lifecycle ? { lifecycle } : {}),
         },
-      },
+        ...(options.sidecar ? [buildSidecarContainer(options.sidecar)] : []),
+        ...(options.dedicatedZtunnel ? [buildDedicatedZtunnelContainer(options.graceS ?? 30)] : []),
+      ],
     },
-  };
+  });
   const service: V1Service = {
     apiVersion: 'v1',
     kind: 'Service',
@@ -138,5 +132,5 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
       ports: [{ name: 'http', port: HTTPBIN_SERVICE_PORT, targetPort: HTTPBIN_PORT }],
     },
   };
-  return [deployment, service];
+  return [httpbin, service];
 }
