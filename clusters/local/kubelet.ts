@@ -108,6 +108,9 @@ export interface Kubelet {
  * when the grace period is over but at least 2 s after preStop; then terminal phase, DelWorkload to
  * the node's ztunnels, and the object's deletion.
  */
+/** The node's containers' temp folder (TMPDIR), inside the node's run folder; made with it. */
+export const nodeTmpDir = (nodeRunDir: string): string => join(nodeRunDir, 'tmp');
+
 export function createKubelet(options: KubeletOptions): Kubelet {
   const { clock, state, timing, events, node } = options;
   const runtimes = new Map<string, PodRuntime>();
@@ -171,6 +174,9 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       env: {
         ...buildContainerEnv(pod, spec, { ...options.env, volumeDirs: runtime.volumeDirs }),
         ...image.podEnv?.(pod, options.tools ?? DEFAULT_LOCAL_TOOLS),
+        // What a container leaves in its temp folder goes with the cluster (a container's /tmp is
+        // its own filesystem's; a killed pilot-agent cannot remove its folder itself).
+        TMPDIR: nodeTmpDir(node.runDir),
       },
       logPath: join(options.logDir, `${pod.namespace}_${pod.name}_${spec.name}.log`),
     });

@@ -34,7 +34,7 @@ import type { DaemonSetRecord, DeploymentRecord } from './cluster-state.ts';
 import { startControllers } from './controllers.ts';
 import { cpuIsolationUnavailable, createCpuGroups, GENERATOR_GROUP } from './cpu-cgroups.ts';
 import type { CpuGroups, CpuIsolation } from './cpu-cgroups.ts';
-import { createKubelet } from './kubelet.ts';
+import { createKubelet, nodeTmpDir } from './kubelet.ts';
 import type { Kubelet } from './kubelet.ts';
 import { hashTemplate } from './pod-factory.ts';
 import { createStateSource } from './state-source.ts';
@@ -208,7 +208,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     const groups = cpuGroups;
     for (const node of nodes) {
       const nodeRunDir = join(runDir, node.name);
-      await makeDirectory(nodeRunDir);
+      await makeDirectory(nodeTmpDir(nodeRunDir));
       const agent = await startNodeAgentServer(join(nodeRunDir, 'ztunnel.sock'));
       agents.push(agent);
       kubelets.push(

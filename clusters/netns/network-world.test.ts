@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,8 +75,9 @@ test(
 test(
   'a process that dies with a world leaves no namespace, veth, route or holder behind',
   { skip },
-  async () => {
+  async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'netns-leak-'));
+    t.after(() => { rmSync(dir, { recursive: true, force: true }); });
     const script = join(dir, 'world.mjs');
     writeFileSync(
       script,

@@ -5,9 +5,10 @@
 // FAKE_DOCKER_BUILD_HANG, FAKE_KIND_CLUSTERS (names `kind get clusters` lists), FAKE_KIND_CREATE_HANG,
 // FAKE_KIND_CREATE_FAIL, FAKE_KIND_PORT_TAKEN, FAKE_KIND_LOAD_FAIL, FAKE_KIND_ARCHIVE_FAIL,
 // FAKE_KIND_EXPORT_FAIL.
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 
 export interface FakeCall {
   tool: 'kind' | 'docker';
@@ -87,9 +88,14 @@ export interface FakeTools {
   calls(): Promise<FakeCall[]>;
 }
 
+/** Every folder of fakes this test file made, removed when its tests are done. */
+const made: string[] = [];
+after(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 /** Writes the fakes into a fresh folder; `kubeconfig` is what `kind get kubeconfig` prints. */
 export async function createFakeKindAndDocker(kubeconfig: string): Promise<FakeTools> {
   const dir = await mkdtemp(join(tmpdir(), 'fake-kind-'));
+  made.push(dir);
   await writeFile(join(dir, 'fake.cjs'), FAKE_SOURCE);
   await writeFile(join(dir, 'kubeconfig'), kubeconfig);
   await writeFile(join(dir, 'calls.jsonl'), '');

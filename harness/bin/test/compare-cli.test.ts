@@ -70,8 +70,9 @@ test('a file against itself: nothing significant, exit 0', async () => {
   assert.doesNotMatch(stdout, /WORSE|better/);
 });
 
-test('malformed input exits 2 naming the file, line and column, and writes nothing', async () => {
+test('malformed input exits 2 naming the file, line and column, and writes nothing', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'compare-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
   const lines = (await readFile(CANDIDATE, 'utf8')).split('\n');
   const header = (lines[0] ?? '').split(',');
   const badValue = [...lines];
@@ -108,8 +109,9 @@ test('malformed input exits 2 naming the file, line and column, and writes nothi
   await assert.rejects(readFile(summary), /ENOENT/);
 });
 
-test('no configuration in common, or a bad --alpha, is bad input (exit 2)', async () => {
+test('no configuration in common, or a bad --alpha, is bad input (exit 2)', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'compare-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
   const other = (await readFile(BASELINE, 'utf8')).replaceAll(',ambient,30,50,', ',ambient,90,50,');
   const otherPath = join(dir, 'grace-90.csv');
   await writeFile(otherPath, other);

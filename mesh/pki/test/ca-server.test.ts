@@ -92,11 +92,9 @@ describe('the CA (istiod CreateCertificate)', () => {
       401,
       'pod re-created',
     );
-    const foreign = await startStandaloneCa({
-      dir: await mkdtemp(join(tmpdir(), 'ca-foreign-')),
-      pods: [HTTPBIN_1],
-      host: '127.178.0.2',
-    });
+    const foreignDir = await mkdtemp(join(tmpdir(), 'ca-foreign-'));
+    t.after(() => rm(foreignDir, { recursive: true, force: true }));
+    const foreign = await startStandaloneCa({ dir: foreignDir, pods: [HTTPBIN_1], host: '127.178.0.2' });
     t.after(() => foreign.close());
     assert.equal(
       (await post(ca, body, await tokenFor(foreign, HTTPBIN_1))).status,
