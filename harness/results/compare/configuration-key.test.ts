@@ -25,9 +25,10 @@ test("an E1 c=100 row keys as the committed baselines' rows of its generator and
   const params = await resolve(entry.args);
   const backend = createLocalBackend({ nodeCount: 2 }).describe();
   // envoyVersion '' stands for the rows before schema 8, whose gateway was the Node imitation.
-  const keyWith = (kind: string, envoyVersion = ''): string => {
+  const keyWith = (kind: string, envoyVersion = '', readCloseKinds = false): string => {
     const generator = { kind, version: '' };
-    const today = buildSummaryRow(params, undefined, [], {
+    const run = { ...params, arms: { ...params.arms, readCloseKinds } };
+    const today = buildSummaryRow(run, undefined, [], {
       ...EMPTY_FACTS,
       backend,
       generator,
@@ -51,4 +52,6 @@ test("an E1 c=100 row keys as the committed baselines' rows of its generator and
   // issue 30's five.
   assert.equal(matching(keyWith('fortio', '1.40.0'), envoyBaseline), 10);
   assert.equal(matching(keyWith('fortio'), envoyBaseline), 0);
+  // Schema 11's read_close_kinds: its default keys with every older row; the read is another arm.
+  assert.equal(matching(keyWith('fortio', '1.40.0', true), envoyBaseline), 0);
 });

@@ -1,11 +1,8 @@
 import type { ClusterBackend, RolloutResult } from '../../../clusters/backend.ts';
 import { formatDuration } from '../../../lib/index.ts';
-import type { MetricsScraper } from '../observe/metrics-scraper.ts';
 import type { Companion } from '../cluster-scenario.ts';
 import { driveLoad } from '../drive-load.ts';
 import type { Observation, RunPlan } from './run-context.ts';
-
-type Driven = Omit<Observation, 'backend' | 'abortReason' | 'signal' | 'loadStartMs'>;
 
 /**
  * The fault (rollout restart or scale) at --restart-at, running beside the load; resolves with the
@@ -42,18 +39,17 @@ function scheduleFault(
 /**
  * Step 3, drive load and apply the fault: the load generator through the targets for --duration, the fault at
  * --restart-at, the scenario's companion (E3's long-lived connections) alongside; then wait for the
- * fault to finish. `into` receives each result as soon as it exists, so an abort keeps what was seen.
+ * fault to finish. The run's observation (its backend, signal, load start and scraper) receives each
+ * result as soon as it exists, so an abort keeps what was seen.
  */
 export async function driveWithFault(
   plan: RunPlan,
-  backend: ClusterBackend,
-  targets: string[],
-  signal: AbortSignal,
-  loadStartMs: number,
-  scraper: MetricsScraper,
-  into: Driven,
+  targets: readonly string[],
+  into: Observation,
 ): Promise<void> {
   const { params, clock, scenario, write } = plan;
+  const { backend, signal, loadStartMs, scraper } = into;
+  if (!scraper) throw new Error('driveWithFault: the metrics scraper was not started');
   const restartDone = scheduleFault(plan, backend, signal, (atMs) => {
     into.rolloutStartedMs = atMs;
   });
@@ -65,7 +61,7 @@ export async function driveWithFault(
       clock,
       signal,
       params,
-      targets,
+      targets: [...targets],
       newConnectionPerRequest: scenario.newConnectionPerRequest ?? false,
       exactCalls: scenario.exactCalls,
       backend,

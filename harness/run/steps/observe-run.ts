@@ -35,7 +35,7 @@ export async function observeRun(plan: RunPlan): Promise<Observation> {
     seen.scraper = startMetricsScraper({ clock, targets: () => scrapeTargetsOf(backend.addresses().pods) });
     await seen.scraper.baseline;
     seen.loadStartMs = clock.now();
-    await driveWithFault(plan, backend, targets, signal, seen.loadStartMs, seen.scraper, seen);
+    await driveWithFault(plan, targets, seen);
   } catch (err) {
     seen.abortReason = signal.aborted
       ? abortReasonOf(signal)
