@@ -225,6 +225,7 @@ func main() {
 	mode, path := os.Args[1], os.Args[2]
 	r := &relay{out: json.NewEncoder(os.Stdout), conns: map[int]*net.UnixConn{}}
 	addr := &net.UnixAddr{Name: path, Net: "unixpacket"}
+	var listener *net.UnixListener
 	if mode == "connect" {
 		c, err := net.DialUnix("unixpacket", nil, addr)
 		if err != nil {
@@ -242,7 +243,7 @@ func main() {
 			r.emit(event{Ev: "fatal", Error: err.Error()})
 			os.Exit(1)
 		}
-		defer l.Close() // also removes the socket file (Go unlinks what it bound)
+		listener = l
 		r.emit(event{Ev: "listening", Path: path})
 		go func() {
 			for {
@@ -255,5 +256,12 @@ func main() {
 		}()
 	}
 	r.commands(os.Stdin)
+	// Stop accepting (and unlink the socket: Go removes what it bound) before closing connections:
+	// a ztunnel reconnects the moment it reads EOF (src/inpod/workloadmanager.rs connect, no delay
+	// on the first try), and would otherwise be accepted by a relay about to exit, its hello then
+	// failing ("node agent announcement failed"). With the file gone it waits with back-off instead.
+	if listener != nil {
+		_ = listener.Close()
+	}
 	r.closeAll()
 }
