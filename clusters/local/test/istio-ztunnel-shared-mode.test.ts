@@ -12,10 +12,12 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
+import { keepStreamsAfterGoaway, openTunnel } from '../../../mesh/hbone/index.ts';
 import type { ZdsPod } from '../../../mesh/zds/index.ts';
 import {
   accepts,
   createSharedNode,
+  hboneSession,
   INPOD_PORTS,
   listeners,
   portsOf,
@@ -226,6 +228,78 @@ test(
     // (mesh/zds/relay/main.go closes its listener before its connections).
     assert.equal(a.logHas(/node agent announcement failed/), false, a.zdsLog());
     assert.ok(a.logHas(/failed to connect to the Istio CNI node agent/), a.zdsLog());
+    t.diagnostic(a.zdsLog());
+  },
+);
+
+test(
+  "istio/ztunnel in shared mode: in the upgrade, the old instance's open tunnel lasts until its drain deadline while new ones reach the new instance",
+  { skip, timeout: 60_000 },
+  async (t) => {
+    assert.ok(typeof real !== 'string');
+    const node = await createSharedNode(t, real);
+    const { pod } = node;
+    const { kinds } = await node.startAgent();
+    const a = await node.startZtunnel('ztunnel-a');
+    await waitFor('ztunnel-a acked its snapshot', () => a.isAlive() && kinds(1).includes('snapshot-sent'));
+    await waitFor('ztunnel-a listening', () => listening(pod.path, a));
+    await startApp(t, pod);
+
+    // A tunnel opened while only ztunnel-a listens is ztunnel-a's; kept open through its GOAWAY.
+    const session = await hboneSession(pod.ip, node.gatewayCert);
+    t.after(() => {
+      session.destroy();
+    });
+    keepStreamsAfterGoaway(session, () => 1);
+    const tunnel = await openTunnel(session, `${pod.ip}:8080`);
+    assert.equal(tunnel.status, 200);
+    let received = '';
+    tunnel.stream.on('data', (d: Buffer) => (received += d.toString()));
+    const streamErrors: string[] = [];
+    tunnel.stream.on('error', (err: Error) => streamErrors.push(err.message));
+    const tunnelClosed = new Promise<void>((resolve) => tunnel.stream.once('close', resolve));
+    await waitFor('the app greets through ztunnel-a', () => received === 'httpbin-1\n');
+
+    const b = await node.startZtunnel('ztunnel-b');
+    await waitFor('ztunnel-b acked its snapshot', () => b.isAlive() && kinds(2).includes('snapshot-sent'));
+    await waitFor('both listening', async () => (await listening(pod.path, b)) && listening(pod.path, a));
+
+    const sigterm = performance.now();
+    const since = (): number => Math.round(performance.now() - sigterm);
+    const aExited = once(a.child, 'exit');
+    a.child.kill('SIGTERM');
+    await waitFor(
+      'ztunnel-a closes its listeners',
+      async () => (await portsOf(pod.path, a.pid)).length === 0,
+    );
+    const listenersClosedMs = since();
+    assert.equal(a.child.exitCode, null, 'ztunnel-a still runs (draining)');
+    tunnel.stream.write('ping\n');
+    await waitFor('the echo through the draining ztunnel-a', () => received === 'httpbin-1\nping\n');
+    const echoedMs = since();
+    assert.equal(
+      await throughHbone(pod.ip, node.gatewayCert),
+      '200 httpbin-1',
+      'a new tunnel, via ztunnel-b',
+    );
+    await b.logged(/\taccess\tconnection complete.*dst\.workload="httpbin-1"/);
+
+    // At CONNECTION_TERMINATION_DEADLINE (2 s) ztunnel-a cuts the tunnel and exits.
+    await tunnelClosed;
+    const closedMs = since();
+    await aExited;
+    const exitedMs = since();
+    await a.logged(/drain duration expired with pending connections/);
+    t.diagnostic(
+      `after SIGTERM: listeners closed by ${String(listenersClosedMs)} ms, echo at ${String(echoedMs)} ms, ` +
+        `tunnel closed at ${String(closedMs)} ms (${streamErrors.join('; ') || 'no stream error'}), exited at ${String(exitedMs)} ms`,
+    );
+    assert.ok(echoedMs < 1_500, `the echo came during the drain (${String(echoedMs)} ms)`);
+    assert.ok(
+      closedMs >= 1_800 && closedMs < 3_500,
+      `the tunnel ended at the deadline (${String(closedMs)} ms)`,
+    );
+    assert.ok(exitedMs < 4_000, `ztunnel-a exited after the deadline (${String(exitedMs)} ms)`);
     t.diagnostic(a.zdsLog());
   },
 );

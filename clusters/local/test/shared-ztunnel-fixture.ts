@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ClientHttp2Session } from 'node:http2';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,10 +123,13 @@ export function runIn(
   return { child, log };
 }
 
-/** A TCP server on 0.0.0.0:`port` in the pod's namespace answering every connection with the pod's name. */
+/**
+ * A TCP server on 0.0.0.0:`port` in the pod's namespace: writes the pod's name and a newline to
+ * every connection, then echoes what it reads until the client ends its side.
+ */
 export async function startApp(t: TestContext, pod: PodNetns, port = 8080): Promise<ChildProcess> {
   const script =
-    "require('node:net').createServer((s) => s.end(process.env.POD_NAME + '\\n'))" +
+    "require('node:net').createServer((s) => { s.write(process.env.POD_NAME + '\\n'); s.pipe(s); })" +
     `.listen(${String(port)}, '0.0.0.0', () => console.log('listening'))`;
   const app = runIn(t, pod, [process.execPath, '-e', script], { POD_NAME: pod.name });
   await waitFor(`the app on ${pod.name}:${String(port)}`, () => {
@@ -135,19 +139,20 @@ export async function startApp(t: TestContext, pod: PodNetns, port = 8080): Prom
   return app.child;
 }
 
+/** An mTLS HTTP/2 session to the pod's ztunnel (:15008), the pod's identity checked. */
+export function hboneSession(ip: string, cert: WorkloadCertificate): Promise<ClientHttp2Session> {
+  return openHboneSession({ host: ip, cert, expectedIdentity: POD_IDENTITY, connectTimeoutMs: 5_000 });
+}
+
 /**
- * An HBONE CONNECT to the pod's app through its ztunnel (mTLS with a certificate of the test root,
- * the pod's identity checked): the CONNECT's status and what the app wrote back.
+ * An HBONE CONNECT to the pod's app through its ztunnel, our side ended at once: the CONNECT's
+ * status and everything the app wrote back (its name).
  */
 export async function throughHbone(ip: string, cert: WorkloadCertificate): Promise<string> {
-  const session = await openHboneSession({
-    host: ip,
-    cert,
-    expectedIdentity: POD_IDENTITY,
-    connectTimeoutMs: 5_000,
-  });
+  const session = await hboneSession(ip, cert);
   try {
     const tunnel = await openTunnel(session, `${ip}:8080`);
+    tunnel.stream.end();
     const chunks: Buffer[] = [];
     for await (const chunk of tunnel.stream) chunks.push(chunk as Buffer);
     return `${String(tunnel.status)} ${Buffer.concat(chunks).toString().trim()}`;
