@@ -59,7 +59,7 @@ export interface BackendParams {
   /** The local timing model's overrides (ms), by key. */
   timing?: Readonly<Partial<Record<string, number>>>;
   /** Which ztunnel serves the workload's pods: ours, or istio/ztunnel's own binary. */
-  ztunnelImpl?: 'ours' | 'istio';
+  ztunnelImpl?: 'ours' | 'istio' | 'istio-shared';
   /** Where the workload pods' addresses live. */
   podNetwork?: 'loopback' | 'netns';
   arms?: { tcpMigrateReq?: number; cpuIsolation?: string };

@@ -23,6 +23,8 @@ export interface ControllerOptions {
   events: EventLog;
   addresses: AddressPool;
   nodes: { name: string; ip: string }[];
+  /** istio/ztunnel in shared mode is the node's ztunnel (pod-factory.ts). */
+  sharedIstioZtunnel?: boolean;
 }
 
 /**
@@ -72,6 +74,7 @@ export function startControllers(options: ControllerOptions): () => void {
       nodeIndex: options.nodes.indexOf(node) + 1,
       addresses: options.addresses,
       nowMs: clock.now(),
+      ...(options.sharedIstioZtunnel ? { sharedIstioZtunnel: true } : {}),
     });
     state.pods.set(podKey(pod), pod);
     emit('pod-created', podKey(pod), `${pod.podIp} (app ${pod.appIp})`, node.name);

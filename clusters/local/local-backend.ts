@@ -14,6 +14,7 @@ import type { Clock, Logger } from '../../lib/index.ts';
 import { startControlPlane } from '../../mesh/control-plane/index.ts';
 import type { ControlPlane } from '../../mesh/control-plane/index.ts';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
+import { ensureZdsRelay } from '../../mesh/zds/index.ts';
 import { createTokenIssuer, ISTIO_CA_AUDIENCE } from '../../mesh/pki/index.ts';
 import type { TokenIssuer } from '../../mesh/pki/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
@@ -45,6 +46,8 @@ import { waitForEvent } from '../wait-for-event.ts';
 import { createNetworkWorld, netnsUnavailable } from '../netns/network-world.ts';
 import type { NetworkWorld } from '../netns/network-world.ts';
 import type { LocalImage, LocalTools } from './images.ts';
+import { IMAGES } from '../manifests/index.ts';
+import { istioSharedZtunnelImage, startSharedZdsNodeAgent } from './istio-shared-ztunnel.ts';
 import type { RootMaterial } from '../../mesh/pki/index.ts';
 
 export interface LocalBackendOptions {
@@ -67,6 +70,13 @@ export interface LocalBackendOptions {
   caRoot?: RootMaterial;
   /** Images beyond the built-in ones (istio/ztunnel's binary brought by the user). */
   images?: ReadonlyMap<string, LocalImage>;
+  /**
+   * istio/ztunnel's binary as the ztunnel DaemonSet in shared mode (--ztunnel-impl istio-shared;
+   * needs `netns` and the test root as `caRoot`): each DaemonSet pod in a namespace of its own, the
+   * node agent speaking ZDS (mesh/zds; Go builds its relay), LOCAL_XDS per instance
+   * (clusters/local/istio-shared-ztunnel.ts).
+   */
+  istioShared?: { binary: string };
   /** Where the harness's tools are (Envoy); default the pinned copies in .tools. */
   tools?: LocalTools;
   /**
@@ -206,10 +216,33 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       );
     });
     const groups = cpuGroups;
+    const clusterRunDir = runDir;
+    const shared = options.istioShared;
+    const relayBinary = shared ? await ensureZdsRelay() : undefined;
+    const images = shared
+      ? new Map([
+          ...(options.images ?? []),
+          [
+            IMAGES.ztunnel,
+            istioSharedZtunnelImage({
+              binary: shared.binary,
+              nodeRunDir: (name) => join(clusterRunDir, name),
+              pods: () => state.pods.values(),
+            }),
+          ],
+        ])
+      : options.images;
     for (const node of nodes) {
       const nodeRunDir = join(runDir, node.name);
       await makeDirectory(nodeTmpDir(nodeRunDir));
-      const agent = await startNodeAgentServer(join(nodeRunDir, 'ztunnel.sock'));
+      const socketPath = join(nodeRunDir, 'ztunnel.sock');
+      const agent = relayBinary
+        ? await startSharedZdsNodeAgent({
+            relayBinary,
+            socketPath,
+            log: log.child({ component: 'zds-node-agent', node: node.name }),
+          })
+        : await startNodeAgentServer(socketPath);
       agents.push(agent);
       kubelets.push(
         createKubelet({
@@ -217,7 +250,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
           nodeIndex: nodes.indexOf(node) + 1,
           netns: () => world,
           ...(options.podSysctls ? { podSysctls: options.podSysctls } : {}),
-          ...(options.images ? { images: options.images } : {}),
+          ...(images ? { images } : {}),
           ...(options.tools ? { tools: options.tools } : {}),
           state,
           clock,
@@ -239,7 +272,14 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
         }),
       );
     }
-    stopControllers = startControllers({ state, clock, events, addresses, nodes });
+    stopControllers = startControllers({
+      state,
+      clock,
+      events,
+      addresses,
+      nodes,
+      ...(shared ? { sharedIstioZtunnel: true } : {}),
+    });
   };
 
   const apply = async (objects: ClusterObject[]): Promise<void> => {

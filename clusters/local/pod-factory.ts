@@ -2,6 +2,7 @@ import type { V1PodTemplateSpec } from '@kubernetes/client-node';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   DATAPLANE_MODE_LABEL,
+  IMAGES,
   ISTIO_ZTUNNEL_IMAGE,
   POD_NETWORK_ANNOTATION,
   SIDECAR_INJECT_LABEL,
@@ -33,6 +34,12 @@ export function createPodRecord(options: {
   nodeIndex: number;
   addresses: AddressPool;
   nowMs: number;
+  /**
+   * istio/ztunnel is the node's ztunnel in shared mode (--ztunnel-impl istio-shared): the ztunnel
+   * DaemonSet's pods get a network namespace each (its fixed ports), and a meshed pod's app binds
+   * the pod's own address, where the binary's inbound connects from inside the pod's namespace.
+   */
+  sharedIstioZtunnel?: boolean;
 }): PodRecord {
   const { template, owner } = options;
   const spec = template.spec ?? { containers: [] };
@@ -40,8 +47,12 @@ export function createPodRecord(options: {
   const isMeshed = labels[DATAPLANE_MODE_LABEL] === 'ambient';
   // A sidecar owns the pod address the same way ztunnel does for ambient pods.
   const hasSidecar = labels[SIDECAR_INJECT_LABEL] === 'true';
-  const netns = template.metadata?.annotations?.[POD_NETWORK_ANNOTATION] === 'netns';
+  const isSharedIstio =
+    options.sharedIstioZtunnel === true && spec.containers.some((c) => c.image === IMAGES.ztunnel);
+  const netns = template.metadata?.annotations?.[POD_NETWORK_ANNOTATION] === 'netns' || isSharedIstio;
   const dedicatedZtunnel = spec.containers.some((c) => c.image === ISTIO_ZTUNNEL_IMAGE);
+  // The binary's inbound dials the CONNECT's pod address inside the pod (no in-pod redirection here).
+  const appOnPodIp = dedicatedZtunnel || options.sharedIstioZtunnel === true;
   const { podIp, appIp } = netns
     ? ((ip) => ({ podIp: ip, appIp: appAddressOf(ip) }))(options.addresses.nextNetnsPod(options.nodeIndex))
     : options.addresses.nextPod();
@@ -58,7 +69,7 @@ export function createPodRecord(options: {
     podIp,
     // Outside the mesh and without a sidecar nothing captures the pod address: the app binds it. A
     // dedicated ztunnel binds the wildcard of the pod's namespace and the app the pod's address.
-    appIp: (isMeshed || hasSidecar) && !dedicatedZtunnel ? appIp : podIp,
+    appIp: (isMeshed || hasSidecar) && !appOnPodIp ? appIp : podIp,
     isMeshed,
     ...(netns ? { netns: true } : {}),
     ...(dedicatedZtunnel ? { dedicatedZtunnel: true } : {}),

@@ -38,6 +38,7 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
       ...(envoyBinary ? { tools: { envoyBinary } } : {}),
       ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
       ...(params.ztunnelImpl === 'istio' ? istioZtunnelOptions() : {}),
+      ...(params.ztunnelImpl === 'istio-shared' ? istioSharedZtunnelOptions() : {}),
       ...cpuIsolationOptions(params.arms?.cpuIsolation),
     }),
 };
@@ -71,6 +72,19 @@ function istioZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | '
     caRoot: readTestRoot(real),
     images: new Map([[ISTIO_ZTUNNEL_IMAGE, istioZtunnelImage(real.binary)]]),
   };
+}
+
+/**
+ * --ztunnel-impl istio-shared: istio/ztunnel's binary as the ztunnel DaemonSet in shared mode
+ * (clusters/local/istio-shared-ztunnel.ts), pods in namespaces of their own, the mesh CA signing with
+ * its test root (the gateway's certificate, which FAKE_CA's ztunnel checks). Refused (exit 2) when
+ * the binary or its test root is not given.
+ */
+function istioSharedZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'istioShared'> {
+  const real = realZtunnelFromEnv(process.env);
+  if (typeof real === 'string')
+    throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary and test root", real);
+  return { netns: true, caRoot: readTestRoot(real), istioShared: { binary: real.binary } };
 }
 
 /** --cpu-isolation: the nodes' and the generator's cpu cgroups; none (the default) adds nothing. */

@@ -79,16 +79,26 @@ function scenarioRefusal(scenario: ClusterScenario, params: ExperimentParams): H
   if (params.ztunnelImpl === 'istio' && !(scenario.servesIstioZtunnel && params.mesh === 'ambient'))
     return badInput(
       '--ztunnel-impl',
-      `ours, unless --scenario ${scenarioNamesServingIstio().join('|')} with --mesh ambient`,
+      `ours, unless --scenario ${scenarioNamesServing('servesIstioZtunnel').join('|')} with --mesh ambient`,
       `istio with --scenario ${scenario.name} --mesh ${params.mesh}`,
-      'istio/ztunnel runs in dedicated mode beside each httpbin pod: the rollout of those pods (E2) is what it can serve; its upgrade (E1) needs shared mode, not built',
+      'istio/ztunnel runs in dedicated mode beside each httpbin pod: the rollout of those pods (E2) is what it can serve; for its upgrade (E1) use --ztunnel-impl istio-shared',
+    );
+  if (
+    params.ztunnelImpl === 'istio-shared' &&
+    !(scenario.servesIstioSharedZtunnel && params.mesh === 'ambient' && params.gatewayMode === 'hbone')
+  )
+    return badInput(
+      '--ztunnel-impl',
+      `ours, unless --scenario ${scenarioNamesServing('servesIstioSharedZtunnel').join('|')} with --mesh ambient --gateway-mode hbone`,
+      `istio-shared with --scenario ${scenario.name} --mesh ${params.mesh} --gateway-mode ${params.gatewayMode}`,
+      "istio/ztunnel runs as the ztunnel DaemonSet without in-pod capture (no istio-cni iptables here): only the gateway's HBONE reaches it, and only a DaemonSet rollout is its fault",
     );
   return scenario.refuses?.(params);
 }
 
-const scenarioNamesServingIstio = (): string[] =>
+const scenarioNamesServing = (field: 'servesIstioZtunnel' | 'servesIstioSharedZtunnel'): string[] =>
   Object.values(CLUSTER_SCENARIOS)
-    .filter((s) => s.servesIstioZtunnel)
+    .filter((s) => s[field])
     .map((s) => s.name);
 
 /** The run's parameters: the user's flags, else the scenario's defaults, else the table's. */

@@ -66,6 +66,9 @@ function restartAtOf(raw: string | undefined, c: Context): number | undefined {
 }
 
 /** An option whose value and parameter have types of their own, in the table's common type. */
+/** istio/ztunnel's binary in either mode: the pods in network namespaces of their own. */
+const isIstioImpl = (impl: unknown): boolean => impl === 'istio' || impl === 'istio-shared';
+
 function option<V, P = V>(spec: OptionSpec<V, P, ExperimentFlags>): OptionSpec {
   return spec as unknown as OptionSpec;
 }
@@ -256,21 +259,21 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
     scenarioDefault: true,
     column: { name: 'gateway_mode', note: ' (hbone or plain)', group: 'shape' },
   }),
-  option<'ours' | 'istio'>({
+  option<'ours' | 'istio' | 'istio-shared'>({
     key: 'ztunnel-impl',
     arg: '<impl>',
     description:
-      "ours | istio: istio/ztunnel's own binary (ZTUNNEL_BINARY, built with --features testing; ZTUNNEL_TEST_ROOT, its src/tls) in dedicated mode beside each httpbin pod, each pod in a network namespace of its own (root, local backend, workload-rollout)",
-    parse: choiceParser('--ztunnel-impl', ['ours', 'istio'] as const),
+      "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY, built with --features testing; ZTUNNEL_TEST_ROOT, its src/tls); istio runs it in dedicated mode beside each httpbin pod (workload-rollout), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it (ztunnel-upgrade, long-lived); each pod in a network namespace of its own (root, Go, local backend)",
+    parse: choiceParser('--ztunnel-impl', ['ours', 'istio', 'istio-shared'] as const),
     default: 'ours',
     param: 'ztunnelImpl',
     column: {
       name: 'ztunnel_impl',
-      note: ' (ours or istio)',
+      note: ' (ours, istio or istio-shared)',
       group: 'shape',
       added: { since: 5, olderRowsRan: 'ours' },
     },
-    requires: (impl) => impl === 'istio' && { capability: 'podNamespaces', value: 'istio' },
+    requires: (impl) => impl !== 'ours' && { capability: 'podNamespaces', value: impl },
   }),
   option<boolean, 'loopback' | 'netns'>({
     key: 'netns',
@@ -278,12 +281,12 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
       'each httpbin (and mesh client) pod in a network namespace of its own, on a bridge per node, ztunnel binding its listeners inside it (root, local backend; the default keeps every pod on loopback)',
     default: false,
     param: 'podNetwork',
-    // --ztunnel-impl istio implies it (the binary runs in each pod's namespace).
-    toParam: (on, c) => (on || c.flags['ztunnelImpl'] === 'istio' ? 'netns' : 'loopback'),
-    fromParam: (network, p) => network === 'netns' && p['ztunnelImpl'] !== 'istio',
+    // --ztunnel-impl istio and istio-shared imply it (the binary binds inside the pods' namespaces).
+    toParam: (on, c) => (on || isIstioImpl(c.flags['ztunnelImpl']) ? 'netns' : 'loopback'),
+    fromParam: (network, p) => network === 'netns' && !isIstioImpl(p['ztunnelImpl']),
     column: {
       name: 'pod_network',
-      note: ': loopback, or netns (also with `--ztunnel-impl istio`)',
+      note: ': loopback, or netns (also with `--ztunnel-impl istio` or `istio-shared`)',
       group: 'shape',
       added: { since: 6, olderRowsRan: 'loopback' },
     },

@@ -50,7 +50,7 @@ export interface ExperimentParams {
    * binary (ZTUNNEL_BINARY) in dedicated mode beside each httpbin pod, the pod in a network
    * namespace of its own (local backend, E2 only).
    */
-  ztunnelImpl: 'ours' | 'istio';
+  ztunnelImpl: 'ours' | 'istio' | 'istio-shared';
   /**
    * Where the workload pods' addresses live: loopback (127.x, every pod on the host's `lo`; the
    * default) or netns (--netns: each httpbin and client pod in a network namespace of its own on a

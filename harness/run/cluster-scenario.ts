@@ -55,10 +55,16 @@ export interface ClusterScenario {
   /** Backend capabilities it needs (clusters/capabilities.ts), each with why when more specific. */
   requires?: { capability: Capability; why?: string }[];
   /**
-   * istio/ztunnel's own binary can serve it: in dedicated mode beside each pod it serves the pods'
-   * rollout (E2); an upgrade of the node's ztunnel needs shared mode, not built.
+   * istio/ztunnel's own binary can serve it in dedicated mode beside each pod (--ztunnel-impl istio):
+   * the pods' rollout (E2).
    */
   servesIstioZtunnel?: boolean;
+  /**
+   * istio/ztunnel's binary can serve it as the ztunnel DaemonSet in shared mode (--ztunnel-impl
+   * istio-shared): its fault is the DaemonSet's rollout and its traffic reaches the pods through the
+   * gateway's HBONE (no in-pod capture is set up for the binary, so plaintext to a pod bypasses it).
+   */
+  servesIstioSharedZtunnel?: boolean;
   /** Parameters it cannot run with, as bad input (exit 2); undefined when it can. */
   refuses?(params: ExperimentParams): HarnessError | undefined;
 }

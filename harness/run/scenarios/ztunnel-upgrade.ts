@@ -11,6 +11,8 @@ import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_CAPTURE, scenarioManifests } from '../s
  */
 export const ztunnelUpgrade: ClusterScenario = {
   name: 'ztunnel-upgrade',
+  // The gateway's HBONE reaches the binary's in-pod :15008 without capture; the fault is its DaemonSet.
+  servesIstioSharedZtunnel: true,
   summary: 'ztunnel DaemonSet rollout restart under load through the ingress gateway (ASM, seed 001)',
   source: 'E1, seed 001 (ASM fortio tests)',
   manifests: (p) => scenarioManifests(p),

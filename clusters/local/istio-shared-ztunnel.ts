@@ -1,0 +1,149 @@
+// istio/ztunnel's binary as the node's ztunnel DaemonSet in shared (in-pod) mode (--ztunnel-impl
+// istio-shared; docs/design/istio-ztunnel-shared-mode.md): each DaemonSet pod runs the binary in a
+// network namespace of its own (it binds fixed :15021, :15020, :15000), connected to the node's ZDS
+// agent (mesh/zds: AddWorkload with each meshed pod's netns fd, as istio-cni sends it), with FAKE_CA
+// and no xDS: what it would learn from istiod, the node's meshed pods, is a LOCAL_XDS_PATH file
+// written just before each instance starts (ztunnel reads it once, src/xds.rs LocalConfig).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { Logger } from '../../lib/index.ts';
+import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
+import { startZdsNodeAgent, startZdsRelay } from '../../mesh/zds/index.ts';
+import type { ZdsAgentEvent, ZdsPod } from '../../mesh/zds/index.ts';
+import type { PodRecord } from './cluster-state.ts';
+import { isActive } from './cluster-state.ts';
+import type { LocalImage } from './images.ts';
+
+/** The trust domain FAKE_CA mints for and the gateway's peers are checked against. */
+const TRUST_DOMAIN = 'cluster.local';
+
+/**
+ * The static workload config (istio/ztunnel src/xds.rs `LocalConfig`) of a node's meshed pods. A
+ * shared-mode ztunnel serves HBONE for a pod only once it finds it here with `node` equal to its
+ * NODE_NAME (else `timed out waiting for workload ... from xds`), and presents the pod's SPIFFE
+ * identity only with `trustDomain` set (both checked against 1.28.1: the design's LOCAL_XDS notes).
+ */
+export function sharedLocalXdsConfig(pods: readonly PodRecord[], nodeName: string): string {
+  return stringify({
+    workloads: pods
+      .filter((p) => p.nodeName === nodeName && p.isMeshed && !p.dedicatedZtunnel)
+      .map((p) => ({
+        uid: `cluster1//v1/Pod/${p.namespace}/${p.name}`,
+        name: p.name,
+        namespace: p.namespace,
+        serviceAccount: p.serviceAccount,
+        trustDomain: TRUST_DOMAIN,
+        workloadIps: [p.podIp],
+        protocol: 'HBONE',
+        node: nodeName,
+        network: '',
+        services: {},
+      })),
+    policies: [],
+    services: [],
+  });
+}
+
+export interface SharedImageOptions {
+  binary: string;
+  /** The node's run folder (the hostPath /var/run/ztunnel: its ZDS socket) by node name. */
+  nodeRunDir(nodeName: string): string;
+  /** Every pod of the cluster now (the LOCAL_XDS file lists the node's meshed ones). */
+  pods(): Iterable<PodRecord>;
+}
+
+/**
+ * The ztunnel image (IMAGES.ztunnel) as istio/ztunnel's binary in shared mode. The manifest's env
+ * stays (TERMINATION_GRACE_PERIOD_SECONDS from the pod's grace: the drain deadline, src/config.rs
+ * 810-829; NODE_NAME, INSTANCE_IP); this adds what the binary reads instead of ours.
+ */
+export function istioSharedZtunnelImage(options: SharedImageOptions): LocalImage {
+  return {
+    entrypoint: '',
+    binary: options.binary,
+    // src/readiness.rs: the ZDS snapshot applied, every start-up task done.
+    startedPattern: /marking server ready/,
+    // src/drain.rs run_with_drain: at the deadline, only when connections were left.
+    logEvents: [{ pattern: /drain duration expired with pending connections/, kind: 'drain-deadline' }],
+    podEnv: (pod) => {
+      const runDir = options.nodeRunDir(pod.nodeName);
+      const localXds = join(runDir, `local-xds-${pod.name}.yaml`);
+      // Written now, just before this instance starts: it reads the file once.
+      writeFileSync(localXds, sharedLocalXdsConfig([...options.pods()].filter(isActive), pod.nodeName));
+      return {
+        // PROXY_MODE unset: shared, in-pod mode on (src/config.rs).
+        INPOD_UDS: join(runDir, 'ztunnel.sock'),
+        FAKE_CA: 'true',
+        XDS_ADDRESS: '',
+        LOCAL_XDS_PATH: localXds,
+        POD_NAME: pod.name,
+        POD_NAMESPACE: pod.namespace,
+        // Original-source binding needs istio-cni's in-pod routing (mark 1337), not set up here.
+        ENABLE_ORIG_SRC: 'false',
+      };
+    },
+  };
+}
+
+/**
+ * The node agent for a node whose ztunnel is istio/ztunnel: startZdsNodeAgent on a zds-relay
+ * serving the node's socket, behind the kubelet's NodeAgentServer interface. addWorkload becomes
+ * podAdded (AddWorkload with the pod's netns fd, to the newest instance) and delWorkload podDeleted
+ * (to every instance); the hooks our ztunnel alone has (ShutdownStarting, CNI DEL) have no ZDS
+ * message and do nothing.
+ */
+export async function startSharedZdsNodeAgent(options: {
+  relayBinary: string;
+  socketPath: string;
+  log: Logger;
+  onEvent?(event: ZdsAgentEvent): void;
+}): Promise<NodeAgentServer & { nacks(): number }> {
+  const pods = new Map<string, ZdsPod>();
+  const relay = await startZdsRelay({
+    binary: options.relayBinary,
+    mode: 'serve',
+    socketPath: options.socketPath,
+  });
+  let nacks = 0;
+  const agent = startZdsNodeAgent({
+    relay,
+    snapshot: () => [...pods.values()],
+    onEvent: (event) => {
+      if (event.kind === 'nack') nacks++;
+      options.onEvent?.(event);
+    },
+  });
+  return {
+    path: options.socketPath,
+    instances: () => [],
+    addWorkload: async (w) => {
+      const pod: ZdsPod = {
+        uid: w.uid,
+        workloadInfo: { name: w.name, namespace: w.namespace, serviceAccount: w.serviceAccount },
+        ...(w.netns ? { netnsPath: w.netns } : {}),
+      };
+      pods.set(w.uid, pod);
+      // No ztunnel yet (bring-up): the pod goes in the first instance's snapshot.
+      if (agent.connections === 0) return;
+      try {
+        await agent.podAdded(pod);
+      } catch (err) {
+        // istio-cni returns a nack as a retryable error (cni/pkg/nodeagent/net_linux.go 139-149),
+        // and ztunnel retries the pod itself every 5 s (src/inpod/workloadmanager.rs): the pod
+        // starts; the nack is counted and logged.
+        options.log.warn(`ZDS AddWorkload ${w.namespace}/${w.name}: ${String(err)}`);
+      }
+    },
+    delWorkload: async (uid) => {
+      pods.delete(uid);
+      await agent.podDeleted(uid);
+    },
+    shutdownStarting: () => Promise.resolve(),
+    cniDel: () => Promise.resolve(),
+    whenSnapshotAcked: () =>
+      Promise.reject(new Error('whenSnapshotAcked: the ZDS agent has no instance names')),
+    nacks: () => nacks,
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,120 @@
+// E1 with istio/ztunnel's own binary as the ztunnel DaemonSet in shared mode (--ztunnel-impl
+// istio-shared), end to end through the real Envoy gateway: our node agent speaks ZDS to it, the
+// rollout restart starts a second instance per node beside the first (a namespace each), the old one
+// drains to its deadline (grace 3 s: TERMINATION_GRACE_PERIOD_SECONDS - 1 = 2 s). Needs the binary
+// (ZTUNNEL_BINARY, built with --features testing), its test root (ZTUNNEL_TEST_ROOT), root and Go;
+// skipped, saying so, without them.
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { execa } from 'execa';
+import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';
+import { findOnPath } from '../../../lib/tools/index.ts';
+import { PROJECT_ROOT } from '../../paths.ts';
+
+const real = await realZtunnelHere(process.env);
+const skip =
+  typeof real === 'string'
+    ? real
+    : (await findOnPath('go', process.env))
+      ? false
+      : 'needs go on PATH (to build zds-relay, the ZDS helper)';
+
+/** Network links on the host (a pod's veth, a world's bridge link) by name. */
+async function linkNames(): Promise<Set<string>> {
+  const { stdout } = await execa('ip', ['-o', 'link', 'show']);
+  return new Set(stdout.split('\n').map((l) => l.split(':')[1]?.trim().split('@')[0] ?? ''));
+}
+
+/** PIDs of processes whose command line has `pattern` (pgrep -f; nothing is killed). */
+async function pidsOf(pattern: string): Promise<Set<string>> {
+  const { stdout } = await execa('pgrep', ['-f', pattern], { reject: false });
+  return new Set(stdout.split('\n').filter(Boolean));
+}
+
+const newOnes = (after: Set<string>, before: Set<string>): string[] =>
+  [...after].filter((x) => !before.has(x));
+
+test(
+  'E1 with istio/ztunnel as the ztunnel DaemonSet (shared mode): ZDS snapshots, the drain to its deadline, HBONE through it, nothing left',
+  { skip },
+  async (t) => {
+    const binary = typeof real === 'string' ? '' : real.binary;
+    const dir = await mkdtemp(join(tmpdir(), 'istio-shared-e1-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const linksBefore = await linkNames();
+    const holdersBefore = await pidsOf('unshare --net');
+    const ztunnelsBefore = await pidsOf(binary);
+    const result = await execa(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, 'harness/bin/experiment.ts'),
+        ...['--scenario', 'ztunnel-upgrade', '--ztunnel-impl', 'istio-shared'],
+        ...['--duration', '8', '--restart-at', '2', '--grace', '3', '-c', '10', '--qps', '200'],
+        ...['--results-dir', dir],
+      ],
+      { reject: false, stdin: 'ignore', timeout: 150_000 },
+    );
+    assert.ok(
+      result.exitCode === 0 || result.exitCode === 1,
+      `exit ${String(result.exitCode)}: ${result.stderr}`,
+    );
+    const [runDir] = (await readdir(dir)).filter((n) => n.endsWith('ztunnel-upgrade'));
+    assert.ok(runDir, result.stdout);
+    const run = join(dir, runDir);
+    const [row] = parse<Record<string, string>>(await readFile(join(run, 'summary.csv')), { columns: true });
+    assert.equal(row?.['ztunnel_impl'], 'istio-shared');
+    assert.equal(row['pod_network'], 'netns');
+
+    const pods = await readdir(join(run, 'pods'));
+    const ztunnelLogs = await Promise.all(
+      pods
+        .filter((n) => n.startsWith('istio-system_ztunnel-'))
+        .map(async (n) => ({ name: n, log: await readFile(join(run, 'pods', n), 'utf8') })),
+    );
+    // Two nodes, each instance replaced once: four, each the binary in shared mode with its snapshot.
+    assert.equal(ztunnelLogs.length, 4, pods.join(', '));
+    for (const { name, log } of ztunnelLogs) {
+      assert.match(log, /\tshared proxy mode - in-pod mode enabled/, name);
+      assert.match(log, /\tinpod::statemanager\tpod received, starting proxy\t.*name="httpbin-/, name);
+      assert.match(log, /\tproxy::inbound\tlistener established\taddress=\[::\]:15008/, name);
+      assert.match(log, /\tinpod::statemanager\treceived snapshot sent/, name);
+      assert.match(log, /marking server ready/, name);
+    }
+    // The first instances (SIGTERM at the rollout) drain and are cut at the 2 s deadline.
+    const drained = ztunnelLogs.filter(({ log }) =>
+      /\tinpod::protocol\tworkload proxy manager: drain requested/.test(log),
+    );
+    assert.ok(drained.length >= 2, 'both old instances drain');
+    const atDeadline = ztunnelLogs.filter(({ log }) => {
+      const term = /^(\S+)\tinfo\tsignal::imp\treceived signal SIGTERM/m.exec(log)?.[1];
+      const expired = /^(\S+)\twarn\tdrain:proxy\S*\tdrain duration expired with pending connections/m.exec(
+        log,
+      )?.[1];
+      if (!term || !expired) return false;
+      const afterMs = Date.parse(expired) - Date.parse(term);
+      return afterMs >= 1900 && afterMs <= 2500;
+    });
+    assert.ok(atDeadline.length >= 1, 'an old instance logs the drain deadline 2 s after its SIGTERM');
+    assert.ok(
+      ztunnelLogs.some(({ log }) =>
+        /\taccess\tconnection complete\t.*src\.identity="spiffe:\/\/cluster\.local\/ns\/istio-system\/sa\/istio-ingressgateway"/.test(
+          log,
+        ),
+      ),
+      "the gateway's tunnels ended in istio/ztunnel's access log",
+    );
+    const gatewayLog = await readFile(
+      join(run, 'pods', pods.find((n) => n.startsWith('istio-system_istio-ingressgateway')) ?? ''),
+      'utf8',
+    );
+    assert.match(gatewayLog, /envoy:\/\/connect_originate\/10\.\d+\.\d+\.\d+:8080/, 'the gateway sent HBONE');
+
+    assert.deepEqual(newOnes(await pidsOf(binary), ztunnelsBefore), [], 'no istio/ztunnel left running');
+    assert.deepEqual(newOnes(await pidsOf('unshare --net'), holdersBefore), [], 'no namespace holder left');
+    assert.deepEqual(newOnes(await linkNames(), linksBefore), [], 'no veth or bridge link left');
+  },
+);
