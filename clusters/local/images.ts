@@ -24,8 +24,12 @@ export interface LocalImage {
    * port also accepts a connection.
    */
   logsBeforeListening?: boolean;
-  /** Log lines that are lifecycle events (observed, not predicted): ztunnel's drain deadline. */
-  logEvents?: { pattern: RegExp; kind: LifecycleEventKind }[];
+  /**
+   * Log lines that are lifecycle events (observed, not predicted): ztunnel's drain deadline.
+   * `oncePerContainer`: only the first matching line is the event (istio/ztunnel in shared mode logs
+   * its deadline once per workload proxy, all at the same instant: one deadline of the instance).
+   */
+  logEvents?: { pattern: RegExp; kind: LifecycleEventKind; oncePerContainer?: boolean }[];
 }
 
 /** Programs the local images run that the harness provisions (`npm run tools`). */

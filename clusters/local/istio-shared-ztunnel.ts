@@ -64,8 +64,15 @@ export function istioSharedZtunnelImage(options: SharedImageOptions): LocalImage
     binary: options.binary,
     // src/readiness.rs: the ZDS snapshot applied, every start-up task done.
     startedPattern: /marking server ready/,
-    // src/drain.rs run_with_drain: at the deadline, only when connections were left.
-    logEvents: [{ pattern: /drain duration expired with pending connections/, kind: 'drain-deadline' }],
+    // src/drain.rs run_with_drain: at the deadline, only when connections were left; in shared mode
+    // one line per workload proxy (each pod's inbound), all at the instance's one deadline.
+    logEvents: [
+      {
+        pattern: /drain duration expired with pending connections/,
+        kind: 'drain-deadline',
+        oncePerContainer: true,
+      },
+    ],
     podEnv: (pod) => {
       const runDir = options.nodeRunDir(pod.nodeName);
       const localXds = join(runDir, `local-xds-${pod.name}.yaml`);

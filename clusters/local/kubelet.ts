@@ -155,6 +155,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     const inPodNetwork = runtime.netns ? runtime.netns.command(program) : program;
     const [command = '', ...args] = options.inCpuGroup ? options.inCpuGroup(inPodNetwork) : inPodNetwork;
     const logEvents = image.logEvents ?? [];
+    const seen = new Set<(typeof logEvents)[number]>();
     const process_ = spawnContainer({
       command,
       args,
@@ -165,7 +166,8 @@ export function createKubelet(options: KubeletOptions): Kubelet {
         ? {
             onLine: (line: string) => {
               for (const e of logEvents)
-                if (e.pattern.test(line)) {
+                if (e.pattern.test(line) && !(e.oncePerContainer && seen.has(e))) {
+                  seen.add(e);
                   emit(e.kind, pod, line.trim().slice(0, 200), 'container-log', logLineTimeMs(line, clock));
                 }
             },

@@ -99,6 +99,11 @@ test(
       return afterMs >= 1900 && afterMs <= 2500;
     });
     assert.ok(atDeadline.length >= 1, 'an old instance logs the drain deadline 2 s after its SIGTERM');
+    // One deadline per instance in the accounting, though the binary logs one line per pod it serves.
+    const deadlines = parse<Record<string, string>>(await readFile(join(run, 'deadlines.csv')), {
+      columns: true,
+    }).map((d) => d['ztunnel']);
+    assert.equal(new Set(deadlines).size, deadlines.length, deadlines.join(', '));
     assert.ok(
       ztunnelLogs.some(({ log }) =>
         /\taccess\tconnection complete\t.*src\.identity="spiffe:\/\/cluster\.local\/ns\/istio-system\/sa\/istio-ingressgateway"/.test(
