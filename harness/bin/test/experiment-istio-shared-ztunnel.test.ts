@@ -5,6 +5,7 @@
 // (ZTUNNEL_BINARY, built with --features testing), its test root (ZTUNNEL_TEST_ROOT), root and Go;
 // skipped, saying so, without them.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,3 +124,47 @@ test(
     assert.deepEqual(newOnes(await linkNames(), linksBefore), [], 'no veth or bridge link left');
   },
 );
+
+/** The CLI with istio/ztunnel's variables as given (empty: not given). */
+const runCli = (args: string[], env: Record<string, string>) =>
+  execa(process.execPath, [join(PROJECT_ROOT, 'harness/bin/experiment.ts'), ...args], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 20_000,
+    env,
+  });
+
+test('--ztunnel-impl istio-shared without the binary: exit 2 naming what it needs, nothing written', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const resultsDir = join(dir, 'results');
+  const result = await runCli(
+    ['--ztunnel-impl', 'istio-shared', '--duration', '5', '--restart-at', '2', '--results-dir', resultsDir],
+    { ZTUNNEL_BINARY: '', ZTUNNEL_TEST_ROOT: '' },
+  );
+  assert.equal(result.exitCode, 2, result.stderr);
+  assert.match(result.stderr, /--ztunnel-impl istio-shared .*needs ZTUNNEL_BINARY/);
+  assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
+});
+
+for (const args of [
+  ['--scenario', 'long-lived'],
+  ['--scenario', 'workload-rollout'],
+  ['--gateway-mode', 'plain'],
+]) {
+  test(`--ztunnel-impl istio-shared ${args.join(' ')}: exit 2, only E1 through the HBONE gateway`, async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const resultsDir = join(dir, 'results');
+    const result = await runCli(
+      [...args, '--ztunnel-impl', 'istio-shared', '--duration', '40', '--results-dir', resultsDir],
+      { ZTUNNEL_BINARY: '/no/such/ztunnel', ZTUNNEL_TEST_ROOT: '/no/such/tls' },
+    );
+    assert.equal(result.exitCode, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /--ztunnel-impl to be ours, unless --scenario ztunnel-upgrade with --mesh ambient --gateway-mode hbone, got "istio-shared with/,
+    );
+    assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
+  });
+}

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'yaml';
+import { DATAPLANE_MODE_LABEL, IMAGES } from '../manifests/index.ts';
+import { createAddressPool } from './address-pool.ts';
+import type { PodRecord } from './cluster-state.ts';
+import { istioSharedZtunnelImage, sharedLocalXdsConfig } from './istio-shared-ztunnel.ts';
+import { createPodRecord } from './pod-factory.ts';
+
+const pod = (name: string, over: Partial<PodRecord> = {}): PodRecord => ({
+  uid: `uid-${name}`,
+  name,
+  namespace: 'default',
+  nodeName: 'node-1',
+  hostIp: '127.9.0.1',
+  podIp: `10.9.1.${String(name.length)}`,
+  appIp: `10.9.1.${String(name.length)}`,
+  isMeshed: true,
+  serviceAccount: 'httpbin',
+  labels: {},
+  owner: { kind: 'Deployment', name: 'httpbin', templateHash: 'h' },
+  spec: { containers: [] },
+  phase: 'Running',
+  isReady: true,
+  createdAtMs: 0,
+  ...over,
+});
+
+interface LocalXdsWorkload {
+  uid: string;
+  name: string;
+  node: string;
+  trustDomain: string;
+  workloadIps: string[];
+  serviceAccount: string;
+}
+
+test("LOCAL_XDS lists the node's meshed pods, each with node = NODE_NAME and the trust domain", () => {
+  const pods = [
+    pod('httpbin-a'),
+    pod('httpbin-bb', { nodeName: 'node-2' }),
+    pod('gateway-ccc', { isMeshed: false }),
+    pod('httpbin-dddd', { dedicatedZtunnel: true }),
+  ];
+  const config = parse(sharedLocalXdsConfig(pods, 'node-1')) as { workloads: LocalXdsWorkload[] };
+  assert.deepEqual(
+    config.workloads.map((w) => [w.uid, w.name, w.node, w.trustDomain, w.workloadIps, w.serviceAccount]),
+    [['cluster1//v1/Pod/default/httpbin-a', 'httpbin-a', 'node-1', 'cluster.local', ['10.9.1.9'], 'httpbin']],
+  );
+});
+
+test("the image writes its instance's LOCAL_XDS file as it starts: the node's active pods then", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'istio-shared-'));
+  t.after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const pods = [pod('httpbin-a'), pod('httpbin-bb', { deletionAtMs: 5 })];
+  const image = istioSharedZtunnelImage({ binary: '/bin/ztunnel', nodeRunDir: () => dir, pods: () => pods });
+  const ztunnel = pod('ztunnel-x', { namespace: 'istio-system', isMeshed: false });
+  const env = image.podEnv?.(ztunnel, { envoyBinary: '' }) ?? {};
+  assert.equal(env['INPOD_UDS'], join(dir, 'ztunnel.sock'));
+  assert.equal(env['FAKE_CA'], 'true');
+  assert.equal(env['XDS_ADDRESS'], '');
+  assert.equal(env['PROXY_MODE'], undefined, 'shared mode is the default');
+  const written = parse(readFileSync(env['LOCAL_XDS_PATH'] ?? '', 'utf8')) as {
+    workloads: LocalXdsWorkload[];
+  };
+  assert.deepEqual(
+    written.workloads.map((w) => w.name),
+    ['httpbin-a'],
+    'a pod being deleted is left out',
+  );
+  assert.equal(image.logEvents?.[0]?.oncePerContainer, true, 'one deadline per instance');
+});
+
+test('with shared istio/ztunnel the DaemonSet pod gets a namespace and a meshed app binds the pod address', () => {
+  const addresses = createAddressPool(77);
+  let next = 1;
+  addresses.attachNetns((node) => `10.77.${String(node)}.${String(++next)}`);
+  const make = (image: string, labels: Record<string, string>, shared: boolean): PodRecord =>
+    createPodRecord({
+      owner: { kind: 'DaemonSet', name: 'x', templateHash: 'h' },
+      namespace: 'default',
+      template: { metadata: { labels }, spec: { containers: [{ name: 'c', image }] } },
+      node: { name: 'node-1', ip: '127.77.0.1' },
+      nodeIndex: 1,
+      addresses,
+      nowMs: 0,
+      ...(shared ? { sharedIstioZtunnel: true } : {}),
+    });
+  const ztunnel = make(IMAGES.ztunnel, {}, true);
+  assert.equal(ztunnel.netns, true);
+  assert.equal(ztunnel.appIp, ztunnel.podIp);
+  assert.equal(make(IMAGES.ztunnel, {}, false).netns, undefined, 'ours stays on loopback');
+  const meshed = make(IMAGES.httpbin, { [DATAPLANE_MODE_LABEL]: 'ambient' }, true);
+  assert.equal(meshed.appIp, meshed.podIp);
+  const ours = make(IMAGES.httpbin, { [DATAPLANE_MODE_LABEL]: 'ambient' }, false);
+  assert.notEqual(ours.appIp, ours.podIp, 'ours owns the pod address, the app a private one');
+});
