@@ -14,7 +14,8 @@ import type { Clock, Logger } from '../../lib/index.ts';
 import { startControlPlane } from '../../mesh/control-plane/index.ts';
 import type { ControlPlane } from '../../mesh/control-plane/index.ts';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
-import { ensureZdsRelay } from '../../mesh/zds/index.ts';
+import { ensureZdsRelay, zdsRelayPath } from '../../mesh/zds/index.ts';
+import { findOnPath, isExecutable } from '../../lib/tools/index.ts';
 import { createTokenIssuer, ISTIO_CA_AUDIENCE } from '../../mesh/pki/index.ts';
 import type { TokenIssuer } from '../../mesh/pki/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
@@ -481,10 +482,22 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       const why = options.netns ? await netnsUnavailable() : undefined;
       if (why)
         throw badInput(
-          'pods in network namespaces of their own (--netns, --ztunnel-impl istio)',
+          'pods in network namespaces of their own (--netns, --ztunnel-impl istio or istio-shared)',
           'possible here',
           why,
           'run as root on Linux with iproute2 and util-linux, or leave those flags off',
+        );
+      // The ZDS relay is built on first use from our Go source (mesh/zds/relay-binary.ts).
+      if (
+        options.istioShared &&
+        !(await isExecutable(zdsRelayPath())) &&
+        !(await findOnPath('go', process.env))
+      )
+        throw badInput(
+          '--ztunnel-impl istio-shared',
+          'possible here',
+          'no Go on PATH',
+          'its node agent needs zds-relay, built from this repository with Go >= 1.22: install Go and run again',
         );
       const cgroupsWhy = await cpuIsolationUnavailable(cpuIsolation);
       if (cgroupsWhy)
