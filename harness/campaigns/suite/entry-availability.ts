@@ -3,7 +3,7 @@ import type { SuiteEntry } from './suite-file.ts';
 
 /**
  * Why an entry cannot run on this machine (the table says it in the entry's place), or '' when it
- * can: network namespaces need root (--tcp-migrate-req 1, --netns, --ztunnel-impl istio), so do cpu
+ * can: network namespaces need root (--tcp-migrate-req 1, --netns, --ztunnel-impl istio|istio-shared), so do cpu
  * cgroups (--cpu-isolation), and istio/ztunnel's binary is the user's to bring.
  */
 export function entryUnavailable(
@@ -12,12 +12,13 @@ export function entryUnavailable(
   uid: number | undefined = process.getuid?.(),
 ): string {
   const { flags } = entry;
-  const istio = flags['ztunnelImpl'] === 'istio';
+  const impl = flags['ztunnelImpl'];
+  const istio = impl === 'istio' || impl === 'istio-shared';
   const cpuIsolation = typeof flags['cpuIsolation'] === 'string' ? flags['cpuIsolation'] : 'none';
   const namespaces = [
     flags['tcpMigrateReq'] === 1 && 'tcp_migrate_req=1',
     flags['netns'] === true && '--netns',
-    istio && '--ztunnel-impl istio',
+    istio && `--ztunnel-impl ${String(impl)}`,
   ].filter((f): f is string => typeof f === 'string');
   if (namespaces.length > 0 && uid !== 0)
     return `not available: ${namespaces.join(', ')} needs root for network namespaces`;

@@ -9,7 +9,7 @@ import { loadSuite } from './suite-file.ts';
 
 const suite = await loadSuite('pod-networks');
 
-test('suites/pod-networks.yaml: loopback and namespace rows of E1, E2, E3, and E2 with istio/ztunnel', async () => {
+test('suites/pod-networks.yaml: loopback and namespace rows of E1, E2, E3, and E1, E2 with istio/ztunnel', async () => {
   const ran = await Promise.all(
     suite.entries.map(async (e) => {
       const p = await resolve(entryArgs(e, 1));
@@ -24,6 +24,7 @@ test('suites/pod-networks.yaml: loopback and namespace rows of E1, E2, E3, and E
     'long-lived netns ours',
     'ztunnel-upgrade loopback ours',
     'ztunnel-upgrade netns ours',
+    'ztunnel-upgrade netns istio-shared',
   ]);
 });
 
@@ -45,4 +46,7 @@ test('an entry this machine cannot run is named with the reason: root, then the 
     entryUnavailable(istio, { ZTUNNEL_BINARY: '/no/such/ztunnel', ZTUNNEL_TEST_ROOT: '/tmp' }, 0),
     /ZTUNNEL_BINARY \/no\/such\/ztunnel does not exist/,
   );
+  const shared = byConfiguration('E1 istio/ztunnel shared, pod namespaces, c=100');
+  assert.match(entryUnavailable(shared, {}, 1000), /--ztunnel-impl istio-shared needs root/);
+  assert.match(entryUnavailable(shared, {}, 0), /not available: istio\/ztunnel needs ZTUNNEL_BINARY/);
 });
