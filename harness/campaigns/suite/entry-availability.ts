@@ -18,7 +18,7 @@ export function entryUnavailable(
   const namespaces = [
     flags['tcpMigrateReq'] === 1 && 'tcp_migrate_req=1',
     flags['netns'] === true && '--netns',
-    istio && `--ztunnel-impl ${String(impl)}`,
+    istio && `--ztunnel-impl ${impl}`,
   ].filter((f): f is string => typeof f === 'string');
   if (namespaces.length > 0 && uid !== 0)
     return `not available: ${namespaces.join(', ')} needs root for network namespaces`;
