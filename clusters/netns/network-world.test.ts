@@ -77,7 +77,9 @@ test(
   { skip },
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'netns-leak-'));
-    t.after(() => { rmSync(dir, { recursive: true, force: true }); });
+    t.after(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
     const script = join(dir, 'world.mjs');
     writeFileSync(
       script,
