@@ -14,8 +14,7 @@ import type { Clock, Logger } from '../../lib/index.ts';
 import { startControlPlane } from '../../mesh/control-plane/index.ts';
 import type { ControlPlane } from '../../mesh/control-plane/index.ts';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
-import { ensureZdsRelay, zdsRelayPath } from '../../mesh/zds/index.ts';
-import { findOnPath, isExecutable } from '../../lib/tools/index.ts';
+import { ensureZdsRelay } from '../../mesh/zds/index.ts';
 import { createTokenIssuer, ISTIO_CA_AUDIENCE } from '../../mesh/pki/index.ts';
 import type { TokenIssuer } from '../../mesh/pki/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
@@ -30,11 +29,12 @@ import {
   isDeployment,
   isService,
 } from '../manifests/index.ts';
-import { checkLoopbackBlock, createAddressPool, pickAddressBlock } from './address-pool.ts';
+import { createAddressPool, pickAddressBlock } from './address-pool.ts';
+import { checkLocalPreflight } from './local-preflight.ts';
 import { createClusterState, isActive, podKey } from './cluster-state.ts';
 import type { DaemonSetRecord, DeploymentRecord } from './cluster-state.ts';
 import { startControllers } from './controllers.ts';
-import { cpuIsolationUnavailable, createCpuGroups, GENERATOR_GROUP } from './cpu-cgroups.ts';
+import { createCpuGroups, GENERATOR_GROUP } from './cpu-cgroups.ts';
 import type { CpuGroups, CpuIsolation } from './cpu-cgroups.ts';
 import { createKubelet, nodeTmpDir } from './kubelet.ts';
 import type { Kubelet } from './kubelet.ts';
@@ -44,7 +44,7 @@ import { normalizeTimingModel } from './timing-model.ts';
 import type { TimingModel } from './timing-model.ts';
 import { validateClusterObject } from './validate-objects.ts';
 import { waitForEvent } from '../wait-for-event.ts';
-import { createNetworkWorld, netnsUnavailable } from '../netns/network-world.ts';
+import { createNetworkWorld } from '../netns/network-world.ts';
 import type { NetworkWorld } from '../netns/network-world.ts';
 import type { LocalImage, LocalTools } from './images.ts';
 import { IMAGES } from '../manifests/index.ts';
@@ -477,37 +477,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       pods: podInfo(),
     }),
     logs: (pod) => kubelets.flatMap((k) => k.logs(pod)),
-    preflight: async () => {
-      await checkLoopbackBlock(addresses);
-      const why = options.netns ? await netnsUnavailable() : undefined;
-      if (why)
-        throw badInput(
-          'pods in network namespaces of their own (--netns, --ztunnel-impl istio or istio-shared)',
-          'possible here',
-          why,
-          'run as root on Linux with iproute2 and util-linux, or leave those flags off',
-        );
-      // The ZDS relay is built on first use from our Go source (mesh/zds/relay-binary.ts).
-      if (
-        options.istioShared &&
-        !(await isExecutable(zdsRelayPath())) &&
-        !(await findOnPath('go', process.env))
-      )
-        throw badInput(
-          '--ztunnel-impl istio-shared',
-          'possible here',
-          'no Go on PATH',
-          'its node agent needs zds-relay, built from this repository with Go >= 1.22: install Go and run again',
-        );
-      const cgroupsWhy = await cpuIsolationUnavailable(cpuIsolation);
-      if (cgroupsWhy)
-        throw badInput(
-          '--cpu-isolation',
-          'possible here',
-          cpuIsolation,
-          `${cgroupsWhy}; run as root with cgroup v1's cpu (and for nodes-pinned cpuset) controller mounted writable under /sys/fs/cgroup, or use --cpu-isolation none`,
-        );
-    },
+    preflight: () => checkLocalPreflight({ addresses, options, cpuIsolation }),
     describe: () => ({
       backend: 'local',
       nodes: nodeCount,
