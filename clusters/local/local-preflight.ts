@@ -9,7 +9,6 @@ import type { AddressPool } from './address-pool.ts';
 import { checkLoopbackBlock } from './address-pool.ts';
 import { cpuIsolationUnavailable } from './cpu-cgroups.ts';
 import type { CpuIsolation } from './cpu-cgroups.ts';
-import type { LocalBackendOptions } from './local-backend.ts';
 
 export async function checkLocalPreflight({
   addresses,
@@ -17,7 +16,8 @@ export async function checkLocalPreflight({
   cpuIsolation,
 }: {
   addresses: AddressPool;
-  options: Pick<LocalBackendOptions, 'netns' | 'istioShared'>;
+  /** The local backend's options that need something of the machine (LocalBackendOptions'). */
+  options: { netns?: boolean; istioShared?: { binary: string } };
   cpuIsolation: CpuIsolation;
 }): Promise<void> {
   await checkLoopbackBlock(addresses);
