@@ -6,7 +6,6 @@
 // written just before each instance starts (ztunnel reads it once, src/xds.rs LocalConfig).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import type { Logger } from '../../lib/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
 import { startZdsNodeAgent, startZdsRelay } from '../../mesh/zds/index.ts';
@@ -14,9 +13,7 @@ import type { ZdsAgentEvent, ZdsPod } from '../../mesh/zds/index.ts';
 import type { PodRecord } from './cluster-state.ts';
 import { isActive } from './cluster-state.ts';
 import type { LocalImage } from './images.ts';
-
-/** The trust domain FAKE_CA mints for and the gateway's peers are checked against. */
-const TRUST_DOMAIN = 'cluster.local';
+import { localXdsFile } from './upstream-ztunnel.ts';
 
 /**
  * The static workload config (istio/ztunnel src/xds.rs `LocalConfig`) of a node's meshed pods. A
@@ -25,24 +22,17 @@ const TRUST_DOMAIN = 'cluster.local';
  * identity only with `trustDomain` set (both checked against 1.28.1: the design's LOCAL_XDS notes).
  */
 export function sharedLocalXdsConfig(pods: readonly PodRecord[], nodeName: string): string {
-  return stringify({
-    workloads: pods
+  return localXdsFile(
+    pods
       .filter((p) => p.nodeName === nodeName && p.isMeshed && !p.dedicatedZtunnel)
       .map((p) => ({
-        uid: `cluster1//v1/Pod/${p.namespace}/${p.name}`,
         name: p.name,
         namespace: p.namespace,
         serviceAccount: p.serviceAccount,
-        trustDomain: TRUST_DOMAIN,
-        workloadIps: [p.podIp],
-        protocol: 'HBONE',
+        ip: p.podIp,
         node: nodeName,
-        network: '',
-        services: {},
       })),
-    policies: [],
-    services: [],
-  });
+  );
 }
 
 export interface SharedImageOptions {

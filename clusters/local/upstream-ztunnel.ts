@@ -25,32 +25,53 @@ export function realZtunnelFromEnv(env: Readonly<Record<string, string | undefin
   return { binary, testRootDir };
 }
 
-/** The static workload config (istio/ztunnel src/xds.rs `LocalConfig`) naming the one pod. */
+/** One pod as a workload of istio/ztunnel's static config (src/xds.rs `LocalConfig`). */
+export interface LocalXdsWorkload {
+  name: string;
+  namespace: string;
+  serviceAccount: string;
+  ip: string;
+  /** ztunnel serves a pod only when this is its NODE_NAME. */
+  node: string;
+}
+
+/** The static workload config (istio/ztunnel src/xds.rs `LocalConfig`) naming these pods. */
+export function localXdsFile(workloads: readonly LocalXdsWorkload[]): string {
+  return stringify({
+    workloads: workloads.map((w) => ({
+      uid: `cluster1//v1/Pod/${w.namespace}/${w.name}`,
+      name: w.name,
+      namespace: w.namespace,
+      serviceAccount: w.serviceAccount,
+      // Without it ztunnel presents spiffe:///ns/... and refuses peers of cluster.local.
+      trustDomain: 'cluster.local',
+      workloadIps: [w.ip],
+      protocol: 'HBONE',
+      node: w.node,
+      network: '',
+      services: {},
+    })),
+    policies: [],
+    services: [],
+  });
+}
+
+/** The static config naming the one pod a dedicated-mode ztunnel serves. */
 export function localXdsConfig(pod: {
   name: string;
   ip: string;
   namespace?: string;
   serviceAccount?: string;
 }): string {
-  return stringify({
-    workloads: [
-      {
-        uid: `cluster1//v1/Pod/${pod.namespace ?? 'default'}/${pod.name}`,
-        name: pod.name,
-        namespace: pod.namespace ?? 'default',
-        serviceAccount: pod.serviceAccount ?? 'httpbin',
-        // Without it ztunnel presents spiffe:///ns/... and refuses peers of cluster.local.
-        trustDomain: 'cluster.local',
-        workloadIps: [pod.ip],
-        protocol: 'HBONE',
-        node: 'node-1',
-        network: '',
-        services: {},
-      },
-    ],
-    policies: [],
-    services: [],
-  });
+  return localXdsFile([
+    {
+      name: pod.name,
+      namespace: pod.namespace ?? 'default',
+      serviceAccount: pod.serviceAccount ?? 'httpbin',
+      ip: pod.ip,
+      node: 'node-1',
+    },
+  ]);
 }
 
 /** The test root's certificate and key, for our CA to sign with (root-cert.pem, ca-key.pem). */

@@ -7,7 +7,7 @@ import type { ClusterScenario } from '../run/cluster-scenario.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import type { ExperimentFlags } from '../options/experiment-options.ts';
-import { attributeOf } from '../options/option.ts';
+import { attributeOf, flagsText } from '../options/option.ts';
 import type { OptionSpec } from '../options/option.ts';
 import { paramsOf } from '../options/params.ts';
 import { NEEDS_IN_POD_CAPTURE } from '../run/scenario-manifests.ts';
@@ -38,8 +38,7 @@ export function buildExperimentProgram(): Command {
     'Drive fortio-like k6 load through the local cluster, restart something mid-run, and report what was lost.',
   );
   for (const spec of programOptions()) {
-    const flags = `${spec.short ? `${spec.short}, ` : ''}--${spec.key}${spec.arg ? ` ${spec.arg}` : ''}`;
-    const option = new Option(flags, spec.description);
+    const option = new Option(flagsText(spec), spec.description);
     if (spec.parse) option.argParser(spec.parse as unknown as (raw: string, previous: never) => never);
     if (spec.default !== undefined) option.default(spec.default);
     program.addOption(option);
