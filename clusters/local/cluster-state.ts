@@ -20,6 +20,12 @@ export interface PodRecord {
    * the node agent tells the node's ztunnel nothing of it.
    */
   dedicatedZtunnel?: boolean;
+  /**
+   * istio-cni's in-pod capture is set up in its namespace (clusters/netns/inpod-capture.ts): a meshed
+   * pod on a node whose ztunnel is istio/ztunnel in shared mode, which listens on :15006/:15001
+   * rather than on the pod's own ports.
+   */
+  inpodCapture?: boolean;
   serviceAccount: string;
   labels: Record<string, string>;
   owner: { kind: 'Deployment' | 'DaemonSet'; name: string; templateHash: string };

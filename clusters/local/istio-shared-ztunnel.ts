@@ -76,8 +76,8 @@ export function istioSharedZtunnelImage(options: SharedImageOptions): LocalImage
         LOCAL_XDS_PATH: localXds,
         POD_NAME: pod.name,
         POD_NAMESPACE: pod.namespace,
-        // Original-source binding needs istio-cni's in-pod routing (mark 1337), not set up here.
-        ENABLE_ORIG_SRC: 'false',
+        // ENABLE_ORIG_SRC unset, as the chart leaves it: best effort (src/proxy.rs maybe_set_transparent),
+        // which works here as root, the replies routed back by istio-cni's mark rules (inpod-capture.ts).
       };
     },
   };

@@ -186,7 +186,13 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     const started =
       image.logsBeforeListening && port !== undefined
         ? process_.started.then(() =>
-            waitForListener({ host: pod.appIp, port, clock, signal: runtime.probes.signal }),
+            waitForListener({
+              host: pod.appIp,
+              port,
+              ...(pod.inpodCapture ? { localAddress: options.netns?.()?.probeAddress } : {}),
+              clock,
+              signal: runtime.probes.signal,
+            }),
           )
         : process_.started;
     const container: RunningContainer = { spec, process: process_, started, isReady: false };
@@ -212,8 +218,10 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       clock,
       signal: runtime.probes.signal,
       spec: {
-        // Kubelet probes are not captured by ambient (istio-cni exempts the kubelet's SNAT address).
+        // Kubelet probes are not captured by ambient (istio-cni exempts the kubelet's SNAT address):
+        // in a captured namespace the probe comes from that address.
         host: pod.appIp,
+        ...(pod.inpodCapture ? { localAddress: options.netns?.()?.probeAddress } : {}),
         port: Number(p.httpGet.port),
         path: p.httpGet.path ?? '/',
         periodMs: (p.periodSeconds ?? 10) * 1000,
@@ -281,6 +289,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       runtime.netns = await world.addPod(options.nodeIndex, pod.name, pod.podIp, {
         appAddress: pod.appIp !== pod.podIp,
         ...(options.podSysctls ? { sysctls: options.podSysctls } : {}),
+        ...(pod.inpodCapture ? { capture: true } : {}),
       });
     }
     if (pod.isMeshed && !pod.dedicatedZtunnel) {

@@ -1,9 +1,10 @@
 // What the local cluster needs from this machine, checked before anything starts (exit 2 saying what to
 // do): its loopback block, network namespaces (--netns, --ztunnel-impl istio and istio-shared), Go for
-// the ZDS relay (istio-shared), cpu cgroups (--cpu-isolation).
+// the ZDS relay and iptables for the in-pod capture (istio-shared), cpu cgroups (--cpu-isolation).
 import { badInput } from '../../lib/index.ts';
 import { findOnPath, isExecutable } from '../../lib/tools/index.ts';
 import { zdsRelayPath } from '../../mesh/zds/index.ts';
+import { inpodCaptureUnavailable } from '../netns/inpod-capture.ts';
 import { netnsUnavailable } from '../netns/network-world.ts';
 import type { AddressPool } from './address-pool.ts';
 import { checkLoopbackBlock } from './address-pool.ts';
@@ -36,6 +37,15 @@ export async function checkLocalPreflight({
       'possible here',
       'no Go on PATH',
       'its node agent needs zds-relay, built from this repository with Go >= 1.22: install Go and run again',
+    );
+  // istio-cni's in-pod rules in each meshed pod's namespace (clusters/netns/inpod-capture.ts).
+  const captureWhy = options.istioShared ? await inpodCaptureUnavailable() : undefined;
+  if (captureWhy)
+    throw badInput(
+      '--ztunnel-impl istio-shared',
+      'possible here',
+      captureWhy,
+      "its pods' traffic reaches istio/ztunnel through istio-cni's in-pod iptables rules: install iptables (apt-get install iptables) and run again",
     );
   const cgroupsWhy = await cpuIsolationUnavailable(cpuIsolation);
   if (cgroupsWhy)

@@ -73,6 +73,9 @@ export function createPodRecord(options: {
     isMeshed,
     ...(netns ? { netns: true } : {}),
     ...(dedicatedZtunnel ? { dedicatedZtunnel: true } : {}),
+    ...(netns && isMeshed && !dedicatedZtunnel && options.sharedIstioZtunnel === true
+      ? { inpodCapture: true }
+      : {}),
     serviceAccount: spec.serviceAccountName ?? 'default',
     labels,
     owner,

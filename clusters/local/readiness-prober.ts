@@ -3,6 +3,8 @@ import type { Clock } from '../../lib/index.ts';
 
 export interface ProbeSpec {
   host: string;
+  /** The source address to probe from (the kubelet's SNAT address for a captured pod). */
+  localAddress?: string | undefined;
   port: number;
   path: string;
   periodMs: number;
@@ -16,7 +18,14 @@ export interface ProbeSpec {
 export function probeOnce(spec: ProbeSpec): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request(
-      { host: spec.host, port: spec.port, path: spec.path, agent: false, timeout: spec.timeoutMs },
+      {
+        host: spec.host,
+        port: spec.port,
+        path: spec.path,
+        agent: false,
+        timeout: spec.timeoutMs,
+        ...(spec.localAddress ? { localAddress: spec.localAddress } : {}),
+      },
       (res) => {
         res.resume();
         resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);

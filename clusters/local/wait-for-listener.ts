@@ -5,9 +5,9 @@ import type { Clock } from '../../lib/index.ts';
 const RETRY_MS = 5;
 const GIVE_UP_MS = 5000;
 
-function tryConnect(host: string, port: number): Promise<boolean> {
+function tryConnect(host: string, port: number, localAddress: string | undefined): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host, port });
+    const socket = connect({ host, port, ...(localAddress ? { localAddress } : {}) });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -28,12 +28,14 @@ function tryConnect(host: string, port: number): Promise<boolean> {
 export async function waitForListener(options: {
   host: string;
   port: number;
+  /** The source address (the kubelet's probe address, for a pod with in-pod capture). */
+  localAddress?: string | undefined;
   clock: Clock;
   signal: AbortSignal;
 }): Promise<void> {
   const deadline = options.clock.now() + GIVE_UP_MS;
   while (!options.signal.aborted && options.clock.now() < deadline) {
-    if (await tryConnect(options.host, options.port)) return;
+    if (await tryConnect(options.host, options.port, options.localAddress)) return;
     await options.clock.sleep(RETRY_MS, options.signal).catch(() => undefined);
   }
 }

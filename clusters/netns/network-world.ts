@@ -18,6 +18,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { execa } from 'execa';
+import { applyInpodCapture, HOST_PROBE_ADDRESS } from './inpod-capture.ts';
 
 export interface PodNetns {
   name: string;
@@ -44,18 +45,24 @@ export interface NetworkWorld {
   hostLink: string;
   /** The host's address on it: what a pod sees as the source of the host's connections. */
   hostAddress: string;
+  /**
+   * The kubelet's probe address (istio-cni's HOST_PROBE_SNAT_ADDRESS), also on the host's link: a
+   * probe bound to it passes a captured pod's rules untouched (inpod-capture.ts).
+   */
+  probeAddress: string;
   /** The next free address on node n's bridge (a pod IP known before its sandbox exists). */
   reserve(node: number): string;
   /**
    * A pod's namespace on node n, with `ip` (reserved) or the next free address; `appAddress`: also
    * the pod's private app address (appAddressOf); `sysctls`: set inside the namespace, as a pod's
-   * securityContext.sysctls are (name -> value, e.g. net.ipv4.tcp_migrate_req).
+   * securityContext.sysctls are (name -> value, e.g. net.ipv4.tcp_migrate_req); `capture`: istio-cni's
+   * in-pod rules (inpod-capture.ts), for a pod whose node runs istio/ztunnel in shared mode.
    */
   addPod(
     node: number,
     name: string,
     ip?: string,
-    options?: { appAddress?: boolean; sysctls?: Readonly<Record<string, string>> },
+    options?: { appAddress?: boolean; sysctls?: Readonly<Record<string, string>>; capture?: boolean },
   ): Promise<PodNetns>;
   /** The holders' pids (for a leak check). */
   holders(): number[];
@@ -184,6 +191,9 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
     await c(['ip', 'link', 'set', 'lo', 'up']);
     await c(['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
     await run(['ip', 'route', 'add', `${net}.0.0/16`, 'via', `${net}.255.2`, 'dev', hostLink]);
+    // The probe address lives on this world's link (gone with it) and routes back through it.
+    await run(['ip', 'addr', 'add', `${HOST_PROBE_ADDRESS}/32`, 'dev', hostLink]);
+    await c(['ip', 'route', 'add', `${HOST_PROBE_ADDRESS}/32`, 'via', `${net}.255.1`, 'dev', 'uplink']);
     for (let n = 1; n <= options.nodes; n++) {
       await c(['ip', 'link', 'add', `br${String(n)}`, 'type', 'bridge']);
       await c(['ip', 'addr', 'add', `${net}.${String(n)}.1/24`, 'dev', `br${String(n)}`]);
@@ -202,6 +212,7 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
       octet,
       hostLink,
       hostAddress: `${net}.255.1`,
+      probeAddress: HOST_PROBE_ADDRESS,
       reserve,
       async addPod(node, name, reserved, podOptions = {}) {
         const ip = reserved ?? reserve(node);
@@ -231,6 +242,7 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
         await p(['ip', 'link', 'set', 'eth0', 'up']);
         await p(['ip', 'link', 'set', 'lo', 'up']);
         await p(['ip', 'route', 'add', 'default', 'via', `${net}.${String(node)}.1`]);
+        if (podOptions.capture) await applyInpodCapture((argv) => inNs(pod.pid, argv));
         let removed: Promise<void> | undefined;
         return {
           name,

@@ -82,15 +82,12 @@ function scenarioRefusal(scenario: ClusterScenario, params: ExperimentParams): H
       `istio with --scenario ${scenario.name} --mesh ${params.mesh}`,
       'istio/ztunnel runs in dedicated mode beside each httpbin pod: the rollout of those pods (E2) is what it can serve; for its upgrade (E1) use --ztunnel-impl istio-shared',
     );
-  if (
-    params.ztunnelImpl === 'istio-shared' &&
-    !(scenario.servesIstioSharedZtunnel && params.mesh === 'ambient' && params.gatewayMode === 'hbone')
-  )
+  if (params.ztunnelImpl === 'istio-shared' && !(scenario.servesIstioSharedZtunnel && params.mesh === 'ambient'))
     return badInput(
       '--ztunnel-impl',
-      `ours, unless --scenario ${scenarioNamesServing('servesIstioSharedZtunnel').join('|')} with --mesh ambient --gateway-mode hbone`,
-      `istio-shared with --scenario ${scenario.name} --mesh ${params.mesh} --gateway-mode ${params.gatewayMode}`,
-      "istio/ztunnel runs as the ztunnel DaemonSet without in-pod capture (no istio-cni iptables here): only the gateway's HBONE reaches it, and only a DaemonSet rollout is its fault",
+      `ours, unless --scenario ${scenarioNamesServing('servesIstioSharedZtunnel').join('|')} with --mesh ambient`,
+      `istio-shared with --scenario ${scenario.name} --mesh ${params.mesh}`,
+      'istio/ztunnel runs as the ztunnel DaemonSet in shared mode: the scenarios whose traffic it carries and whose fault it can take are listed',
     );
   return scenario.refuses?.(params);
 }

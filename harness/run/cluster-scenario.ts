@@ -61,8 +61,8 @@ export interface ClusterScenario {
   servesIstioZtunnel?: boolean;
   /**
    * istio/ztunnel's binary can serve it as the ztunnel DaemonSet in shared mode (--ztunnel-impl
-   * istio-shared): its fault is the DaemonSet's rollout and its traffic reaches the pods through the
-   * gateway's HBONE (no in-pod capture is set up for the binary, so plaintext to a pod bypasses it).
+   * istio-shared): the gateway's HBONE reaches its in-pod :15008, plaintext to a pod its :15006
+   * through istio-cni's in-pod rules (clusters/netns/inpod-capture.ts).
    */
   servesIstioSharedZtunnel?: boolean;
   /** Parameters it cannot run with, as bad input (exit 2); undefined when it can. */
