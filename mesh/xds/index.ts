@@ -1,5 +1,13 @@
 export { failCall, startAdsServer } from './ads-server.ts';
 export type { AdsServer, AdsServerOptions, XdsMessage, XdsNack } from './ads-server.ts';
+export { startDeltaAdsServer } from './delta-ads-server.ts';
+export type { DeltaAdsServer, DeltaAdsServerOptions } from './delta-ads-server.ts';
+export { ADDRESS_TYPE_URL, AUTHORIZATION_TYPE_URL, decodeAddress, encodeAddress } from './workload-protos.ts';
+export type { AddressMessage, ServiceMessage, WorkloadMessage } from './workload-protos.ts';
+export { addressResources, DEFAULT_CLUSTER_ID, workloadUid } from './workload-resources.ts';
+export type { NamedResource, ResourceSet } from './workload-resources.ts';
+export { authorizeZtunnel, parseZtunnelNode } from './ztunnel-node.ts';
+export type { XdsCaller, ZtunnelNode } from './ztunnel-node.ts';
 export { envoyApi, adsService, sdsService, TYPE_URL } from './envoy-protos.ts';
 export { parseProxyNode, proxyNodeId } from './proxy-node.ts';
 export type { ProxyNode, ProxyType } from './proxy-node.ts';

@@ -21,7 +21,7 @@ export function proxyNodeId(node: Pick<ProxyNode, 'type' | 'ip' | 'podName' | 'n
 }
 
 /** The node's metadata as plain strings (a google.protobuf.Struct as proto-loader decodes it). */
-function metadataOf(struct: unknown): Record<string, string> {
+export function metadataOf(struct: unknown): Record<string, string> {
   const fields = (struct as { fields?: Record<string, ProtoObject> } | undefined)?.fields ?? {};
   const out: Record<string, string> = {};
   for (const [key, v] of Object.entries(fields)) {
