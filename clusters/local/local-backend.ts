@@ -45,6 +45,8 @@ import type { TimingModel } from './timing-model.ts';
 import { validateClusterObject } from './validate-objects.ts';
 import { waitForEvent } from '../wait-for-event.ts';
 import { createNetworkWorld } from '../netns/network-world.ts';
+import { startCloseCapture, WIRE_CLOSES_LOG, wireCaptureUnavailable } from '../netns/wire-closes.ts';
+import type { CloseCapture } from '../netns/wire-closes.ts';
 import type { NetworkWorld } from '../netns/network-world.ts';
 import type { LocalImage, LocalTools } from './images.ts';
 import { IMAGES } from '../manifests/index.ts';
@@ -130,6 +132,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
   let runDir: string | undefined;
   let closing: Promise<void> | undefined;
   let world: NetworkWorld | undefined;
+  let closeCapture: CloseCapture | undefined;
   let cpuGroups: CpuGroups | undefined;
   const cpuIsolation = options.cpuIsolation ?? 'none';
 
@@ -180,6 +183,13 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
     if (options.netns) {
       const made = (world = await createNetworkWorld({ nodes: nodeCount }));
       addresses.attachNetns((node) => made.reserve(node));
+      // What the gateway saw of each HBONE close (FIN or RST), for the deadlines' accounting.
+      if (!(await wireCaptureUnavailable()))
+        closeCapture = await startCloseCapture({
+          inNs: (argv) => made.clusterCommand(argv),
+          device: made.uplink,
+          logPath: join(logDir, WIRE_CLOSES_LOG),
+        });
     }
     controlPlane = await startControlPlane({
       ...(options.caRoot ? { caRoot: options.caRoot } : {}),
@@ -375,7 +385,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       stopControllers?.();
       state.close();
       await Promise.all(kubelets.map((k) => k.destroy(graceMs)));
-      await Promise.all([controlPlane?.close(), ...agents.map((a) => a.close())]);
+      await Promise.all([controlPlane?.close(), ...agents.map((a) => a.close()), closeCapture?.stop()]);
       world?.close();
       if (runDir) await rm(runDir, { recursive: true, force: true });
     } finally {

@@ -62,7 +62,11 @@ test(
       await once(createInterface({ input: server.stdout }), 'line');
     }
     assert.equal(await dial(pod.ip, 8000), 'capture', 'plaintext to the pod goes to ztunnel inbound');
-    assert.equal(await dial(pod.ip, 9999), 'capture', 'any port: the original destination is what ztunnel reads');
+    assert.equal(
+      await dial(pod.ip, 9999),
+      'capture',
+      'any port: the original destination is what ztunnel reads',
+    );
     assert.equal(await dial(pod.ip, INPOD_PORTS.hbone), 'hbone', 'HBONE is not redirected');
     assert.equal(
       await dial(pod.ip, 8000, HOST_PROBE_ADDRESS),

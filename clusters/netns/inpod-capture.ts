@@ -81,12 +81,15 @@ export async function applyInpodCapture(inNs: (argv: string[]) => string[]): Pro
   for (const argv of INPOD_ROUTING) {
     const [f = '', ...a] = inNs(argv);
     const done = await execa(f, a, { reject: false });
-    if (done.exitCode !== 0) throw new Error(`${argv.join(' ')} in the pod's namespace: ${done.stderr.trim()}`);
+    if (done.exitCode !== 0)
+      throw new Error(`${argv.join(' ')} in the pod's namespace: ${done.stderr.trim()}`);
   }
 }
 
 /** Why the capture cannot be set up here (no iptables-restore), or undefined when it can. */
 export async function inpodCaptureUnavailable(): Promise<string | undefined> {
   const found = await execa('sh', ['-c', 'command -v iptables-restore'], { reject: false });
-  return found.exitCode === 0 ? undefined : 'iptables-restore is not installed (the iptables package provides it)';
+  return found.exitCode === 0
+    ? undefined
+    : 'iptables-restore is not installed (the iptables package provides it)';
 }

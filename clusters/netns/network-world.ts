@@ -50,6 +50,10 @@ export interface NetworkWorld {
    * probe bound to it passes a captured pod's rules untouched (inpod-capture.ts).
    */
   probeAddress: string;
+  /** argv that runs `argv` in the cluster's namespace (its bridges and the uplink), killed with the harness. */
+  clusterCommand(argv: string[]): string[];
+  /** The cluster namespace's end of the host link: every packet between a pod and the host crosses it. */
+  uplink: string;
   /** The next free address on node n's bridge (a pod IP known before its sandbox exists). */
   reserve(node: number): string;
   /**
@@ -213,6 +217,8 @@ export async function createNetworkWorld(options: { nodes: number }): Promise<Ne
       hostLink,
       hostAddress: `${net}.255.1`,
       probeAddress: HOST_PROBE_ADDRESS,
+      clusterCommand: (argv) => [...KEEP_ALIVE, ...inNs(cluster.pid, argv)],
+      uplink: 'uplink',
       reserve,
       async addPod(node, name, reserved, podOptions = {}) {
         const ip = reserved ?? reserve(node);

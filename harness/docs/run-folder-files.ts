@@ -82,7 +82,7 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
     path: 'deadlines.csv',
     writtenBy: 'harness/run/steps/write-run.ts',
     holds:
-      'E1: each drain deadline inside the load accounted for: `lost`, `predicted_reset` (rate x (T_past + L)), `predicted_fin` (in_flight + rate x L), `band_low`/`band_high`, `inside`, `closed_connections`, `rate_per_s`, `t_past_ms`, `l_ms`, `in_flight_inside`, `cpu_wait_pct` (local backend)',
+      'E1: each drain deadline inside the load accounted for: `lost`, `predicted_reset` (rate x (T_past + L)), `predicted_fin` (in_flight + rate x L), `band_low`/`band_high`, `inside`, `closed_connections`, `rate_per_s`, `t_past_ms`, `l_ms`, `in_flight_inside`, `cpu_wait_pct` (local backend), `reset_share`/`in_flight_on_fin` (--read-close-kinds), `wire_fin`/`wire_rst` (the HBONE closes captured on the wire, pods in namespaces with tcpdump)',
   },
   {
     path: 'deadline-trace.csv',
@@ -165,5 +165,11 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
     path: 'pods/',
     writtenBy: 'harness/run/steps/observe-run.ts',
     holds: "every container's log (the gateway's access log is in its pod's)",
+  },
+  {
+    path: 'pods/wire_hbone-closes.log',
+    writtenBy: 'clusters/netns/wire-closes.ts',
+    holds:
+      "pods in network namespaces, with tcpdump installed: every FIN and RST sent from a pod's :15008 to the host (tcpdump -tt on the network world's uplink), what the deadlines' wire_fin/wire_rst count",
   },
 ];

@@ -21,7 +21,8 @@ import type { DrainOptionMetrics } from '../run/explain/drain-option-metrics.ts'
  * Bumped whenever a column is added, removed or changes meaning: by hand here for the row's own
  * columns, by the option table for an option's (its column's `added.since`, e.g. a new arm).
  */
-export const SUMMARY_SCHEMA_VERSION = Math.max(10, newestOptionColumn(experimentOptions()));
+// 12: deadline_wire_fin and deadline_wire_rst (measures: older rows had no capture, left empty).
+export const SUMMARY_SCHEMA_VERSION = Math.max(12, newestOptionColumn(experimentOptions()));
 
 /**
  * Components whose CPU (mean and max over the load, % of one core, summed over their pods) is a
@@ -223,6 +224,8 @@ function accountColumns(
     'deadline_projected',
     'deadline_projected_at_1ms',
     'deadline_reset_share',
+    'deadline_wire_fin',
+    'deadline_wire_rst',
   ];
   if (!accounts?.length) return Object.fromEntries(names.map((n) => [n, '']));
   const total = (f: (a: DeadlineAccount) => number): number => accounts.reduce((n, a) => n + f(a), 0);
@@ -255,6 +258,7 @@ function accountColumns(
       ? ((rate / 1000) * (projectRatePerS / runRatePerS)).toFixed(1)
       : '',
     ...resetShareColumn(accounts, weighted),
+    ...wireColumns(accounts),
   };
 }
 
@@ -265,6 +269,14 @@ function resetShareColumn(
 ): CsvRow {
   const known = accounts.every((a) => a.closeKinds !== undefined);
   return { deadline_reset_share: known ? weighted((a) => a.closeKinds?.resetShare ?? 0).toFixed(2) : '' };
+}
+
+/** The deadlines' HBONE closes as the gateway received them (tcpdump), summed; empty without a capture. */
+function wireColumns(accounts: readonly DeadlineAccount[]): CsvRow {
+  const known = accounts.every((a) => a.wire !== undefined);
+  const sum = (f: (w: { fin: number; rst: number }) => number): number | string =>
+    known ? accounts.reduce((n, a) => n + (a.wire ? f(a.wire) : 0), 0) : '';
+  return { deadline_wire_fin: sum((w) => w.fin), deadline_wire_rst: sum((w) => w.rst) };
 }
 
 /** E5's columns (empty without a meshed client): seed 003's metrics, see drain-option-metrics.ts. */

@@ -94,11 +94,20 @@ function mechanismLines(row: SummaryRow): string[] {
   ];
 }
 
-/** How the old ztunnels' close reached their connections, where they saw their sockets. */
+/** How the old ztunnels' close reached their connections: their own read, and the wire's. */
 function closeLine(row: SummaryRow): string[] {
-  if (row['deadline_reset_share'] === '' || row['deadline_reset_share'] === undefined) return [];
+  const given = (c: string): boolean => row[c] !== '' && row[c] !== undefined;
   return [
-    `ztunnel's close at the deadlines: ${String(row['deadline_reset_share'])} of the dropped connections rode a socket with unread bytes (RST), the rest got a FIN; the count follows rate x (T_past + L) either way (docs/guide/e1-accounting.md)`,
+    ...(given('deadline_reset_share')
+      ? [
+          `ztunnel's close at the deadlines: ${String(row['deadline_reset_share'])} of the dropped connections rode a socket with unread bytes (RST), the rest got a FIN; the count follows rate x (T_past + L) either way (docs/guide/e1-accounting.md)`,
+        ]
+      : []),
+    ...(given('deadline_wire_fin')
+      ? [
+          `on the wire at the deadlines (tcpdump, ztunnel's :15008 to the gateway): ${String(row['deadline_wire_fin'])} connections closed with a FIN, ${String(row['deadline_wire_rst'])} with a RST`,
+        ]
+      : []),
   ];
 }
 

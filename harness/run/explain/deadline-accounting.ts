@@ -63,6 +63,12 @@ export interface DeadlineAccount {
    */
   closeKinds?: { resetShare: number; inFlightOnFin: number };
   /**
+   * What the gateway received when the deadline closed its tunnels: the connections from a pod's
+   * :15008 on the deadline's node whose first FIN or RST fell in [deadline - 100 ms, + 1 s)
+   * (tcpdump on the network world's uplink: clusters/netns/wire-closes.ts). Absent without a capture.
+   */
+  wire?: { fin: number; rst: number };
+  /**
    * Of the time the path's processes (gateway, ztunnel, httpbin) were runnable around the
    * deadline, the share spent waiting for a CPU (schedstat): roughly that share of T_past + L is
    * this machine's contention, not the mechanism. Undefined without CPU samples.
@@ -128,6 +134,8 @@ export function accountDeadline(options: {
   inFlightInside?: number;
   /** ztunnel's split of its connections by how their close goes (parseDeadlineFigures). */
   closeKinds?: CloseKinds & { connections: number };
+  /** The HBONE closes captured on the wire around this deadline, from its node's pods. */
+  wire?: { fin: number; rst: number };
 }): DeadlineAccount {
   const d = options.deadlineMs;
   const onNode = options.entries.filter(
@@ -182,6 +190,7 @@ export function accountDeadline(options: {
     interval,
     inside: count >= interval[0] && count <= interval[1],
     ...(closeKinds ? { closeKinds } : {}),
+    ...(options.wire ? { wire: options.wire } : {}),
     ...(share === undefined ? {} : { cpuWaitShare: share }),
     trace: traceOf(onNode, d),
   };
@@ -210,8 +219,11 @@ export function formatDeadlineAccount(a: DeadlineAccount): string {
   const split = a.closeKinds
     ? `; ztunnel's close: ${(a.closeKinds.resetShare * 100).toFixed(0)} % of the connections on sockets with unread bytes (RST), the rest FIN`
     : '';
+  const wire = a.wire
+    ? `; on the wire from ztunnel's :15008: ${String(a.wire.fin)} FIN, ${String(a.wire.rst)} RST`
+    : '';
   return (
-    `accounted: ${String(a.count)} lost, ${a.inside ? 'inside' : 'OUTSIDE'} ${String(a.interval[0])}-${String(a.interval[1])} (95 %): predicted ${a.predicted.toFixed(1)}${fin}${split}; ` +
+    `accounted: ${String(a.count)} lost, ${a.inside ? 'inside' : 'OUTSIDE'} ${String(a.interval[0])}-${String(a.interval[1])} (95 %): predicted ${a.predicted.toFixed(1)}${fin}${split}${wire}; ` +
     `${a.ratePerS.toFixed(0)} req/s on the ${String(a.closedConnections)} connections it closed, ` +
     `T_past ${a.pastGatewayMs.toFixed(2)} ms, L ${a.reactionMs.toFixed(2)} ms${wait}`
   );

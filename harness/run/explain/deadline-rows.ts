@@ -30,6 +30,8 @@ export function deadlineRows(
       cpu_wait_pct: a.cpuWaitShare === undefined ? '' : (a.cpuWaitShare * 100).toFixed(1),
       reset_share: a.closeKinds ? a.closeKinds.resetShare.toFixed(3) : '',
       in_flight_on_fin: a.closeKinds?.inFlightOnFin ?? '',
+      wire_fin: a.wire?.fin ?? '',
+      wire_rst: a.wire?.rst ?? '',
     });
     for (const b of a.trace)
       trace.push({

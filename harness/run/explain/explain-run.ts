@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { LifecycleEvent } from '../../../clusters/events.ts';
+import { firstCloses, parseWireCloses, WIRE_CLOSES_LOG } from '../../../clusters/netns/wire-closes.ts';
+import type { WireClose } from '../../../clusters/netns/wire-closes.ts';
 import type { CpuSample } from '../observe/cpu-monitor.ts';
 import { ACCOUNT_WINDOW_MS, accountDeadline } from './deadline-accounting.ts';
 import type { DeadlineAccount } from './deadline-accounting.ts';
@@ -9,6 +13,9 @@ import type { FailureKind } from './failure-details.ts';
 import { readGatewayAccessLog } from './gateway-access-log.ts';
 import { groupFailuresByCause, podsByIp } from './group-by-cause.ts';
 import type { CauseBurst } from './group-by-cause.ts';
+
+/** A deadline's closes on the wire: from just before it (clock skew) to a second after. */
+const WIRE_WINDOW_MS = { from: -100, to: 1000 };
 
 /** What Envoy logged about the gateway's failures, over the whole run. */
 export interface GatewayEvidence {
@@ -75,6 +82,19 @@ export async function explainRun(options: {
   const bursts = groupFailuresByCause(failures, options.events);
   const nodeOfIp = new Map([...podsByIp(options.events)].map(([ip, pod]) => [ip, pod.node]));
   const entries = log.kept.map((entry) => ({ startMs: entry.startWallMs - options.wallOffsetMs, entry }));
+  // The HBONE closes on the wire (local backend with pod namespaces and tcpdump), when captured.
+  const wireText = await readFile(join(options.logDir, WIRE_CLOSES_LOG), 'utf8').catch(() => undefined);
+  const wireCloses = wireText === undefined ? undefined : parseWireCloses(wireText);
+  const wireAt = (d: LifecycleEvent, all: readonly WireClose[]): { fin: number; rst: number } => {
+    const wallMs = d.atMs + options.wallOffsetMs;
+    const closes = firstCloses(all, wallMs + WIRE_WINDOW_MS.from, wallMs + WIRE_WINDOW_MS.to).filter(
+      (c) => nodeOfIp.get(c.from.replace(/:\d+$/, '')) === d.node,
+    );
+    return {
+      fin: closes.filter((c) => c.kind === 'FIN').length,
+      rst: closes.filter((c) => c.kind === 'RST').length,
+    };
+  };
   const accounts = deadlines.map((deadline) => {
     const figures = parseDeadlineFigures(deadline.detail);
     const burst = bursts.find(
@@ -94,6 +114,7 @@ export async function explainRun(options: {
         ? { closeKinds: { ...figures.closeKinds, connections: figures.connections } }
         : {}),
       ...(options.cpuSamples ? { cpuSamples: options.cpuSamples } : {}),
+      ...(wireCloses ? { wire: wireAt(deadline, wireCloses) } : {}),
     });
     return { deadline, account };
   });
