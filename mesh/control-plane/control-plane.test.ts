@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLogger, createSystemClock } from '../../lib/index.ts';
 import { connectDiscovery } from '../discovery/index.ts';
+import { ADDRESS_TYPE_URL, AUTHORIZATION_TYPE_URL, decodeWorkload } from '../xds/index.ts';
+import { createDeltaClient, ztunnelNode } from '../xds/test/delta-client.ts';
 import type { ClusterSource, PodView } from './cluster-source.ts';
 import { startControlPlane } from './control-plane.ts';
 import type { PushReport } from './control-plane.ts';
@@ -101,5 +103,57 @@ describe('control plane', () => {
       ['httpbin-1'],
     );
     assert.equal(client.state.workloadByIp('127.93.2.1'), undefined);
+  });
+
+  it("serves istio/ztunnel's delta ADS from the same pushes: a pod added later arrives, a removed one is removed", async (t) => {
+    const source = fakeSource([pod(1)]);
+    const cp = await startControlPlane({
+      source,
+      clock: createSystemClock(),
+      log: createLogger({ component: 'test', level: 'error' }),
+      host: '127.93.0.201',
+      debounceQuietMs: 10,
+      debounceMaxMs: 1_000,
+      pushLatencyMs: 0,
+      ports: { xds: 0, ca: 0 },
+      authenticate: (token) =>
+        Promise.resolve(
+          token === 'ztunnel-token'
+            ? {
+                namespace: 'istio-system',
+                serviceAccount: 'ztunnel',
+                podName: 'ztunnel-a',
+                podUid: 'u',
+                nodeName: 'node-1',
+              }
+            : 'invalid token',
+        ),
+    });
+    t.after(() => cp.close());
+    const client = createDeltaClient(cp.ztunnelXdsAddress, cp.ca.rootPem);
+    t.after(() => {
+      client.close();
+    });
+    const { stream, next } = client.open('ztunnel-token');
+    const node = ztunnelNode(
+      'ztunnel~127.93.0.9~ztunnel-a.istio-system~istio-system.svc.cluster.local',
+      'node-1',
+    );
+    stream.write({ node, type_url: ADDRESS_TYPE_URL });
+    stream.write({ node, type_url: AUTHORIZATION_TYPE_URL });
+    const first = await next();
+    assert.deepEqual(
+      first.resources.map((r) => r.name),
+      ['Kubernetes//Pod/default/httpbin-1', 'default/httpbin.default.svc.cluster.local'],
+    );
+    assert.deepEqual((await next()).resources, []);
+    source.set([pod(1), pod(2)]);
+    const added = await next();
+    assert.deepEqual(
+      added.resources.map((r) => decodeWorkload(r.resource.value)).map((w) => [w.name, w.node, w.status]),
+      [['httpbin-2', 'node-1', 'HEALTHY']],
+    );
+    source.set([pod(2)]);
+    assert.deepEqual((await next()).removed_resources, ['Kubernetes//Pod/default/httpbin-1']);
   });
 });

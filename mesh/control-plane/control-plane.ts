@@ -3,7 +3,14 @@ import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
 import { startDiscoveryServer } from '../discovery/index.ts';
 import type { CertificateAuthority, RootMaterial, TokenCaller } from '../pki/index.ts';
 import { createCertificateAuthority, ISTIOD_HOSTNAMES, startCaServer } from '../pki/index.ts';
-import { proxyResources, startAdsServer } from '../xds/index.ts';
+import {
+  ADDRESS_TYPE_URL,
+  addressResources,
+  AUTHORIZATION_TYPE_URL,
+  proxyResources,
+  startAdsServer,
+  startDeltaAdsServer,
+} from '../xds/index.ts';
 import type { XdsNack } from '../xds/index.ts';
 import { buildDiscoverySnapshot } from './build-discovery.ts';
 import type { ClusterSource } from './cluster-source.ts';
@@ -18,6 +25,12 @@ import { authorizeProxy } from './proxy-authorizer.ts';
 export const XDS_PORT = 15010;
 export const ENVOY_XDS_PORT = 15011;
 export const CA_PORT = 15012;
+/**
+ * Delta ADS for istio/ztunnel's binary (XDS_ADDRESS), which istiod serves on 15012 beside the CA:
+ * TLS without a client certificate, the caller named by its bearer token. A port of its own here,
+ * next to Envoy's 15011 that requires mTLS, and until the CA is a gRPC service of the same server.
+ */
+export const ZTUNNEL_XDS_PORT = 15013;
 
 /** One completed push: which workloads it turned UNHEALTHY or removed, and who acknowledged it. */
 export interface PushReport {
@@ -47,7 +60,7 @@ export interface ControlPlaneOptions {
    */
   authenticate(token: string): Promise<TokenCaller | string>;
   /** 0 picks free ports (tests); the cluster uses istiod's. */
-  ports?: { xds: number; ca: number; envoyXds?: number };
+  ports?: { xds: number; ca: number; envoyXds?: number; ztunnelXds?: number };
   /** A proxy refused a configuration (a defect of ours: the run fails). */
   onNack?: (nack: XdsNack) => void;
 }
@@ -57,7 +70,9 @@ export interface ControlPlane {
   xdsAddress: string;
   /** host:port of Envoy's mTLS ADS. */
   envoyXdsAddress: string;
-  /** Every NACK a proxy sent, with its reason. */
+  /** host:port of istio/ztunnel's delta ADS (TLS, bearer token): its XDS_ADDRESS with https://. */
+  ztunnelXdsAddress: string;
+  /** Every NACK a proxy (Envoy or istio/ztunnel) sent, with its reason. */
   nacks(): readonly XdsNack[];
   /** URL for CA_ADDRESS (https). */
   caUrl: string;
@@ -128,6 +143,32 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       log.warn('xDS connection refused', { node, reason });
     },
   });
+  const portFor = (given: number | undefined, fixed: number): number =>
+    options.ports ? (given ?? (options.ports.xds === 0 ? 0 : fixed)) : fixed;
+  // istio/ztunnel's discovery from the same pushed snapshot: every workload and service (istiod's
+  // wildcard WDS), and no authorization policies (the harness applies none).
+  const deltaAds = await startDeltaAdsServer({
+    host: options.host,
+    port: portFor(options.ports?.ztunnelXds, ZTUNNEL_XDS_PORT),
+    tls: { key: serving.keyPem, cert: serving.certPem },
+    authenticate: async (token) => {
+      const caller = await options.authenticate(token);
+      return typeof caller === 'string' ? caller : { namespace: caller.namespace, podName: caller.podName };
+    },
+    resourcesFor: (_node, typeUrl) =>
+      typeUrl === ADDRESS_TYPE_URL
+        ? addressResources(pushed)
+        : typeUrl === AUTHORIZATION_TYPE_URL
+          ? new Map()
+          : undefined,
+    onNack: (nack) => {
+      log.error('ztunnel refused discovery (NACK)', { ...nack });
+      options.onNack?.(nack);
+    },
+    onRefused: (node, reason) => {
+      log.warn('ztunnel xDS connection refused', { node, reason });
+    },
+  });
   let pushes = 0;
   const push = async (): Promise<void> => {
     // istiod builds the push from the state when the debounce fires; the latency is the time to
@@ -138,6 +179,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const report: PushReport = { atMs: clock.now(), ...result, ...compare(pushed, snapshot) };
     pushed = snapshot;
     ads.update();
+    deltaAds.update();
     pushes++;
     log.debug('pushed', { version: result.version, acked: result.acked, subscribers: result.subscribers });
     options.onPush?.(report);
@@ -160,7 +202,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   return {
     xdsAddress: `${discovery.host}:${String(discovery.port)}`,
     envoyXdsAddress: ads.address,
-    nacks: () => ads.nacks(),
+    ztunnelXdsAddress: deltaAds.address,
+    nacks: () => [...ads.nacks(), ...deltaAds.nacks()],
     caUrl: caServer.url,
     ca,
     pushCount: () => pushes,
@@ -169,7 +212,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     close: async () => {
       unsubscribe();
       debouncer.close();
-      await Promise.all([discovery.close(), caServer.close(), ads.close()]);
+      await Promise.all([discovery.close(), caServer.close(), ads.close(), deltaAds.close()]);
     },
   };
 }

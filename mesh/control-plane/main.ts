@@ -10,7 +10,8 @@
 //   PILOT_DEBOUNCE_MAX         longest a push waits while changes keep coming, ms (default 10 s)
 //   LOCAL_BIND_ADDRESS         default 0.0.0.0
 //   XDS_PORT / CA_PORT         default 15010 / 15012 (0 picks free ports, for tests); Envoy's ADS
-//                              is on 15011, or on a free port too when XDS_PORT is 0
+//                              is on 15011 and istio/ztunnel's delta ADS on 15013, or on free ports
+//                              too when XDS_PORT is 0
 //   READINESS_PORT             default 8080 (istiod's HTTP port): GET /ready answers 200 once the
 //                              watches are synced, the servers listen and the istio-ca-root-cert
 //                              ConfigMaps are written, 503 naming the step it waits for before

@@ -3,31 +3,16 @@
 // on reconnect), over real TLS on loopback.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { credentials, Metadata } from '@grpc/grpc-js';
-import type { ClientDuplexStream, ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
 import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
 import { createCertificateAuthority } from '../pki/index.ts';
 import { startDeltaAdsServer } from './delta-ads-server.ts';
-import { envoyApi } from './envoy-protos.ts';
+import { createDeltaClient, ztunnelNode } from './test/delta-client.ts';
+import type { DeltaResponse } from './test/delta-client.ts';
 import { addressResources, workloadUid } from './workload-resources.ts';
 import { ADDRESS_TYPE_URL, AUTHORIZATION_TYPE_URL, decodeWorkload } from './workload-protos.ts';
 
-interface DeltaResponse {
-  system_version_info: string;
-  type_url: string;
-  nonce: string;
-  resources: { name: string; version: string; resource: { type_url: string; value: Buffer } }[];
-  removed_resources: string[];
-}
-/** As proto-loader gives it: an empty repeated field is left out (defaults: false). */
-type WireResponse = Omit<DeltaResponse, 'resources' | 'removed_resources'> &
-  Partial<Pick<DeltaResponse, 'resources' | 'removed_resources'>>;
-
 const NODE_ID = 'ztunnel~127.0.0.9~ztunnel-a.istio-system~istio-system.svc.cluster.local';
-const node = (id = NODE_ID) => ({
-  id,
-  metadata: { fields: { NODE_NAME: { stringValue: 'node-1' }, NAME: { stringValue: 'ztunnel-a' } } },
-});
+const node = (id = NODE_ID) => ztunnelNode(id, 'node-1');
 
 const pod = (name: string, ip: string): WorkloadEntry => ({
   uid: `uid-${name}`,
@@ -45,26 +30,6 @@ const SERVICES = [
   { namespace: 'default', name: 'httpbin', vip: '10.96.0.10', ports: [{ port: 8000, targetPort: 8080 }] },
 ];
 const uidOf = (name: string): string => workloadUid({ namespace: 'default', name }, 'Kubernetes');
-
-/** A reader of a client stream's messages, one at a time, and its final status. */
-function reader(call: ClientDuplexStream<object, WireResponse>) {
-  const queued: DeltaResponse[] = [];
-  const waiting: ((r: DeltaResponse) => void)[] = [];
-  call.on('data', (raw: WireResponse) => {
-    const r = { ...raw, resources: raw.resources ?? [], removed_resources: raw.removed_resources ?? [] };
-    const w = waiting.shift();
-    if (w) w(r);
-    else queued.push(r);
-  });
-  const ended = new Promise<ServiceError>((resolve) => call.on('error', resolve));
-  return {
-    next: (): Promise<DeltaResponse> => {
-      const r = queued.shift();
-      return r ? Promise.resolve(r) : new Promise((resolve) => waiting.push(resolve));
-    },
-    ended,
-  };
-}
 
 async function setUp(t: { after(fn: () => Promise<void> | void): void }) {
   const ca = await createCertificateAuthority();
@@ -95,31 +60,13 @@ async function setUp(t: { after(fn: () => Promise<void> | void): void }) {
     onNack: (nack) => nackSeen.push(nack.message),
   });
   t.after(() => server.close());
-  const Ads = 'envoy.service.discovery.v3.AggregatedDiscoveryService'
-    .split('.')
-    .reduce<unknown>(
-      (at, key) => (at as Record<string, unknown>)[key],
-      envoyApi(),
-    ) as ServiceClientConstructor;
-  const client = new Ads(server.address, credentials.createSsl(Buffer.from(ca.rootPem)));
+  const client = createDeltaClient(server.address, ca.rootPem);
   t.after(() => {
     client.close();
   });
-  const open = (token?: string) => {
-    const md = new Metadata();
-    if (token) md.set('authorization', `Bearer ${token}`);
-    const call = client['DeltaAggregatedResources'] as (
-      md: Metadata,
-    ) => ClientDuplexStream<object, WireResponse>;
-    const stream = call.call(client, md);
-    t.after(() => {
-      stream.cancel();
-    });
-    return { stream, ...reader(stream) };
-  };
   return {
     server,
-    open,
+    open: client.open,
     nackSeen,
     setSnapshot: (s: DiscoverySnapshot) => {
       snapshot = s;

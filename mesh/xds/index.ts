@@ -2,7 +2,13 @@ export { failCall, startAdsServer } from './ads-server.ts';
 export type { AdsServer, AdsServerOptions, XdsMessage, XdsNack } from './ads-server.ts';
 export { startDeltaAdsServer } from './delta-ads-server.ts';
 export type { DeltaAdsServer, DeltaAdsServerOptions } from './delta-ads-server.ts';
-export { ADDRESS_TYPE_URL, AUTHORIZATION_TYPE_URL, decodeAddress, encodeAddress } from './workload-protos.ts';
+export {
+  ADDRESS_TYPE_URL,
+  AUTHORIZATION_TYPE_URL,
+  decodeAddress,
+  decodeWorkload,
+  encodeAddress,
+} from './workload-protos.ts';
 export type { AddressMessage, ServiceMessage, WorkloadMessage } from './workload-protos.ts';
 export { addressResources, DEFAULT_CLUSTER_ID, workloadUid } from './workload-resources.ts';
 export type { NamedResource, ResourceSet } from './workload-resources.ts';
