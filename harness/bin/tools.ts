@@ -8,6 +8,7 @@ import {
   ensureChromium,
   ensureEnvoy,
   ensureGoTool,
+  ensureNetnsTools,
   ensureXmllint,
   FORTIO,
   GO_HTTPBIN,
@@ -40,5 +41,6 @@ runMain(async (signal) => {
   say(`load generator for runs (--generator auto): ${generator.why}`);
   say(`chromium (for the report's screenshot test) at ${await ensureChromium(write)}`);
   say(`xmllint (for the JUnit schema test) at ${await ensureXmllint(write)}`);
+  for (const line of await ensureNetnsTools(write)) say(line);
   return 0;
 });
