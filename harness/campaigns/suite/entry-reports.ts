@@ -31,7 +31,10 @@ export const ENTRY_REPORTS = {
     `deadlines at ${rows.map((r) => s(r, 'drain_deadlines_s') || 'none').join(' | ')} s of ${String(rows[0]?.['duration_s'] ?? '?')} s; ` +
     `mechanism band ${rows.map((r) => `${s(r, 'deadline_predicted_low') || '?'}-${s(r, 'deadline_predicted_high') || '?'}`).join(' / ')}, ` +
     `inside ${String(rows.filter((r) => s(r, 'deadline_inside') === '1').length)} of ${String(rows.length)}, ` +
-    `T_past ${spread(rows, col('deadline_t_past_ms'))} ms, L ${spread(rows, col('deadline_l_ms'))} ms, CPU wait ${spread(rows, col('deadline_cpu_wait_pct'))} %`,
+    `T_past ${spread(rows, col('deadline_t_past_ms'))} ms, L ${spread(rows, col('deadline_l_ms'))} ms, CPU wait ${spread(rows, col('deadline_cpu_wait_pct'))} %` +
+    (rows.some((r) => s(r, 'deadline_wire_fin') !== '' && r['deadline_wire_fin'] !== undefined)
+      ? `; HBONE closes on the wire FIN/RST ${rows.map((r) => `${s(r, 'deadline_wire_fin') || '-'}/${s(r, 'deadline_wire_rst') || '-'}`).join(' | ')}`
+      : ''),
   /** E2: failures and bursts. */
   e2: (rows: readonly Row[]): string =>
     `${spread(rows, failed)} failed; ${spread(rows, col('bursts'))} bursts, longest ${spread(rows, col('max_burst_ms'))} ms`,

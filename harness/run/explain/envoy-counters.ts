@@ -18,9 +18,15 @@ export const SERVICE_COUNTERS = [
 
 /**
  * connect_originate (the HBONE tunnels' HTTP/2 connections to ztunnels' :15008): the same, plus the
- * CONNECT streams reset (tx: by Envoy, as after a CONNECT refused with a 503; rx: by ztunnel).
+ * CONNECT streams reset (tx: by Envoy, as after a CONNECT refused with a 503; rx: by ztunnel) and
+ * the connections a GOAWAY closed (upstream_cx_close_notify: a draining ztunnel's GOAWAY).
  */
-export const TUNNEL_COUNTERS = [...SERVICE_COUNTERS, 'upstream_rq_tx_reset', 'upstream_rq_rx_reset'] as const;
+export const TUNNEL_COUNTERS = [
+  ...SERVICE_COUNTERS,
+  'upstream_rq_tx_reset',
+  'upstream_rq_rx_reset',
+  'upstream_cx_close_notify',
+] as const;
 
 const CONNECT_ORIGINATE = 'connect_originate';
 const isReported = (cluster: string): boolean =>
