@@ -3,11 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parse } from 'yaml';
 import { DATAPLANE_MODE_LABEL, IMAGES } from '../manifests/index.ts';
 import { createAddressPool } from './address-pool.ts';
 import type { PodRecord } from './cluster-state.ts';
-import { istioSharedZtunnelImage, sharedLocalXdsConfig } from './istio-shared-ztunnel.ts';
+import { istioSharedZtunnelImage } from './istio-shared-ztunnel.ts';
 import { createPodRecord } from './pod-factory.ts';
 
 const pod = (name: string, over: Partial<PodRecord> = {}): PodRecord => ({
@@ -29,50 +28,24 @@ const pod = (name: string, over: Partial<PodRecord> = {}): PodRecord => ({
   ...over,
 });
 
-interface LocalXdsWorkload {
-  uid: string;
-  name: string;
-  node: string;
-  trustDomain: string;
-  workloadIps: string[];
-  serviceAccount: string;
-}
-
-test("LOCAL_XDS lists the node's meshed pods, each with node = NODE_NAME and the trust domain", () => {
-  const pods = [
-    pod('httpbin-a'),
-    pod('httpbin-bb', { nodeName: 'node-2' }),
-    pod('gateway-ccc', { isMeshed: false }),
-    pod('httpbin-dddd', { dedicatedZtunnel: true }),
-  ];
-  const config = parse(sharedLocalXdsConfig(pods, 'node-1')) as { workloads: LocalXdsWorkload[] };
-  assert.deepEqual(
-    config.workloads.map((w) => [w.uid, w.name, w.node, w.trustDomain, w.workloadIps, w.serviceAccount]),
-    [['cluster1//v1/Pod/default/httpbin-a', 'httpbin-a', 'node-1', 'cluster.local', ['10.9.1.9'], 'httpbin']],
-  );
-});
-
-test("the image writes its instance's LOCAL_XDS file as it starts: the node's active pods then", (t) => {
+test("the image points the binary at the control plane's delta ADS over TLS, with FAKE_CA", (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'istio-shared-'));
   t.after(() => {
     rmSync(dir, { recursive: true, force: true });
   });
-  const pods = [pod('httpbin-a'), pod('httpbin-bb', { deletionAtMs: 5 })];
-  const image = istioSharedZtunnelImage({ binary: '/bin/ztunnel', nodeRunDir: () => dir, pods: () => pods });
+  const image = istioSharedZtunnelImage({
+    binary: '/bin/ztunnel',
+    nodeRunDir: () => dir,
+    xds: { address: '127.9.0.200:15013', rootCertPem: 'ROOT PEM' },
+  });
   const ztunnel = pod('ztunnel-x', { namespace: 'istio-system', isMeshed: false });
   const env = image.podEnv?.(ztunnel, { envoyBinary: '' }) ?? {};
   assert.equal(env['INPOD_UDS'], join(dir, 'ztunnel.sock'));
   assert.equal(env['FAKE_CA'], 'true');
-  assert.equal(env['XDS_ADDRESS'], '');
+  assert.equal(env['XDS_ADDRESS'], 'https://127.9.0.200:15013');
+  assert.equal(readFileSync(env['XDS_ROOT_CA'] ?? '', 'utf8'), 'ROOT PEM');
+  assert.equal(env['LOCAL_XDS_PATH'], undefined, 'no static workloads: they come over xDS');
   assert.equal(env['PROXY_MODE'], undefined, 'shared mode is the default');
-  const written = parse(readFileSync(env['LOCAL_XDS_PATH'] ?? '', 'utf8')) as {
-    workloads: LocalXdsWorkload[];
-  };
-  assert.deepEqual(
-    written.workloads.map((w) => w.name),
-    ['httpbin-a'],
-    'a pod being deleted is left out',
-  );
   assert.equal(image.logEvents?.[0]?.oncePerContainer, true, 'one deadline per instance');
 });
 

@@ -2,45 +2,22 @@
 // istio-shared; docs/design/istio-ztunnel-shared-mode.md): each DaemonSet pod runs the binary in a
 // network namespace of its own (it binds fixed :15021, :15020, :15000), connected to the node's ZDS
 // agent (mesh/zds: AddWorkload with each meshed pod's netns fd, as istio-cni sends it), with FAKE_CA
-// and no xDS: what it would learn from istiod, the node's meshed pods, is a LOCAL_XDS_PATH file
-// written just before each instance starts (ztunnel reads it once, src/xds.rs LocalConfig).
+// and live discovery: delta ADS from our control plane (mesh/xds/delta-ads-server.ts), so pods that
+// come and go while an instance runs (E2's rollout) reach it as istiod's pushes would.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
 import { startZdsNodeAgent, startZdsRelay } from '../../mesh/zds/index.ts';
 import type { ZdsAgentEvent, ZdsPod } from '../../mesh/zds/index.ts';
-import type { PodRecord } from './cluster-state.ts';
-import { isActive } from './cluster-state.ts';
 import type { LocalImage } from './images.ts';
-import { localXdsFile } from './upstream-ztunnel.ts';
-
-/**
- * The static workload config (istio/ztunnel src/xds.rs `LocalConfig`) of a node's meshed pods. A
- * shared-mode ztunnel serves HBONE for a pod only once it finds it here with `node` equal to its
- * NODE_NAME (else `timed out waiting for workload ... from xds`), and presents the pod's SPIFFE
- * identity only with `trustDomain` set (both checked against 1.28.1: the design's LOCAL_XDS notes).
- */
-export function sharedLocalXdsConfig(pods: readonly PodRecord[], nodeName: string): string {
-  return localXdsFile(
-    pods
-      .filter((p) => p.nodeName === nodeName && p.isMeshed && !p.dedicatedZtunnel)
-      .map((p) => ({
-        name: p.name,
-        namespace: p.namespace,
-        serviceAccount: p.serviceAccount,
-        ip: p.podIp,
-        node: nodeName,
-      })),
-  );
-}
 
 export interface SharedImageOptions {
   binary: string;
   /** The node's run folder (the hostPath /var/run/ztunnel: its ZDS socket) by node name. */
   nodeRunDir(nodeName: string): string;
-  /** Every pod of the cluster now (the LOCAL_XDS file lists the node's meshed ones). */
-  pods(): Iterable<PodRecord>;
+  /** The control plane's delta ADS for ztunnel (host:port), and the mesh root its certificate chains to. */
+  xds: { address: string; rootCertPem: string };
 }
 
 /**
@@ -65,15 +42,21 @@ export function istioSharedZtunnelImage(options: SharedImageOptions): LocalImage
     ],
     podEnv: (pod) => {
       const runDir = options.nodeRunDir(pod.nodeName);
-      const localXds = join(runDir, `local-xds-${pod.name}.yaml`);
-      // Written now, just before this instance starts: it reads the file once.
-      writeFileSync(localXds, sharedLocalXdsConfig([...options.pods()].filter(isActive), pod.nodeName));
+      const rootCert = join(runDir, 'xds-root-cert.pem');
+      writeFileSync(rootCert, options.xds.rootCertPem);
       return {
         // PROXY_MODE unset: shared, in-pod mode on (src/config.rs).
         INPOD_UDS: join(runDir, 'ztunnel.sock'),
+        // The CA over gRPC is not served yet (step 5's second half): certificates are minted locally.
         FAKE_CA: 'true',
-        XDS_ADDRESS: '',
-        LOCAL_XDS_PATH: localXds,
+        // Delta ADS over TLS (src/xds/client.rs 624-646), the server verified against XDS_ROOT_CA (a
+        // file: src/config.rs 535-544) by the address's host, an IP our serving certificate names
+        // (src/tls/control.rs 179-199; ALT_XDS_HOSTNAME is not needed). The bearer token is the
+        // manifest's AUTH_TOKEN, the pod's projected istio-ca token (config.rs 557-577; a path that
+        // does not exist would be sent as the token itself, and without AUTH_TOKEN and the default
+        // ./var/run/secrets/tokens/istio-token no token is sent, which our server refuses).
+        XDS_ADDRESS: `https://${options.xds.address}`,
+        XDS_ROOT_CA: rootCert,
         POD_NAME: pod.name,
         POD_NAMESPACE: pod.namespace,
         // ENABLE_ORIG_SRC unset, as the chart leaves it: best effort (src/proxy.rs maybe_set_transparent),

@@ -204,6 +204,8 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       clock,
       log: log.child({ component: 'control-plane' }),
       host: addresses.controlPlane(),
+      // istio/ztunnel's binary runs in a namespace of its own: it reaches the host at the world's address.
+      ...(world ? { ztunnelXdsHost: world.hostAddress } : {}),
       debounceQuietMs: timing.debounceQuietMs,
       debounceMaxMs: timing.debounceMaxMs,
       pushLatencyMs: timing.pushLatencyMs,
@@ -238,7 +240,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
             istioSharedZtunnelImage({
               binary: shared.binary,
               nodeRunDir: (name) => join(clusterRunDir, name),
-              pods: () => state.pods.values(),
+              xds: { address: controlPlane.ztunnelXdsAddress, rootCertPem: controlPlane.ca.rootPem },
             }),
           ],
         ])

@@ -61,6 +61,12 @@ export interface ControlPlaneOptions {
   authenticate(token: string): Promise<TokenCaller | string>;
   /** 0 picks free ports (tests); the cluster uses istiod's. */
   ports?: { xds: number; ca: number; envoyXds?: number; ztunnelXds?: number };
+  /**
+   * Where istio/ztunnel's delta ADS listens, when not on `host`: the local backend's network-world
+   * address of the host, which a ztunnel in a network namespace of its own reaches (a 127.x address
+   * is loopback, routed to no other namespace).
+   */
+  ztunnelXdsHost?: string;
   /** A proxy refused a configuration (a defect of ours: the run fails). */
   onNack?: (nack: XdsNack) => void;
 }
@@ -125,7 +131,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     },
   });
   let pushed: DiscoverySnapshot = { workloads: [], services: [] };
-  const serving = await ca.issueServing({ dns: ISTIOD_HOSTNAMES, ips: [options.host] });
+  const ztunnelXdsHost = options.ztunnelXdsHost ?? options.host;
+  const serving = await ca.issueServing({
+    dns: ISTIOD_HOSTNAMES,
+    ips: [...new Set([options.host, ztunnelXdsHost])],
+  });
   const ads = await startAdsServer({
     host: options.host,
     port: options.ports
@@ -148,7 +158,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   // istio/ztunnel's discovery from the same pushed snapshot: every workload and service (istiod's
   // wildcard WDS), and no authorization policies (the harness applies none).
   const deltaAds = await startDeltaAdsServer({
-    host: options.host,
+    host: ztunnelXdsHost,
     port: portFor(options.ports?.ztunnelXds, ZTUNNEL_XDS_PORT),
     tls: { key: serving.keyPem, cert: serving.certPem },
     authenticate: async (token) => {
