@@ -82,7 +82,10 @@ function scenarioRefusal(scenario: ClusterScenario, params: ExperimentParams): H
       `istio with --scenario ${scenario.name} --mesh ${params.mesh}`,
       'istio/ztunnel runs in dedicated mode beside each httpbin pod: the rollout of those pods (E2) is what it can serve; for its upgrade (E1) use --ztunnel-impl istio-shared',
     );
-  if (params.ztunnelImpl === 'istio-shared' && !(scenario.servesIstioSharedZtunnel && params.mesh === 'ambient'))
+  if (
+    params.ztunnelImpl === 'istio-shared' &&
+    !(scenario.servesIstioSharedZtunnel && params.mesh === 'ambient')
+  )
     return badInput(
       '--ztunnel-impl',
       `ours, unless --scenario ${scenarioNamesServing('servesIstioSharedZtunnel').join('|')} with --mesh ambient`,

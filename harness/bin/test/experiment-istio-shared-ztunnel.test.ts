@@ -147,7 +147,10 @@ test('--ztunnel-impl istio-shared without the binary: exit 2 naming what it need
   assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
 });
 
-for (const args of [['--scenario', 'sidecar-drain'], ['--mesh', 'off']]) {
+for (const args of [
+  ['--scenario', 'sidecar-drain'],
+  ['--mesh', 'off'],
+]) {
   test(`--ztunnel-impl istio-shared ${args.join(' ')}: exit 2, naming the scenarios it serves`, async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'cli-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
