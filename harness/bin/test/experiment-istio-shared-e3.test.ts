@@ -15,7 +15,7 @@ import { inpodCaptureUnavailable } from '../../../clusters/netns/inpod-capture.t
 import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';
 import { findOnPath } from '../../../lib/tools/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
-import { hostSnapshot } from './host-leftovers.ts';
+import { hostSnapshot, worldLinkIn } from './host-leftovers.ts';
 
 const real = await realZtunnelHere(process.env);
 const skip =
@@ -31,7 +31,9 @@ test(
   async (t) => {
     const binary = typeof real === 'string' ? '' : real.binary;
     const dir = await mkdtemp(join(tmpdir(), 'istio-shared-e3-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    // Kept when the test fails: the run folder is the evidence (its path is in the failure's output).
+    let passed = false;
+    t.after(() => (passed ? rm(dir, { recursive: true, force: true }) : undefined));
     const leftovers = await hostSnapshot(binary);
     const result = await execa(
       process.execPath,
@@ -39,6 +41,11 @@ test(
         join(PROJECT_ROOT, 'harness/bin/experiment.ts'),
         ...['--scenario', 'long-lived', '--ztunnel-impl', 'istio-shared'],
         ...['--duration', '8', '--restart-at', '2', '--grace', '3', '--results-dir', dir],
+        // A connection still in the old instance's accept queue when its SO_REUSEPORT listener closes
+        // at SIGTERM is reset by the kernel unless migrated to the new one (seen once in 10 runs with
+        // four clusters on the two cores: a reset within 100 ms of SIGTERM). The migration
+        // makes "new connections never fail" hold whatever the CPU does; the suite runs without it.
+        ...['--tcp-migrate-req', '1'],
       ],
       { reject: false, stdin: 'ignore', timeout: 150_000 },
     );
@@ -71,6 +78,11 @@ test(
     );
     assert.match(httpbin, /client_ip=10\.\d+\.255\.1/, "the app sees the host's address, not the pod's");
 
-    assert.deepEqual(await leftovers(), { binaries: [], holders: [], links: [] }, 'nothing left on the host');
+    assert.deepEqual(
+      await leftovers(worldLinkIn(httpbin)),
+      { binaries: [], holders: [], links: [] },
+      'nothing left on the host',
+    );
+    passed = true;
   },
 );

@@ -15,6 +15,7 @@ import { execa } from 'execa';
 import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';
 import { findOnPath } from '../../../lib/tools/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
+import { hostSnapshot, worldLinkIn } from './host-leftovers.ts';
 
 const real = await realZtunnelHere(process.env);
 const skip =
@@ -24,21 +25,6 @@ const skip =
       ? false
       : 'needs go on PATH (to build zds-relay, the ZDS helper)';
 
-/** Network links on the host (a pod's veth, a world's bridge link) by name. */
-async function linkNames(): Promise<Set<string>> {
-  const { stdout } = await execa('ip', ['-o', 'link', 'show']);
-  return new Set(stdout.split('\n').map((l) => l.split(':')[1]?.trim().split('@')[0] ?? ''));
-}
-
-/** PIDs of processes whose command line has `pattern` (pgrep -f; nothing is killed). */
-async function pidsOf(pattern: string): Promise<Set<string>> {
-  const { stdout } = await execa('pgrep', ['-f', pattern], { reject: false });
-  return new Set(stdout.split('\n').filter(Boolean));
-}
-
-const newOnes = (after: Set<string>, before: Set<string>): string[] =>
-  [...after].filter((x) => !before.has(x));
-
 test(
   'E1 with istio/ztunnel as the ztunnel DaemonSet (shared mode): ZDS snapshots, the drain to its deadline, HBONE through it, nothing left',
   { skip },
@@ -46,9 +32,7 @@ test(
     const binary = typeof real === 'string' ? '' : real.binary;
     const dir = await mkdtemp(join(tmpdir(), 'istio-shared-e1-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const linksBefore = await linkNames();
-    const holdersBefore = await pidsOf('unshare --net');
-    const ztunnelsBefore = await pidsOf(binary);
+    const leftovers = await hostSnapshot(binary);
     const result = await execa(
       process.execPath,
       [
@@ -119,9 +103,11 @@ test(
     );
     assert.match(gatewayLog, /envoy:\/\/connect_originate\/10\.\d+\.\d+\.\d+:8080/, 'the gateway sent HBONE');
 
-    assert.deepEqual(newOnes(await pidsOf(binary), ztunnelsBefore), [], 'no istio/ztunnel left running');
-    assert.deepEqual(newOnes(await pidsOf('unshare --net'), holdersBefore), [], 'no namespace holder left');
-    assert.deepEqual(newOnes(await linkNames(), linksBefore), [], 'no veth or bridge link left');
+    assert.deepEqual(
+      await leftovers(worldLinkIn(gatewayLog)),
+      { binaries: [], holders: [], links: [] },
+      'no istio/ztunnel, namespace holder or world link left',
+    );
   },
 );
 
