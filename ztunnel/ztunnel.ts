@@ -200,6 +200,7 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
           ...(options.readCloseKinds
             ? await closeKinds(
                 allListeners().flatMap((p) => p.tracker.snapshot()),
+                [...pods.values()].flatMap((p) => (p.workload.netns ? [p.workload.netns] : [])),
                 clock,
               )
             : {}),
@@ -223,15 +224,18 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
  * How the deadline's close will reach each connection's peer, read from the kernel just before it
  * (socket-queues.ts): `on_unread` connections ride a socket with unread bytes, whose close() sends
  * RST; `in_flight_elsewhere` have data in flight on a socket that will get a FIN; `transport_unknown`
- * sockets are not in this namespace's table (pods in namespaces of their own, outbound). The read
- * takes `queue_read_ms` (the loop keeps serving meanwhile), so the split is as of just before.
+ * sockets are in no table read (outbound). Our namespace's table and each pod namespace's (in-pod
+ * listeners with --netns). The read takes `queue_read_ms` (the loop keeps serving meanwhile), so
+ * the split is as of just before: 35-107 ms before with --netns, when busy sockets may still be
+ * read dry; the closes on the wire (harness: wire_fin/wire_rst) are the drop's own.
  */
 async function closeKinds(
   connections: readonly { transport: string | undefined; inFlight: boolean }[],
+  netnsPaths: readonly string[],
   clock: Clock,
 ): Promise<Record<string, number>> {
   const startMs = clock.now();
-  const queues = await readSocketQueues();
+  const queues = await readSocketQueues(netnsPaths);
   let onUnread = 0;
   let inFlightElsewhere = 0;
   let unknown = 0;

@@ -86,7 +86,7 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   deadline_projected_at_1ms:
     "E1: the same with T_past + L at one millisecond at every deadline (ASM's setting)",
   deadline_reset_share:
-    'E1: of the connections the old ztunnels dropped, the share riding a socket with unread bytes just before the drop (/proc/self/net/tcp rx_queue, read by ztunnel): their close() sends RST, the others get a FIN; rate-weighted over the deadlines; empty unless --read-close-kinds, where ztunnel could not see its sockets (--netns), or where it predates the figure',
+    "E1: of the connections the old ztunnels dropped, the share riding a socket with unread bytes at the drop (rx_queue of /proc/self/net/tcp and, with --netns, each pod namespace's table, read by ztunnel as it reaches the deadline, 35-107 ms before the drop with --netns; deadline_wire_rst is the drop's own): their close() sends RST, the others get a FIN; rate-weighted over the deadlines (a connection is a tunnel: a busy HBONE socket carries many); empty unless --read-close-kinds, or where it predates the figure",
   deadline_wire_fin:
     "E1: the HBONE connections the old ztunnels' deadlines closed with a FIN, as the gateway received them: first FIN or RST from a pod's :15008 within [-100 ms, +1 s) of each deadline, captured by tcpdump on the network world's uplink (--netns or --ztunnel-impl istio-shared, with tcpdump installed); empty otherwise",
   deadline_wire_rst: 'E1: the same connections closed with a RST',

@@ -61,12 +61,19 @@ export function parseSocketTable(text: string): { key: string; rxQueue: number }
     });
 }
 
-/** This namespace's sockets and which hold unread bytes; undefined where /proc cannot be read. */
-export async function readSocketQueues(): Promise<SocketQueues | undefined> {
+/**
+ * This namespace's sockets and which hold unread bytes, and those of `netnsPaths` (a pod namespace
+ * as /proc/<pid>/ns/net, where in-pod listeners live: /proc/<pid>/net/tcp is that namespace's
+ * table); undefined where no table can be read. Asynchronous: the loop keeps reading sockets
+ * meanwhile (a synchronous read made the drop wait 39-59 ms with nothing read, which itself left
+ * bytes unread: measured with --netns, 2026-11-25).
+ */
+export async function readSocketQueues(netnsPaths: readonly string[] = []): Promise<SocketQueues | undefined> {
   const seen = new Set<string>();
   const unread = new Set<string>();
   let read = false;
-  for (const table of ['/proc/self/net/tcp', '/proc/self/net/tcp6']) {
+  const procs = ['/proc/self', ...netnsPaths.map((p) => p.replace(/\/ns\/net$/, ''))];
+  for (const table of procs.flatMap((proc) => [`${proc}/net/tcp`, `${proc}/net/tcp6`])) {
     let text: string;
     try {
       text = await readFile(table, 'utf8');

@@ -58,8 +58,8 @@ export interface DeadlineAccount {
   /**
    * How the old ztunnel's close reached its connections, read by ztunnel just before the drop:
    * the share riding a socket with unread bytes (close() sends RST there, FIN elsewhere) and the
-   * requests inside ztunnel on the others. Absent where ztunnel could not see its sockets (pods in
-   * namespaces of their own) or its log line predates the figures.
+   * requests inside ztunnel on the others. Absent without --read-close-kinds, where ztunnel could
+   * not see its sockets, or where its log line predates the figures.
    */
   closeKinds?: { resetShare: number; inFlightOnFin: number };
   /**
