@@ -68,7 +68,9 @@ export function parseSocketTable(text: string): { key: string; rxQueue: number }
  * meanwhile (a synchronous read made the drop wait 39-59 ms with nothing read, which itself left
  * bytes unread: measured with --netns, 2026-11-25).
  */
-export async function readSocketQueues(netnsPaths: readonly string[] = []): Promise<SocketQueues | undefined> {
+export async function readSocketQueues(
+  netnsPaths: readonly string[] = [],
+): Promise<SocketQueues | undefined> {
   const seen = new Set<string>();
   const unread = new Set<string>();
   let read = false;
