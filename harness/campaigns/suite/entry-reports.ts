@@ -11,7 +11,7 @@ const failed = (r: Row): number => valueOf(r, 'failed');
 export function spread(rows: readonly Row[], value: (r: Row) => number): string {
   const v = rows.map(value);
   if (v.length === 1) return String(v[0]);
-  return `${String(Math.min(...v))} / ${String(median(v))} / ${String(Math.max(...v))}`;
+  return `${String(Math.min(...v))} / ${String(Number(median(v).toFixed(3)))} / ${String(Math.max(...v))}`;
 }
 
 const col =
