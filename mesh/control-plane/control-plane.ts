@@ -2,7 +2,12 @@ import type { Clock, Logger } from '../../lib/index.ts';
 import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
 import { startDiscoveryServer } from '../discovery/index.ts';
 import type { CertificateAuthority, RootMaterial, TokenCaller } from '../pki/index.ts';
-import { createCertificateAuthority, ISTIOD_HOSTNAMES, startCaServer } from '../pki/index.ts';
+import {
+  createCertificateAuthority,
+  createCertificateService,
+  ISTIOD_HOSTNAMES,
+  startCaServer,
+} from '../pki/index.ts';
 import {
   ADDRESS_TYPE_URL,
   addressResources,
@@ -19,16 +24,17 @@ import { authorizeProxy } from './proxy-authorizer.ts';
 
 /**
  * istiod's ports: 15010 plaintext xDS (workload discovery for our ztunnels), 15012 its CA over TLS
- * (JSON in place of gRPC, see ca-server). Envoy's mTLS ADS, which istiod serves on 15012 beside the
- * CA, is on 15011 here (istiod's mTLS xDS port before 1.5), since our CA is not a gRPC service.
+ * (JSON in place of gRPC, see ca-server; the gRPC form is on ZTUNNEL_XDS_PORT). Envoy's mTLS ADS,
+ * which istiod serves on 15012 beside the CA, is on 15011 here (istiod's mTLS xDS port before 1.5).
  */
 export const XDS_PORT = 15010;
 export const ENVOY_XDS_PORT = 15011;
 export const CA_PORT = 15012;
 /**
- * Delta ADS for istio/ztunnel's binary (XDS_ADDRESS), which istiod serves on 15012 beside the CA:
- * TLS without a client certificate, the caller named by its bearer token. A port of its own here,
- * next to Envoy's 15011 that requires mTLS, and until the CA is a gRPC service of the same server.
+ * Delta ADS and the gRPC CA for istio/ztunnel's binary (XDS_ADDRESS and CA_ADDRESS), which istiod
+ * serves on 15012: one gRPC server, TLS without a client certificate, the caller named by its bearer
+ * token. A port of its own here, next to Envoy's 15011 that requires mTLS and the HTTPS/JSON CA on
+ * 15012.
  */
 export const ZTUNNEL_XDS_PORT = 15013;
 
@@ -76,7 +82,10 @@ export interface ControlPlane {
   xdsAddress: string;
   /** host:port of Envoy's mTLS ADS. */
   envoyXdsAddress: string;
-  /** host:port of istio/ztunnel's delta ADS (TLS, bearer token): its XDS_ADDRESS with https://. */
+  /**
+   * host:port of istio/ztunnel's delta ADS and gRPC CA (TLS, bearer token): its XDS_ADDRESS and
+   * CA_ADDRESS with https://.
+   */
   ztunnelXdsAddress: string;
   /** Every NACK a proxy (Envoy or istio/ztunnel) sent, with its reason. */
   nacks(): readonly XdsNack[];
@@ -178,6 +187,20 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     onRefused: (node, reason) => {
       log.warn('ztunnel xDS connection refused', { node, reason });
     },
+    // istiod registers its CA on the discovery server (security/pkg/server/ca/server.go 187-190).
+    services: [
+      createCertificateService({
+        ca,
+        authenticate: (token) => options.authenticate(token),
+        pods: () => options.source.pods(),
+        onRefused: (code, reason) => {
+          log.warn('certificate request refused (gRPC)', { code, reason });
+        },
+        onIssued: (identity, chainLength) => {
+          log.debug('certificate issued (gRPC)', { identity, chainLength });
+        },
+      }),
+    ],
   });
   let pushes = 0;
   const push = async (): Promise<void> => {

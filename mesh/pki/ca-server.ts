@@ -3,15 +3,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
-import type { CertificateAuthority } from './ca.ts';
-import { readCsr } from './csr.ts';
-import { checkImpersonation } from './node-authorizer.ts';
-import type { AuthorizerPod } from './node-authorizer.ts';
-import type { TokenCaller } from './service-account-token.ts';
+import { asRefusal, signCertificateRequest } from './certificate-request.ts';
+import type { CertificateRequest, CertificateSigner, RefusalCode } from './certificate-request.ts';
 
 /**
  * The CA as istiod serves it on :15012 (security/pkg/server/ca/server.go, CreateCertificate), over
- * HTTPS with JSON instead of gRPC: POST CREATE_CERTIFICATE_PATH with the request's fields
+ * HTTPS with JSON (the gRPC form, for istio/ztunnel's binary, is certificate-service.ts; both call
+ * certificate-request.ts): POST CREATE_CERTIFICATE_PATH with the request's fields
  * `{csr, validityDuration, metadata: {ImpersonatedIdentity}}` and `authorization: Bearer <token>`,
  * answered `{certChain: [leaf, root]}` (root last). The caller is authenticated by its
  * service-account token (audience istio-ca); the certificate names the caller's identity, or the
@@ -26,12 +24,7 @@ export interface CaServer {
   close(): Promise<void>;
 }
 
-export interface CaServerOptions {
-  ca: CertificateAuthority;
-  /** TokenReview: the caller, or why the token is refused. */
-  authenticate(token: string): Promise<TokenCaller | string>;
-  /** The pods the node authorizer reads (the control plane's informer). */
-  pods(): readonly AuthorizerPod[];
+export interface CaServerOptions extends CertificateSigner {
   /** Refusals, with the reason the caller is not told (istiod logs them the same way). */
   onRefused?(status: number, reason: string): void;
   host?: string;
@@ -39,70 +32,57 @@ export interface CaServerOptions {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
-const DAY_S = 24 * 3600;
-/** istiod: DEFAULT_WORKLOAD_CERT_TTL 24 h, MAX_WORKLOAD_CERT_TTL 90 days. */
-const MAX_TTL_S = 90 * DAY_S;
 
-/** A request answered with an error status: what the caller is told, and the reason logged. */
-class Refusal extends Error {
+/** What the HTTP form refuses before the request reaches CreateCertificate's logic. */
+class HttpRefusal extends Error {
   readonly status: number;
-  readonly answer: string;
-  readonly reason: string;
-  constructor(status: number, answer: string, reason = answer) {
-    super(reason);
+  constructor(status: number, message: string) {
+    super(message);
     this.status = status;
-    this.answer = answer;
-    this.reason = reason;
   }
 }
+
+const HTTP_STATUS: Readonly<Record<RefusalCode, number>> = {
+  unauthenticated: 401,
+  'invalid-argument': 400,
+  internal: 500,
+};
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Refusal(413, `body over ${String(MAX_BODY_BYTES)} bytes`);
+    if (size > MAX_BODY_BYTES) throw new HttpRefusal(413, `body over ${String(MAX_BODY_BYTES)} bytes`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function parseRequest(text: string): { csr: unknown; ttlS: number; impersonate: string } {
+/** The JSON body as CreateCertificate's fields (the token comes from the header). */
+function parseRequest(text: string, token: string | undefined): CertificateRequest {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new Refusal(400, 'the body is not JSON; send {"csr": "<PEM>", "validityDuration": <seconds>}');
+    throw new HttpRefusal(400, 'the body is not JSON; send {"csr": "<PEM>", "validityDuration": <seconds>}');
   }
-  if (typeof body !== 'object' || body === null) throw new Refusal(400, 'the body must be a JSON object');
+  if (typeof body !== 'object' || body === null) throw new HttpRefusal(400, 'the body must be a JSON object');
   const { csr, validityDuration, metadata } = body as Record<string, unknown>;
   const impersonate = (metadata as Record<string, unknown> | undefined)?.['ImpersonatedIdentity'];
   if (impersonate !== undefined && typeof impersonate !== 'string')
-    throw new Refusal(400, 'metadata.ImpersonatedIdentity must be a string');
-  // istiod: a missing or non-positive duration gets the default; longer than the maximum is refused.
-  const ttlS = typeof validityDuration === 'number' && validityDuration > 0 ? validityDuration : DAY_S;
-  if (ttlS > MAX_TTL_S) throw new Refusal(400, `validityDuration over ${String(MAX_TTL_S)} s`);
-  return { csr, ttlS, impersonate: impersonate ?? '' };
+    throw new HttpRefusal(400, 'metadata.ImpersonatedIdentity must be a string');
+  return {
+    token,
+    csr,
+    validityDurationS: typeof validityDuration === 'number' ? validityDuration : 0,
+    impersonatedIdentity: impersonate ?? '',
+  };
 }
 
 async function createCertificate(options: CaServerOptions, req: IncomingMessage): Promise<string[]> {
   const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  if (!token) throw new Refusal(401, 'request authenticate failure', 'no bearer token');
-  const body = parseRequest(await readBody(req));
-  const caller = await options.authenticate(token);
-  if (typeof caller === 'string') throw new Refusal(401, 'request authenticate failure', caller);
-  let identity = { namespace: caller.namespace, serviceAccount: caller.serviceAccount };
-  if (body.impersonate) {
-    const refused = checkImpersonation(caller, body.impersonate, options.pods());
-    if (refused) throw new Refusal(401, 'request impersonation authentication failure', refused);
-    const [, namespace = '', serviceAccount = ''] =
-      /\/ns\/([^/]+)\/sa\/([^/]+)$/.exec(body.impersonate) ?? [];
-    identity = { namespace, serviceAccount };
-  }
-  const publicKey = await readCsr(body.csr);
-  if (typeof publicKey === 'string') throw new Refusal(400, publicKey);
-  const { certPem } = await options.ca.sign(publicKey, identity, { validityMs: body.ttlS * 1000 });
-  return [certPem, options.ca.rootPem];
+  return signCertificateRequest(options, parseRequest(await readBody(req), token));
 }
 
 export async function startCaServer(options: CaServerOptions): Promise<CaServer> {
@@ -113,16 +93,21 @@ export async function startCaServer(options: CaServerOptions): Promise<CaServer>
     ips: isIP(host) && host !== '0.0.0.0' && host !== '::' ? [host] : [],
   });
   const answer = (res: ServerResponse, err: unknown): void => {
-    const refusal = err instanceof Refusal ? err : new Refusal(500, 'CSR signing error', String(err));
-    options.onRefused?.(refusal.status, refusal.reason);
-    if (!res.headersSent) res.writeHead(refusal.status, { connection: 'close' }).end(refusal.answer);
+    let status: number, text: string, reason: string;
+    if (err instanceof HttpRefusal) [status, text, reason] = [err.status, err.message, err.message];
+    else {
+      const refusal = asRefusal(err);
+      [status, text, reason] = [HTTP_STATUS[refusal.code], refusal.answer, refusal.reason];
+    }
+    options.onRefused?.(status, reason);
+    if (!res.headersSent) res.writeHead(status, { connection: 'close' }).end(text);
   };
   const server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
     req.on('error', () => undefined); // a client gone mid-body: nothing to answer
     if (req.url !== CREATE_CERTIFICATE_PATH || req.method !== 'POST') {
       answer(
         res,
-        new Refusal(req.url === CREATE_CERTIFICATE_PATH ? 405 : 404, 'POST to CreateCertificate only'),
+        new HttpRefusal(req.url === CREATE_CERTIFICATE_PATH ? 405 : 404, 'POST to CreateCertificate only'),
       );
       return;
     }

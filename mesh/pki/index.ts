@@ -12,6 +12,17 @@ export type { Identity } from './spiffe.ts';
 export { mtlsContext } from './tls-options.ts';
 export { CREATE_CERTIFICATE_PATH, ISTIOD_HOSTNAMES, startCaServer } from './ca-server.ts';
 export type { CaServer, CaServerOptions } from './ca-server.ts';
+export { CertificateRefusal, signCertificateRequest } from './certificate-request.ts';
+export type { CertificateRequest, CertificateSigner, RefusalCode } from './certificate-request.ts';
+export {
+  certificateRequestCodec,
+  certificateResponseCodec,
+  certificateServiceDefinition,
+  CREATE_CERTIFICATE_METHOD,
+} from './certificate-protos.ts';
+export type { IstioCertificateRequest, IstioCertificateResponse } from './certificate-protos.ts';
+export { createCertificateService } from './certificate-service.ts';
+export type { CertificateServiceOptions, GrpcService } from './certificate-service.ts';
 export { CaAnswerError, caClientFromEnv, createCaClient, isTransientCaError } from './ca-client.ts';
 export type { CaClientOptions, RequestCertificate } from './ca-client.ts';
 export { createCsr } from './csr.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
-import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { ServerDuplexStream, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { failCall } from './ads-server.ts';
 import type { XdsNack } from './ads-server.ts';
 import { adsService } from './envoy-protos.ts';
@@ -30,6 +30,11 @@ export interface DeltaAdsServerOptions {
   resourcesFor(node: ZtunnelNode, typeUrl: string): ResourceSet | undefined;
   onNack?: (nack: XdsNack) => void;
   onRefused?: (nodeId: string, reason: string) => void;
+  /**
+   * Other services on the same server and port, as istiod serves its CA beside discovery on 15012
+   * (the gRPC CA, mesh/pki/certificate-service.ts: ztunnel's CA_ADDRESS is then its XDS_ADDRESS).
+   */
+  services?: readonly { definition: ServiceDefinition; implementation: UntypedServiceImplementation }[];
 }
 
 export interface DeltaAdsServer {
@@ -226,6 +231,7 @@ export async function startDeltaAdsServer(options: DeltaAdsServerOptions): Promi
     },
     DeltaAggregatedResources: handle,
   });
+  for (const service of options.services ?? []) server.addService(service.definition, service.implementation);
   const credentials = ServerCredentials.createSsl(
     null,
     [{ private_key: Buffer.from(options.tls.key), cert_chain: Buffer.from(options.tls.cert) }],
