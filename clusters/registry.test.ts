@@ -56,11 +56,20 @@ test("runs.csv's backend columns keep their order as backends declare their own 
   );
 });
 
-test("every backend's options, each key once; kind's port is checked as it is parsed", () => {
+test("every backend's options, each key once; kind's port and local's CA mode are checked as parsed", () => {
   const options = allBackendOptions();
   assert.deepEqual(
     options.map((o) => o.key),
-    ['kind-ingress-port', 'keep-cluster'],
+    ['istio-shared-ca', 'kind-ingress-port', 'keep-cluster'],
+  );
+  const ca = options.find((o) => o.key === 'istio-shared-ca');
+  assert.equal(ca?.default, 'istiod');
+  assert.equal(ca.parse?.('fake'), 'fake');
+  assert.throws(
+    () => ca.parse?.('citadel'),
+    (err) =>
+      isHarnessError(err, ErrorCode.BadInput) &&
+      err.message === 'Expected --istio-shared-ca to be istiod | fake, got "citadel"',
   );
   const port = options.find((o) => o.key === 'kind-ingress-port');
   const parse = port?.parse;

@@ -28,25 +28,36 @@ const pod = (name: string, over: Partial<PodRecord> = {}): PodRecord => ({
   ...over,
 });
 
-test("the image points the binary at the control plane's delta ADS over TLS, with FAKE_CA", (t) => {
+test("the image points the binary at the control plane's delta ADS and gRPC CA over TLS, or FAKE_CA", (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'istio-shared-'));
   t.after(() => {
     rmSync(dir, { recursive: true, force: true });
   });
-  const image = istioSharedZtunnelImage({
-    binary: '/bin/ztunnel',
-    nodeRunDir: () => dir,
-    xds: { address: '127.9.0.200:15013', rootCertPem: 'ROOT PEM' },
-  });
-  const ztunnel = pod('ztunnel-x', { namespace: 'istio-system', isMeshed: false });
-  const env = image.podEnv?.(ztunnel, { envoyBinary: '' }) ?? {};
+  const envOf = (ca?: 'istiod' | 'fake') => {
+    const image = istioSharedZtunnelImage({
+      binary: '/bin/ztunnel',
+      nodeRunDir: () => dir,
+      xds: { address: '127.9.0.200:15013', rootCertPem: 'ROOT PEM' },
+      ...(ca ? { ca } : {}),
+    });
+    assert.equal(image.logEvents?.[0]?.oncePerContainer, true, 'one deadline per instance');
+    const ztunnel = pod('ztunnel-x', { namespace: 'istio-system', isMeshed: false });
+    return image.podEnv?.(ztunnel, { envoyBinary: '' }) ?? {};
+  };
+  const env = envOf();
   assert.equal(env['INPOD_UDS'], join(dir, 'ztunnel.sock'));
-  assert.equal(env['FAKE_CA'], 'true');
   assert.equal(env['XDS_ADDRESS'], 'https://127.9.0.200:15013');
   assert.equal(readFileSync(env['XDS_ROOT_CA'] ?? '', 'utf8'), 'ROOT PEM');
   assert.equal(env['LOCAL_XDS_PATH'], undefined, 'no static workloads: they come over xDS');
   assert.equal(env['PROXY_MODE'], undefined, 'shared mode is the default');
-  assert.equal(image.logEvents?.[0]?.oncePerContainer, true, 'one deadline per instance');
+  // The default: our CA over gRPC on the same server, checked against the same root file.
+  assert.equal(env['FAKE_CA'], undefined);
+  assert.equal(env['CA_ADDRESS'], 'https://127.9.0.200:15013');
+  assert.equal(env['CA_ROOT_CA'], env['XDS_ROOT_CA']);
+  const fake = envOf('fake');
+  assert.equal(fake['FAKE_CA'], 'true');
+  assert.equal(fake['CA_ADDRESS'], undefined);
+  assert.equal(fake['XDS_ADDRESS'], 'https://127.9.0.200:15013');
 });
 
 test('with shared istio/ztunnel the DaemonSet pod gets a namespace and a meshed app binds the pod address', () => {

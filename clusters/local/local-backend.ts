@@ -51,6 +51,7 @@ import type { NetworkWorld } from '../netns/network-world.ts';
 import type { LocalImage, LocalTools } from './images.ts';
 import { IMAGES } from '../manifests/index.ts';
 import { istioSharedZtunnelImage, startSharedZdsNodeAgent } from './istio-shared-ztunnel.ts';
+import type { IstioSharedCa } from './istio-shared-ztunnel.ts';
 import type { RootMaterial } from '../../mesh/pki/index.ts';
 
 export interface LocalBackendOptions {
@@ -75,11 +76,11 @@ export interface LocalBackendOptions {
   images?: ReadonlyMap<string, LocalImage>;
   /**
    * istio/ztunnel's binary as the ztunnel DaemonSet in shared mode (--ztunnel-impl istio-shared;
-   * needs `netns` and the test root as `caRoot`): each DaemonSet pod in a namespace of its own, the
-   * node agent speaking ZDS (mesh/zds; Go builds its relay), LOCAL_XDS per instance
-   * (clusters/local/istio-shared-ztunnel.ts).
+   * needs `netns`, and with `ca: 'fake'` the test root as `caRoot`): each DaemonSet pod in a
+   * namespace of its own, the node agent speaking ZDS (mesh/zds; Go builds its relay), discovery
+   * over delta ADS and certificates from the gRPC CA (clusters/local/istio-shared-ztunnel.ts).
    */
-  istioShared?: { binary: string };
+  istioShared?: { binary: string; ca?: IstioSharedCa };
   /** Where the harness's tools are (Envoy); default the pinned copies in .tools. */
   tools?: LocalTools;
   /**
@@ -241,6 +242,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
               binary: shared.binary,
               nodeRunDir: (name) => join(clusterRunDir, name),
               xds: { address: controlPlane.ztunnelXdsAddress, rootCertPem: controlPlane.ca.rootPem },
+              ...(shared.ca ? { ca: shared.ca } : {}),
             }),
           ],
         ])

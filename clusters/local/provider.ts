@@ -7,6 +7,8 @@ import { CAPABILITIES } from '../provider.ts';
 import type { BackendProvider, Capability } from '../provider.ts';
 import { CPU_ISOLATION_MODES } from './cpu-cgroups.ts';
 import type { CpuIsolation } from './cpu-cgroups.ts';
+import { ISTIO_SHARED_CA_MODES } from './istio-shared-ztunnel.ts';
+import type { IstioSharedCa } from './istio-shared-ztunnel.ts';
 import { istioZtunnelImage } from './istio-ztunnel-image.ts';
 import { createLocalBackend } from './local-backend.ts';
 import type { LocalBackendOptions } from './local-backend.ts';
@@ -23,14 +25,27 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   bringUpText: 'starting control plane, nodes, ztunnels, gateway, httpbin',
   // ztunnel in each pod's network as istio-cni puts it; load straight to the gateway's address.
   manifestProfile: { ztunnel: { inPod: true }, gateway: {} },
-  options: [],
+  options: [
+    {
+      key: 'istio-shared-ca',
+      flags: '--istio-shared-ca <mode>',
+      description:
+        "local, --ztunnel-impl istio-shared: where istio/ztunnel's binary gets its workload certificates: istiod (our CA over gRPC, CreateCertificate, as an official build asks) or fake (FAKE_CA=true, minted in the binary from its test root; needs a --features testing build)",
+      parse: (raw) => {
+        if (!(ISTIO_SHARED_CA_MODES as readonly string[]).includes(raw))
+          throw badInput('--istio-shared-ca', ISTIO_SHARED_CA_MODES.join(' | '), raw);
+        return raw;
+      },
+      default: 'istiod',
+    },
+  ],
   // go-httpbin from the tools folder, and Envoy (the gateway and sidecar) run from here.
   prepareTools: async ({ signal, write }) => {
     const options = { ...(signal ? { signal } : {}), ...(write ? { write } : {}) };
     await ensureGoTool(GO_HTTPBIN, options);
     return ensureEnvoy(options);
   },
-  create: (params, { clock, logDir, envoyBinary }) =>
+  create: (params, { clock, logDir, envoyBinary, settings = {} }) =>
     createLocalBackend({
       clock,
       ...(params.timing ? { timing: params.timing } : {}),
@@ -38,7 +53,9 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
       ...(envoyBinary ? { tools: { envoyBinary } } : {}),
       ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
       ...(params.ztunnelImpl === 'istio' ? istioZtunnelOptions() : {}),
-      ...(params.ztunnelImpl === 'istio-shared' ? istioSharedZtunnelOptions() : {}),
+      ...(params.ztunnelImpl === 'istio-shared'
+        ? istioSharedZtunnelOptions(settings['istio-shared-ca'] === 'fake' ? 'fake' : 'istiod')
+        : {}),
       ...cpuIsolationOptions(params.arms?.cpuIsolation),
     }),
 };
@@ -76,15 +93,23 @@ function istioZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | '
 
 /**
  * --ztunnel-impl istio-shared: istio/ztunnel's binary as the ztunnel DaemonSet in shared mode
- * (clusters/local/istio-shared-ztunnel.ts), pods in namespaces of their own, the mesh CA signing with
- * its test root (the gateway's certificate, which FAKE_CA's ztunnel checks). Refused (exit 2) when
- * the binary or its test root is not given.
+ * (clusters/local/istio-shared-ztunnel.ts), pods in namespaces of their own. With `--istio-shared-ca
+ * istiod` it asks our CA over gRPC for every certificate, so the mesh CA keeps a root of its own;
+ * with `fake` (FAKE_CA) it mints them from its test root, so the mesh CA signs with that root too
+ * (the gateway's certificate, which that ztunnel checks). Refused (exit 2) when the binary or its
+ * test root is not given.
  */
-function istioSharedZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'istioShared'> {
+function istioSharedZtunnelOptions(
+  ca: IstioSharedCa,
+): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'istioShared'> {
   const real = realZtunnelFromEnv(process.env);
   if (typeof real === 'string')
     throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary and test root", real);
-  return { netns: true, caRoot: readTestRoot(real), istioShared: { binary: real.binary } };
+  return {
+    netns: true,
+    ...(ca === 'fake' ? { caRoot: readTestRoot(real) } : {}),
+    istioShared: { binary: real.binary, ca },
+  };
 }
 
 /** --cpu-isolation: the nodes' and the generator's cpu cgroups; none (the default) adds nothing. */

@@ -68,6 +68,13 @@ test(
       assert.match(log, /\tproxy::inbound\tlistener established\taddress=\[::\]:15008/, name);
       assert.match(log, /\tinpod::statemanager\treceived snapshot sent/, name);
       assert.match(log, /marking server ready/, name);
+      // Its certificates from our CA over gRPC (no FAKE_CA): httpbin's, impersonated, fetched.
+      assert.match(
+        log,
+        /\tdebug\tidentity::manager\tcertificate fetch succeeded\tid=spiffe:\/\/cluster\.local\/ns\/default\/sa\/httpbin/,
+        name,
+      );
+      assert.doesNotMatch(log, /certificate fetch failed/, name);
     }
     // The first instances (SIGTERM at the rollout) drain and are cut at the 2 s deadline.
     const drained = ztunnelLogs.filter(({ log }) =>
