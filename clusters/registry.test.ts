@@ -45,6 +45,7 @@ test("runs.csv's backend columns keep their order as backends declare their own 
     'docker_server_version',
     'kubernetes_version',
     ...timing,
+    'istio_shared_ca',
   ]);
   // Every backend's own columns, each once.
   const own = BACKEND_OWN_COLUMNS.map((c) => c.name);

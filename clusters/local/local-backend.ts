@@ -499,6 +499,8 @@ export function createLocalBackend(options: LocalBackendOptions = {}): LocalBack
       ztunnel_mode: 'in-pod',
       ingress_path: 'direct',
       address_block: addresses.block,
+      // Where istio/ztunnel's binary got its certificates (--istio-shared-ca), when it is the DaemonSet.
+      istio_shared_ca: options.istioShared ? (options.istioShared.ca ?? 'istiod') : '',
       ...(Object.fromEntries(
         Object.entries(timing).map(([k, v]) => [`timing_${k}`, v]),
       ) as BackendDescription),

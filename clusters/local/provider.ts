@@ -20,7 +20,12 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   summary: 'local (embedded process cluster)',
   capabilities: new Set(Object.keys(CAPABILITIES) as Capability[]),
   // The timing model's values, each a parameter of the run (kind measures them instead).
-  columns: TIMING_MODEL_KEYS.map((k) => ({ name: `timing_${k}`, role: 'parameter' as const })),
+  columns: [
+    ...TIMING_MODEL_KEYS.map((k) => ({ name: `timing_${k}`, role: 'parameter' as const })),
+    // istiod (our CA over gRPC) or fake (FAKE_CA) with --ztunnel-impl istio-shared, else empty: how
+    // the binary got certificates, not what the experiment varies (schema 12).
+    { name: 'istio_shared_ca', role: 'bookkeeping' as const },
+  ],
   readyTimeoutMs: 60_000,
   bringUpText: 'starting control plane, nodes, ztunnels, gateway, httpbin',
   // ztunnel in each pod's network as istio-cni puts it; load straight to the gateway's address.

@@ -110,6 +110,8 @@ export const COLUMN_NOTES: Readonly<Record<string, string>> = {
   ingress_path:
     "how the generator's connections reach the gateway: direct (local) or docker-proxy+nodeport (kind: Docker's userland proxy on the host port, then kube-proxy's NodePort DNAT/SNAT to a worker)",
   address_block: "local: the cluster's 127.B.0.0/16 block",
+  istio_shared_ca:
+    "local, --ztunnel-impl istio-shared: where istio/ztunnel's binary got its workload certificates: istiod (our CA over gRPC, CreateCertificate) or fake (FAKE_CA, minted in the binary); empty otherwise (schema 12; older rows: empty, and their istio-shared rows ran fake)",
   kind_cluster: 'kind: the cluster name',
   kind_version: 'kind: `kind version`',
   docker_server_version: "kind: the Docker engine's version",

@@ -21,7 +21,8 @@ import type { DrainOptionMetrics } from '../run/explain/drain-option-metrics.ts'
  * Bumped whenever a column is added, removed or changes meaning: by hand here for the row's own
  * columns, by the option table for an option's (its column's `added.since`, e.g. a new arm).
  */
-// 12: deadline_wire_fin and deadline_wire_rst (measures: older rows had no capture, left empty).
+// 12: deadline_wire_fin and deadline_wire_rst (measures: older rows had no capture, left empty) and
+// istio_shared_ca (bookkeeping: older istio-shared rows ran FAKE_CA).
 export const SUMMARY_SCHEMA_VERSION = Math.max(12, newestOptionColumn(experimentOptions()));
 
 /**

@@ -70,8 +70,15 @@ test(
       allZtunnel,
       /\taccess\tconnection complete\tsrc\.addr=10\.\d+\.255\.1:\d+ dst\.addr=10\.\d+\.\d+\.\d+:8080 .*direction="inbound"/,
     );
-    const cut = allZtunnel.match(/error="connection closed due to connection drain"/g) ?? [];
-    assert.equal(cut.length, 6, 'the binary cut each long-lived connection at its drain deadline');
+    // The binary's own word that its drain cut them, from each old instance: the deadline line comes
+    // before the cut. Not the per-connection access lines: the process may exit before writing the
+    // last of them (1 of 2, and 5 of 6, seen), its data plane's tasks not awaited at exit.
+    const cutters = ztunnelLogs.filter((log) =>
+      /\twarn\tdrain:proxy\S*\tdrain duration expired with pending connections, forcefully shutting down\tcomponent="inbound passthrough"/.test(
+        log,
+      ),
+    );
+    assert.equal(cutters.length, 2, 'both old instances cut long-lived connections at their drain deadline');
     // Original source (ENABLE_ORIG_SRC unset: best effort, routed back by the in-pod mark rules).
     const httpbin = (await Promise.all(pods.filter((n) => n.startsWith('default_httpbin-')).map(read))).join(
       '\n',
