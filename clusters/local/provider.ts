@@ -13,7 +13,7 @@ import { istioZtunnelImage } from './istio-ztunnel-image.ts';
 import { createLocalBackend } from './local-backend.ts';
 import type { LocalBackendOptions } from './local-backend.ts';
 import { TIMING_MODEL_KEYS } from './timing-model.ts';
-import { readTestRoot, realZtunnelFromEnv } from './upstream-ztunnel.ts';
+import { readTestRoot, realZtunnelFromEnv, ztunnelBinaryFromEnv } from './upstream-ztunnel.ts';
 
 export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   name: 'local',
@@ -101,20 +101,26 @@ function istioZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | '
  * (clusters/local/istio-shared-ztunnel.ts), pods in namespaces of their own. With `--istio-shared-ca
  * istiod` it asks our CA over gRPC for every certificate, so the mesh CA keeps a root of its own;
  * with `fake` (FAKE_CA) it mints them from its test root, so the mesh CA signs with that root too
- * (the gateway's certificate, which that ztunnel checks). Refused (exit 2) when the binary or its
- * test root is not given.
+ * (the gateway's certificate, which that ztunnel checks). Refused (exit 2) when the binary (and for
+ * `fake` its test root) is not given.
  */
 function istioSharedZtunnelOptions(
   ca: IstioSharedCa,
 ): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'istioShared'> {
-  const real = realZtunnelFromEnv(process.env);
-  if (typeof real === 'string')
-    throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary and test root", real);
-  return {
-    netns: true,
-    ...(ca === 'fake' ? { caRoot: readTestRoot(real) } : {}),
-    istioShared: { binary: real.binary, ca },
-  };
+  // FAKE_CA needs the test root its testing build signs with; our CA over gRPC needs the binary only.
+  if (ca === 'fake') {
+    const real = realZtunnelFromEnv(process.env);
+    if (typeof real === 'string')
+      throw badInput(
+        '--ztunnel-impl istio-shared --istio-shared-ca fake',
+        "istio/ztunnel's binary and test root",
+        real,
+      );
+    return { netns: true, caRoot: readTestRoot(real), istioShared: { binary: real.binary, ca } };
+  }
+  const real = ztunnelBinaryFromEnv(process.env);
+  if (typeof real === 'string') throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary", real);
+  return { netns: true, istioShared: { binary: real.binary, ca } };
 }
 
 /** --cpu-isolation: the nodes' and the generator's cpu cgroups; none (the default) adds nothing. */

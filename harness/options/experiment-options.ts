@@ -263,7 +263,7 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
     key: 'ztunnel-impl',
     arg: '<impl>',
     description:
-      "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY; ZTUNNEL_TEST_ROOT, its src/tls); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); each pod in a network namespace of its own (root, Go, local backend)",
+      "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); each pod in a network namespace of its own (root, Go, local backend)",
     parse: choiceParser('--ztunnel-impl', ['ours', 'istio', 'istio-shared'] as const),
     default: 'ours',
     param: 'ztunnelImpl',

@@ -1,4 +1,4 @@
-import { realZtunnelFromEnv } from '../../../clusters/local/upstream-ztunnel.ts';
+import { realZtunnelFromEnv, ztunnelBinaryFromEnv } from '../../../clusters/local/upstream-ztunnel.ts';
 import type { SuiteEntry } from './suite-file.ts';
 
 /**
@@ -25,7 +25,9 @@ export function entryUnavailable(
   if (cpuIsolation !== 'none' && uid !== 0)
     return `not available: --cpu-isolation ${cpuIsolation} needs root for cpu cgroups`;
   if (istio) {
-    const real = realZtunnelFromEnv(env);
+    // Shared mode asks our CA over gRPC (the suites run the default --istio-shared-ca istiod): the
+    // binary alone; dedicated mode runs FAKE_CA and needs the test root too.
+    const real = impl === 'istio-shared' ? ztunnelBinaryFromEnv(env) : realZtunnelFromEnv(env);
     if (typeof real === 'string') return `not available: istio/ztunnel ${real}`;
   }
   return '';

@@ -42,3 +42,12 @@ test("the binary's rows name what they need where it is not given", () => {
   for (const e of suite.entries.filter((x) => x.args.includes('istio-shared')))
     assert.match(entryUnavailable(e, {}, 0), /not available: istio\/ztunnel needs ZTUNNEL_BINARY/);
 });
+
+test("shared mode with our CA needs the binary only; dedicated mode's FAKE_CA needs its test root too", async () => {
+  const binaryOnly = { ZTUNNEL_BINARY: process.execPath };
+  for (const e of suite.entries.filter((x) => x.args.includes('istio-shared')))
+    assert.equal(entryUnavailable(e, binaryOnly, 0), '', e.configuration);
+  const dedicated = (await loadSuite('pod-networks')).entries.find((x) => x.args.includes('istio'));
+  assert.ok(dedicated);
+  assert.match(entryUnavailable(dedicated, binaryOnly, 0), /needs ZTUNNEL_BINARY .* and ZTUNNEL_TEST_ROOT/);
+});
