@@ -1,32 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { HOST_PROBE_ADDRESS, inpodCaptureUnavailable, inpodRules, INPOD_PORTS } from './inpod-capture.ts';
 import { createNetworkWorld, netnsUnavailable } from './network-world.ts';
+import { dial } from './test/dial.ts';
 
 const skip = (await netnsUnavailable()) ?? (await inpodCaptureUnavailable());
-
-/** What a listener answers to host:port from this process, bound to `localAddress` if given. */
-function dial(host: string, port: number, localAddress?: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 1500, ...(localAddress ? { localAddress } : {}) });
-    socket.once('data', (d) => {
-      socket.destroy();
-      resolve(d.toString());
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve('timeout');
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      resolve(err.code ?? err.message);
-    });
-  });
-}
 
 test('the rules are istio-cni default.golden rules: inbound to 15006 except HBONE and probes, outbound to 15001', () => {
   const rules = inpodRules();
@@ -69,7 +51,7 @@ test(
     );
     assert.equal(await dial(pod.ip, INPOD_PORTS.hbone), 'hbone', 'HBONE is not redirected');
     assert.equal(
-      await dial(pod.ip, 8000, HOST_PROBE_ADDRESS),
+      await dial(pod.ip, 8000, { localAddress: HOST_PROBE_ADDRESS }),
       'app',
       "the kubelet's probe address reaches the app itself",
     );

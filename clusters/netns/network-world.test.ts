@@ -2,33 +2,15 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { createNetworkWorld, netnsUnavailable } from './network-world.ts';
+import { dial } from './test/dial.ts';
 
 const skip = await netnsUnavailable();
-
-/** Connects to host:port from where this process runs; resolves with what came back or the error. */
-function dial(host: string, port: number, timeoutMs = 1500): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: timeoutMs });
-    socket.once('data', (d) => {
-      socket.destroy();
-      resolve(d.toString());
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve('timeout');
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      resolve(err.code ?? err.message);
-    });
-  });
-}
 
 test(
   'pods in their own namespaces: reachable from the host and across nodes, gone when removed',
@@ -65,7 +47,7 @@ test(
     // keep the namespace alive): the veth goes, and with it the address.
     await a.remove();
     assert.equal(server.exitCode, null, 'the listener inside still runs');
-    const after = await dial(a.ip, 8080, 800);
+    const after = await dial(a.ip, 8080, { timeoutMs: 800 });
     assert.notEqual(after, world.hostAddress, `a removed pod's address answers nothing (${after})`);
     server.kill('SIGKILL');
     await once(server, 'exit');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import type { ServerDuplexStream, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { failCall } from './ads-server.ts';
-import type { XdsNack } from './ads-server.ts';
+import type { AdsServer, XdsNack } from './ads-server.ts';
 import { adsService } from './envoy-protos.ts';
 import type { ResourceSet } from './workload-resources.ts';
 import { authorizeZtunnel, parseZtunnelNode } from './ztunnel-node.ts';
@@ -37,18 +37,8 @@ export interface DeltaAdsServerOptions {
   services?: readonly { definition: ServiceDefinition; implementation: UntypedServiceImplementation }[];
 }
 
-export interface DeltaAdsServer {
-  /** host:port for XDS_ADDRESS (https://). */
-  address: string;
-  /** Sends every subscriber what changed since its last response, per type (a push). */
-  update(): void;
-  /** The last version (system_version_info) each node id ACKed per type. */
-  acked(node: string, typeUrl: string): string | undefined;
-  nacks(): readonly XdsNack[];
-  /** Node ids with a stream open now. */
-  proxies(): string[];
-  close(): Promise<void>;
-}
+/** The same handle as the Envoy ADS server's: its address is XDS_ADDRESS's host:port (https://). */
+export type DeltaAdsServer = AdsServer;
 
 interface TypeState {
   /** What the client holds, as far as we told it: name -> version. */

@@ -12,19 +12,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
-import { inpodCaptureUnavailable } from '../../../clusters/netns/inpod-capture.ts';
-import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';
-import { findOnPath } from '../../../lib/tools/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { hostSnapshot, worldLinkIn } from './host-leftovers.ts';
+import { sharedModeHere } from './shared-mode-needs.ts';
 
-const real = await realZtunnelHere(process.env);
-const skip =
-  typeof real === 'string'
-    ? real
-    : !(await findOnPath('go', process.env))
-      ? 'needs go on PATH (to build zds-relay, the ZDS helper)'
-      : ((await inpodCaptureUnavailable()) ?? false);
+const here = await sharedModeHere();
+const { skip } = here;
 
 /** The time of the first line matching `pattern` (the log's own RFC 3339 timestamp), or undefined. */
 const timeOf = (log: string, pattern: RegExp): number | undefined => {
@@ -36,7 +29,7 @@ test(
   'E2 with istio/ztunnel as the DaemonSet: pods created after it started arrive over delta ADS and it serves their HBONE',
   { skip },
   async (t) => {
-    const binary = typeof real === 'string' ? '' : real.binary;
+    const binary = here.skip === false ? here.real.binary : '';
     const dir = await mkdtemp(join(tmpdir(), 'istio-shared-e2-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const leftovers = await hostSnapshot(binary);

@@ -11,25 +11,18 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
-import { inpodCaptureUnavailable } from '../../../clusters/netns/inpod-capture.ts';
-import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';
-import { findOnPath } from '../../../lib/tools/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { hostSnapshot, worldLinkIn } from './host-leftovers.ts';
+import { sharedModeHere } from './shared-mode-needs.ts';
 
-const real = await realZtunnelHere(process.env);
-const skip =
-  typeof real === 'string'
-    ? real
-    : !(await findOnPath('go', process.env))
-      ? 'needs go on PATH (to build zds-relay, the ZDS helper)'
-      : ((await inpodCaptureUnavailable()) ?? false);
+const here = await sharedModeHere();
+const { skip } = here;
 
 test(
   "E3 with istio/ztunnel as the DaemonSet: plaintext captured into its :15006, long-lived connections cut at its deadline, the app sees the client's address",
   { skip },
   async (t) => {
-    const binary = typeof real === 'string' ? '' : real.binary;
+    const binary = here.skip === false ? here.real.binary : '';
     const dir = await mkdtemp(join(tmpdir(), 'istio-shared-e3-'));
     // Kept when the test fails: the run folder is the evidence (its path is in the failure's output).
     let passed = false;

@@ -12,24 +12,18 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
-import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';
-import { findOnPath } from '../../../lib/tools/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { hostSnapshot, worldLinkIn } from './host-leftovers.ts';
+import { sharedModeHere } from './shared-mode-needs.ts';
 
-const real = await realZtunnelHere(process.env);
-const skip =
-  typeof real === 'string'
-    ? real
-    : (await findOnPath('go', process.env))
-      ? false
-      : 'needs go on PATH (to build zds-relay, the ZDS helper)';
+const here = await sharedModeHere();
+const { skip } = here;
 
 test(
   'E1 with istio/ztunnel as the ztunnel DaemonSet (shared mode): ZDS snapshots, the drain to its deadline, HBONE through it, nothing left',
   { skip },
   async (t) => {
-    const binary = typeof real === 'string' ? '' : real.binary;
+    const binary = here.skip === false ? here.real.binary : '';
     const dir = await mkdtemp(join(tmpdir(), 'istio-shared-e1-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const leftovers = await hostSnapshot(binary);
