@@ -51,3 +51,33 @@ test('choices and paths', () => {
     /starting with "\/"/,
   );
 });
+
+test('request paths: RFC 3986 characters, percent-encodings whole, a query, nothing else', () => {
+  const path = pathParser('--path');
+  for (const ok of [
+    '/',
+    '/status/418',
+    '/delay/1?x=%20&y=a/b?c',
+    "/anything/a-b_c.d~!$&'()*+,;=:@",
+    '/%E2%82%AC',
+  ])
+    assert.equal(path(ok), ok, ok);
+  const table: [string, string][] = [
+    ['/status/418 ', 'a trailing space'],
+    ['/sta tus', 'a space'],
+    ['/status\t418', 'a tab'],
+    ['/status/\u0000', 'NUL'],
+    ['/status/\n418', 'a newline'],
+    ['/status/%4', 'a cut percent-encoding'],
+    ['/status/%zz', 'a percent sign without hex'],
+    ['/status#frag', 'a fragment'],
+    ['/€', 'a character outside ASCII, not encoded'],
+    ['/a"b', 'a quote'],
+  ];
+  for (const [bad, what] of table)
+    assert.match(
+      messageOf(() => path(bad)),
+      /Expected --path to be a URL path starting with "\/"/,
+      what,
+    );
+});

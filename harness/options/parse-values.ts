@@ -62,9 +62,24 @@ export function choiceParser<T extends string>(flag: string, choices: readonly T
   };
 }
 
+/**
+ * A request target in origin form (RFC 9112 3.2.1): an absolute path and an optional query, of RFC
+ * 3986's characters only (pchar: unreserved, sub-delims, ":", "@"; "/" between segments; "?" and "/"
+ * in the query), every "%" starting a percent-encoding of two hex digits. No space, control character
+ * or fragment: fortio and k6 would send what they were given, or refuse it mid-run.
+ */
+const ORIGIN_FORM =
+  /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*(?:\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?$/;
+
 export function pathParser(flag: string) {
   return (raw: string): string => {
-    if (!raw.startsWith('/')) throw badInput(flag, 'a URL path starting with "/"', raw, 'e.g. /status/418');
+    if (!ORIGIN_FORM.test(raw))
+      throw badInput(
+        flag,
+        'a URL path starting with "/" (RFC 3986 characters, percent-encoded otherwise; an optional ?query)',
+        raw,
+        'e.g. /status/418 or /delay/1?x=%20',
+      );
     return raw;
   };
 }

@@ -16,13 +16,24 @@ const CASES: [args: string[], named: string][] = [
   [['--connections', '1e999'], '--connections'],
   [['--restart-at', 'NaN'], '--restart-at'],
   [['--netns=yes'], '--netns'],
+  [['--path', '/status/418 HTTP/1.1'], '--path'],
+  [['suite', 'seeds', '--only', 'E9'], '--only'],
 ];
 
 for (const [args, named] of CASES) {
   test(`${args.join(' ')}: exit 2 in under 5 s naming ${named}, nothing written, no process left`, async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'bad-input-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const run = await runBin('experiment', ['--results-dir', join(dir, 'results'), ...args], { cwd: dir });
+    // A command's words first (suite seeds), then the results folder, then the options under test.
+    const words = args.slice(
+      0,
+      Math.max(
+        0,
+        args.findIndex((a) => a.startsWith('-')),
+      ),
+    );
+    const argv = [...words, '--results-dir', join(dir, 'results'), ...args.slice(words.length)];
+    const run = await runBin('experiment', argv, { cwd: dir });
     assert.equal(run.exitCode, 2, run.stderr);
     assert.match(run.stderr, new RegExp(`(Expected |unknown option ')${named}`));
     assert.ok(run.tookMs < 5000, `took ${run.tookMs.toFixed(0)} ms`);

@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from '../../paths.ts';
 import { createRunId } from '../../results/run-id.ts';
 import { entryUnavailable } from './entry-availability.ts';
 import { loadSuite, SUITE_FILE, suiteCopy } from './suite-file.ts';
-import type { SuiteEntry } from './suite-file.ts';
+import type { Suite, SuiteEntry } from './suite-file.ts';
 import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';
 import type { RanEntry } from './summarize-suite.ts';
 
@@ -23,6 +23,25 @@ export const entryArgs = (entry: SuiteEntry, repeats: number): string[] => [
   '--repeat',
   String(repeats),
 ];
+
+/**
+ * The entries `--only` selects (each whose experiment starts with it); a selection of none is bad
+ * input, refused before the suite's folder is made, with the experiments there are.
+ */
+export function selectEntries(
+  suite: Pick<Suite, 'name' | 'entries'>,
+  only: string | undefined,
+): SuiteEntry[] {
+  const entries = suite.entries.filter((e) => only === undefined || e.experiment.startsWith(only));
+  if (entries.length === 0)
+    throw badInput(
+      '--only',
+      `the start of an experiment of suite ${suite.name}: ${[...new Set(suite.entries.map((e) => e.experiment))].join(', ')}`,
+      only ?? '',
+      `e.g. --only ${suite.entries[0]?.experiment ?? 'E1'}`,
+    );
+  return entries;
+}
 
 /**
  * `--suite seeds` (or a suite file): each entry is one `npm run experiment` child (its own process group, so Ctrl-C
@@ -41,7 +60,7 @@ export async function runSuite(options: {
 }): Promise<number> {
   const { flags, write, signal } = options;
   const suite = await loadSuite(options.suite);
-  const entries = suite.entries.filter((e) => !options.only || e.experiment.startsWith(options.only));
+  const entries = selectEntries(suite, options.only);
   const repeatsOf = (e: SuiteEntry): number => flags.repeat ?? e.repeats;
   const totalS = entries.reduce((s, e) => s + e.estimateS * repeatsOf(e), 0);
   const suiteId = createRunId(

@@ -12,6 +12,7 @@ import { chooseGenerator } from '../../tools/index.ts';
 import type { GeneratorChoice, LoadGenerator } from '../../tools/index.ts';
 import { createRunId } from '../../results/run-id.ts';
 import { makeDirectory } from '../../../lib/index.ts';
+import { markAbortedOnError, writeCommandVerdict } from './command-verdict.ts';
 
 /** Per-request timeout for calibration: the /delay target outlasts it by far. */
 export const CALIBRATION_TIMEOUT_S = 0.5;
@@ -57,14 +58,7 @@ function inTurn(
   return expected;
 }
 
-/**
- * `npm run experiment -- calibrate`: six targets, each producing one known outcome - 418 (ok), 503 (http_503), a
- * refused port, a TCP reset, a close without response (EOF), and a /delay past the request timeout.
- * k6 takes them in turn (by iteration number), so its own request count gives the exact number per
- * class; fortio takes one URL, so one fortio runs each target and its own count is that class's.
- * The tally must match exactly before anyone trusts a mesh result.
- */
-export async function runCalibration(options: {
+export interface CalibrationOptions {
   qps: number;
   connections: number;
   durationS: number;
@@ -73,14 +67,25 @@ export async function runCalibration(options: {
   signal: AbortSignal;
   write: (text: string) => void;
   generator: GeneratorChoice;
-}): Promise<{
+}
+
+export interface Calibration {
   runDir: string;
   rows: CalibrationRow[];
   total: number;
   generatorRequests: number;
   generator: LoadGenerator;
   isExact: boolean;
-}> {
+}
+
+/**
+ * `npm run experiment -- calibrate`: six targets, each producing one known outcome - 418 (ok), 503 (http_503), a
+ * refused port, a TCP reset, a close without response (EOF), and a /delay past the request timeout.
+ * k6 takes them in turn (by iteration number), so its own request count gives the exact number per
+ * class; fortio takes one URL, so one fortio runs each target and its own count is that class's.
+ * The tally must match exactly before anyone trusts a mesh result.
+ */
+export async function runCalibration(options: CalibrationOptions): Promise<Calibration> {
   const { clock } = options;
   const generator = await chooseGenerator(options.generator, {
     signal: options.signal,
@@ -91,52 +96,69 @@ export async function runCalibration(options: {
   const runDir = join(options.resultsDir, createRunId('calibrate', clock.now() + clock.wallOffsetMs));
   await makeDirectory(runDir);
   try {
-    const base = `http://${host}:${String(httpbin.address.port)}`;
-    const targets: [string, OutcomeClass][] = [
-      [`${base}/status/418`, 'ok'],
-      [`${base}/status/503`, 'http_503'],
-      [`http://${host}:${String(await closedPort(host))}/`, 'refused'],
-      [`${base}/fault/reset`, 'reset'],
-      [`${base}/fault/close`, 'eof'],
-      [`${base}/delay/5`, 'timeout'],
-    ];
-    const originMs = clock.now();
-    const sink = createRecordTally({ clock, originMs, bucketMs: 100, isOk: isFortioOk });
-    const onRecord = (record: Parameters<typeof sink.add>[0]): void => {
+    return await markAbortedOnError(runDir, 'calibrate', () =>
+      calibrate({ ...options, generator, runDir, base: `http://${host}:${String(httpbin.address.port)}` }),
+    );
+  } finally {
+    await httpbin.destroy();
+  }
+}
+
+/** The load against the six targets (`base`: the fault server's URL), its tally and its verdict. */
+async function calibrate(
+  options: Omit<CalibrationOptions, 'generator'> & { generator: LoadGenerator; runDir: string; base: string },
+): Promise<Calibration> {
+  const { clock, generator, runDir, base } = options;
+  const host = new URL(base).hostname;
+  const targets: [string, OutcomeClass][] = [
+    [`${base}/status/418`, 'ok'],
+    [`${base}/status/503`, 'http_503'],
+    [`http://${host}:${String(await closedPort(host))}/`, 'refused'],
+    [`${base}/fault/reset`, 'reset'],
+    [`${base}/fault/close`, 'eof'],
+    [`${base}/delay/5`, 'timeout'],
+  ];
+  const originMs = clock.now();
+  const sink = createRecordTally({ clock, originMs, bucketMs: 100, isOk: isFortioOk });
+  const load = await runLoad({
+    generator,
+    workDir: join(runDir, generator.kind),
+    signal: options.signal,
+    onRecord: (record) => {
       sink.add(record);
-    };
-    const spec = {
+    },
+    spec: {
       qps: options.qps,
       connections: options.connections,
       durationS: options.durationS,
       timeoutS: CALIBRATION_TIMEOUT_S,
-    };
-    const load = await runLoad({
-      generator,
-      workDir: join(runDir, generator.kind),
-      signal: options.signal,
-      onRecord,
-      spec: { ...spec, targets: targets.map(([url]) => url) },
-    });
-    const calls = load.summary.httpReqs;
-    // k6 takes the targets in turn; fortio runs one process per target and counts each.
-    const expected = load.summary.perTarget
-      ? byOutcome(targets, load.summary.perTarget)
-      : inTurn(targets, calls);
-    const tally = sink.result();
-    const totals = tally.timeline.totals();
-    const rows = OUTCOME_CLASSES.map((outcome) => ({
-      outcome,
-      expected: expected.get(outcome) ?? 0,
-      got: totals[outcome],
-    }));
-    const isExact = rows.every((r) => r.expected === r.got) && tally.total === calls;
-    await writeCsv(
-      join(runDir, 'calibration.csv'),
-      rows.map((r) => ({ outcome: r.outcome, expected: r.expected, got: r.got })),
-    );
-    return { runDir, rows, total: tally.total, generatorRequests: calls, generator, isExact };
-  } finally {
-    await httpbin.destroy();
-  }
+      targets: targets.map(([url]) => url),
+    },
+  });
+  const calls = load.summary.httpReqs;
+  // k6 takes the targets in turn; fortio runs one process per target and counts each.
+  const expected = load.summary.perTarget
+    ? byOutcome(targets, load.summary.perTarget)
+    : inTurn(targets, calls);
+  const tally = sink.result();
+  const totals = tally.timeline.totals();
+  const rows = OUTCOME_CLASSES.map((outcome) => ({
+    outcome,
+    expected: expected.get(outcome) ?? 0,
+    got: totals[outcome],
+  }));
+  const differing = rows.filter((r) => r.expected !== r.got).map((r) => r.outcome);
+  const isExact = differing.length === 0 && tally.total === calls;
+  await writeCsv(
+    join(runDir, 'calibration.csv'),
+    rows.map((r) => ({ outcome: r.outcome, expected: r.expected, got: r.got })),
+  );
+  await writeCommandVerdict(runDir, {
+    command: 'calibrate',
+    verdict: isExact ? 'pass' : 'fail',
+    reason: isExact
+      ? `every class exact over ${String(calls)} requests`
+      : `differs: ${differing.join(', ') || `tallied ${String(tally.total)} of ${String(calls)}`}`,
+  });
+  return { runDir, rows, total: tally.total, generatorRequests: calls, generator, isExact };
 }

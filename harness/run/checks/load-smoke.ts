@@ -1,11 +1,13 @@
 import { join } from 'node:path';
-import { createProgress, formatDuration, startTicker } from '../../../lib/index.ts';
+import { createProgress, formatDuration, makeDirectory, startTicker } from '../../../lib/index.ts';
 import type { Clock } from '../../../lib/index.ts';
 import type { LoadResult } from '../load/index.ts';
 import { runLoad } from '../load/index.ts';
 import { createRunId } from '../../results/run-id.ts';
 import { chooseGenerator } from '../../tools/index.ts';
 import type { GeneratorChoice } from '../../tools/index.ts';
+import { isFortioOk } from '../tally/index.ts';
+import { markAbortedOnError, writeCommandVerdict } from './command-verdict.ts';
 import { startLocalTarget } from './local-target.ts';
 
 /**
@@ -30,6 +32,8 @@ export interface LoadSmokeRun {
   runId: string;
   runDir: string;
   result: LoadResult;
+  /** Requests that were not OK (fortio's codeIsOK: 2xx and 418): the smoke passes with none. */
+  failed: number;
 }
 
 export async function runLoadSmoke(options: LoadSmokeOptions): Promise<LoadSmokeRun> {
@@ -39,6 +43,7 @@ export async function runLoadSmoke(options: LoadSmokeOptions): Promise<LoadSmoke
   });
   const runId = createRunId('load-smoke', Date.now());
   const runDir = join(options.resultsDir, runId);
+  await makeDirectory(runDir);
   const target = await startLocalTarget();
   const progress = createProgress({ phase: 'load', clock: options.clock, write: options.write });
   const totalMs = options.durationS * 1000;
@@ -56,20 +61,30 @@ export async function runLoadSmoke(options: LoadSmokeOptions): Promise<LoadSmoke
     },
   });
   try {
-    const result = await runLoad({
-      generator,
-      workDir: runDir,
-      signal: options.signal,
-      spec: {
-        targets: [`${target.url}${options.path}`],
-        qps: options.qps,
-        connections: options.connections,
-        durationS: options.durationS,
-        timeoutS: options.timeoutS,
-      },
+    return await markAbortedOnError(runDir, 'load-smoke', async () => {
+      const result = await runLoad({
+        generator,
+        workDir: runDir,
+        signal: options.signal,
+        spec: {
+          targets: [`${target.url}${options.path}`],
+          qps: options.qps,
+          connections: options.connections,
+          durationS: options.durationS,
+          timeoutS: options.timeoutS,
+        },
+      });
+      progress.finish(`${String(result.counts.total)} requests`);
+      const failed = [...result.counts.byStatus]
+        .filter(([status]) => !isFortioOk(status))
+        .reduce((n, [, c]) => n + c, 0);
+      await writeCommandVerdict(runDir, {
+        command: 'load-smoke',
+        verdict: failed === 0 ? 'pass' : 'fail',
+        reason: `${String(failed)} of ${String(result.counts.total)} requests not OK`,
+      });
+      return { runId, runDir, result, failed };
     });
-    progress.finish(`${String(result.counts.total)} requests`);
-    return { runId, runDir, result };
   } finally {
     stopTicker();
     await target.close();

@@ -3,7 +3,6 @@
 import type { Clock } from '../../../lib/index.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
 import { formatFortioSummary } from '../load/index.ts';
-import { isFortioOk } from '../tally/index.ts';
 import { runCalibration } from './calibrate.ts';
 import { runLoadSmoke } from './load-smoke.ts';
 
@@ -26,9 +25,7 @@ export async function runLoadSmokeCommand(
     generator: flags.generator,
   });
   const { counts, summary, generator, ownSummary } = run.result;
-  const failed = [...counts.byStatus]
-    .filter(([status]) => !isFortioOk(status))
-    .reduce((n, [, c]) => n + c, 0);
+  const { failed } = run;
   process.stdout.write(
     `${ownSummary ?? formatFortioSummary(counts)}\n${generator.kind} v${generator.version} (${generator.path}); counted ${String(summary.httpReqs)} = records ${String(counts.total)}; ` +
       `dropped iterations ${String(summary.droppedIterations)}\nrun folder: ${run.runDir}\n` +

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { fortioOwnSummary } from './fortio-output.ts';
 import { fortioArgs } from './run-fortio.ts';
 import { readFortioRecords } from './fortio-records.ts';
+import { readFortioLog } from './fortio-log.ts';
 import type { RequestRecord } from './k6-records.ts';
 
 const T0 = 1_795_520_420_000; // ms
@@ -35,7 +36,6 @@ test("-1 calls get their kind from fortio's error line of the same thread and ti
   const dir = await mkdtemp(join(tmpdir(), 'fortio-records-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const accessLogPath = join(dir, 'access.jsonl');
-  const logPath = join(dir, 'fortio.log');
   await writeFile(
     accessLogPath,
     [
@@ -47,8 +47,7 @@ test("-1 calls get their kind from fortio's error line of the same thread and ti
       access(2, T0 + 50, 0.001, '-1'),
     ].join('\n') + '\n',
   );
-  await writeFile(
-    logPath,
+  const log = readFortioLog(
     [
       errorLine(1, T0 - 100, 'Unable to connect', 'dial tcp 127.0.0.1:1: connect: connection refused'), // warm-up
       'Fortio 1.66.0 running at 0 queries per second',
@@ -63,7 +62,7 @@ test("-1 calls get their kind from fortio's error line of the same thread and ti
     ].join('\n'),
   );
   const records: RequestRecord[] = [];
-  assert.equal(await readFortioRecords({ accessLogPath, logPath }, (r) => records.push(r)), 6);
+  assert.equal(await readFortioRecords(accessLogPath, log.errors, (r) => records.push(r)), 6);
   assert.deepEqual(
     records.map((r) => [r.status, r.noResponse ?? '']),
     [

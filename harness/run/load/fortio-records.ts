@@ -1,8 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { ErrorCode, HarnessError } from '../../../lib/index.ts';
-import { parseFortioErrors, takeFortioError } from './fortio-errors.ts';
+import type { FortioErrorIndex } from './fortio-error-index.ts';
 import type { RequestRecord } from './k6-records.ts';
 
 interface FortioAccessLine {
@@ -34,25 +33,26 @@ function parseLine(line: string, lineNo: number, path: string): FortioAccessLine
 /**
  * Streams fortio's access log (`-access-log-file`, JSON lines, one per call, warm-up excluded:
  * periodic/periodic.go fileAccessLogger) as request records; `details` is the HTTP status, -1 for a
- * request without a response, whose kind comes from fortio's error log (fortio-errors.ts). Timestamps
+ * request without a response, whose kind comes from fortio's error lines (`errors`, read from its log
+ * as it ran: fortio-log.ts). Timestamps
  * are fortio's wall clock in ns at the call's start; latency is seconds. Returns the count.
  */
 export async function readFortioRecords(
-  paths: { accessLogPath: string; logPath: string },
+  accessLogPath: string,
+  errors: FortioErrorIndex,
   onRecord: (record: RequestRecord) => void,
 ): Promise<number> {
-  const errors = parseFortioErrors(await readFile(paths.logPath, 'utf8').catch(() => ''));
-  const lines = createInterface({ input: createReadStream(paths.accessLogPath), crlfDelay: Infinity });
+  const lines = createInterface({ input: createReadStream(accessLogPath), crlfDelay: Infinity });
   let count = 0;
   for await (const line of lines) {
     if (line === '') continue;
-    const entry = parseLine(line, count + 1, paths.accessLogPath);
+    const entry = parseLine(line, count + 1, accessLogPath);
     const startWallMs = entry.timestamp / 1e6;
     const durationMs = entry.latency * 1000;
     const status = entry.details === '-1' ? 0 : Number(entry.details);
     const record: RequestRecord = { startWallMs, durationMs, status, errorCode: 0, flag: '', error: '' };
     if (status === 0) {
-      const error = takeFortioError(errors, entry.thread, startWallMs, durationMs);
+      const error = errors.take(entry.thread, startWallMs, durationMs);
       record.noResponse = error?.kind ?? 'other';
       record.error = error?.text ?? 'fortio -1: no response, no error line found';
     }

@@ -1,8 +1,14 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { ErrorCode, HarnessError } from '../../../lib/index.ts';
 import type { CpuUsage } from './cpu-sampler.ts';
 import { startCpuSampler } from './cpu-sampler.ts';
+import { createFortioLog } from './fortio-log.ts';
+import type { FortioLog } from './fortio-log.ts';
 import type { LoadSpec } from './load-spec.ts';
 
 export interface FortioRunFiles {
@@ -10,7 +16,7 @@ export interface FortioRunFiles {
   accessLogPath: string;
   /** fortio's own result (`-json`), which `fortio report` reads. */
   jsonPath: string;
-  /** Everything fortio printed (it writes its log and its summary to stderr). */
+  /** What fortio printed (its log and its summary, on stderr), repeats counted (fortio-log.ts). */
   logPath: string;
 }
 
@@ -62,6 +68,30 @@ export function fortioArgs(spec: LoadSpec, files: FortioRunFiles): string[] {
   ];
 }
 
+/**
+ * Reads fortio's output as it comes into `log` and writes the condensed log to `path`. Waiting on the
+ * file's drain holds the pipe: fortio then waits on its own writes, as it would on a slow terminal.
+ */
+async function condenseOutput(output: Readable, log: FortioLog, path: string): Promise<void> {
+  const file = createWriteStream(path, { flags: 'a' });
+  const written = once(file, 'close');
+  try {
+    for await (const line of createInterface({ input: output, crlfDelay: Infinity })) {
+      const kept = log.add(line);
+      if (kept !== undefined && !file.write(`${kept}\n`)) await once(file, 'drain');
+    }
+    for (const line of log.end()) file.write(`${line}\n`);
+  } finally {
+    file.end();
+    await written;
+  }
+}
+
+/** Why fortio ended, in words: its exit code or the signal that stopped it. */
+function endedBy(result: { exitCode?: number | undefined; signal?: string | undefined }): string {
+  return result.signal ? `was killed by ${result.signal}` : `exited with code ${String(result.exitCode)}`;
+}
+
 /** Runs `fortio load` to completion. Cancelling `signal` stops fortio (SIGTERM, SIGKILL after 4 s). */
 export async function runFortio(options: {
   fortioPath: string;
@@ -71,7 +101,7 @@ export async function runFortio(options: {
   onSpawn?: (pid: number) => void;
   /** fortio's command line as it is started (e.g. inside a cpu cgroup); its PID stays fortio's. */
   wrapCommand?: (argv: readonly string[]) => string[];
-}): Promise<{ files: FortioRunFiles; cpu: CpuUsage }> {
+}): Promise<{ files: FortioRunFiles; cpu: CpuUsage; log: FortioLog }> {
   const files: FortioRunFiles = {
     accessLogPath: join(options.workDir, 'access.jsonl'),
     jsonPath: join(options.workDir, 'fortio.json'),
@@ -79,26 +109,36 @@ export async function runFortio(options: {
   };
   const argv = [options.fortioPath, ...fortioArgs(options.spec, files)];
   const [file = '', ...args] = options.wrapCommand ? options.wrapCommand(argv) : argv;
-  // Both streams appended to one file (O_APPEND: each write lands whole, in the order written).
+  // Both streams into one (interleaved as written), read as they come; nothing buffered whole.
   const subprocess = execa(file, args, {
     cwd: options.workDir,
     stdin: 'ignore',
-    stdout: { file: files.logPath, append: true },
-    stderr: { file: files.logPath, append: true },
+    all: true,
+    buffer: false,
     reject: false,
     ...(options.signal ? { cancelSignal: options.signal } : {}),
     forceKillAfterDelay: FORTIO_KILL_AFTER_MS,
   });
+  const log = createFortioLog();
+  const condensed = condenseOutput(subprocess.all, log, files.logPath).then(
+    () => undefined,
+    (err: unknown) => {
+      subprocess.kill();
+      return err;
+    },
+  );
   const sampler = subprocess.pid === undefined ? undefined : startCpuSampler(subprocess.pid);
   if (subprocess.pid !== undefined) options.onSpawn?.(subprocess.pid);
   const result = await subprocess;
+  const logError = await condensed;
   const cpu = sampler?.stop() ?? { processAvgPct: 0, processMaxPct: 0, machineBusyPct: 0, samples: 0 };
+  if (logError !== undefined)
+    throw new HarnessError(ErrorCode.LoadFailed, `could not write fortio's log ${files.logPath}`, {
+      cause: logError,
+    });
   if (result.isCanceled)
     throw new HarnessError(ErrorCode.Aborted, 'fortio was stopped before the end of its run');
   if (result.exitCode !== 0)
-    throw new HarnessError(
-      ErrorCode.LoadFailed,
-      `fortio exited with code ${String(result.exitCode)}; see ${files.logPath}`,
-    );
-  return { files, cpu };
+    throw new HarnessError(ErrorCode.LoadFailed, `fortio ${endedBy(result)}; see ${files.logPath}`);
+  return { files, cpu, log };
 }

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
+import { ErrorCode, HarnessError, isHarnessError, makeDirectory } from '../../../lib/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
 import { bundleK6Script } from './bundle-k6-script.ts';
 import type { CpuUsage } from './cpu-sampler.ts';
@@ -8,7 +7,6 @@ import { fortioOwnSummary, readFortioResult } from './fortio-output.ts';
 import { readFortioRecords } from './fortio-records.ts';
 import { readK6Records } from './k6-records.ts';
 import type { NoResponseKind, RequestRecord } from './k6-records.ts';
-import { countFortioRetries } from './fortio-errors.ts';
 import { readK6Summary } from './k6-summary.ts';
 import type { LoadCounts } from './load-counts.ts';
 import { addRecord, createLoadCounts } from './load-counts.ts';
@@ -25,7 +23,7 @@ export interface GeneratorSummary {
   iterations?: number;
   /**
    * fortio: calls it retried once on a new connection after a reused one failed before any answer
-   * (counted by the retry's outcome), by why the first attempt failed (fortio-errors.ts).
+   * (counted by the retry's outcome), by why the first attempt failed (fortio-log.ts).
    */
   retried?: Map<NoResponseKind, number>;
   /** fortio with several targets: each target's own count, in the targets' order. */
@@ -148,26 +146,48 @@ function sumCpu(cpus: CpuUsage[]): CpuUsage {
   };
 }
 
-async function runWithFortio(options: RunLoadOptions): Promise<Ran> {
-  const shares = fortioShares(options);
-  const runs = await Promise.all(
+/**
+ * Runs every share at once. When one fortio fails, the others are stopped (they would run out their
+ * duration against a command that has already failed) and the first failure is the one thrown.
+ */
+async function runFortios(options: RunLoadOptions, shares: { spec: LoadSpec; workDir: string }[]) {
+  const siblings = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, siblings.signal]) : siblings.signal;
+  const settled = await Promise.allSettled(
     shares.map(async ({ spec, workDir }) => {
       await makeDirectory(workDir);
       return runFortio({
         fortioPath: options.generator.path,
         spec,
         workDir,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
         ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
         ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
+      }).catch((err: unknown) => {
+        if (!siblings.signal.aborted) siblings.abort(err);
+        throw err;
       });
     }),
   );
+  if (siblings.signal.aborted) {
+    const cause: unknown = siblings.signal.reason;
+    const k = settled.findIndex((s) => s.status === 'rejected' && s.reason === cause);
+    if (shares.length === 1 || isHarnessError(cause, ErrorCode.Aborted)) throw cause;
+    throw new HarnessError(
+      isHarnessError(cause) ? cause.code : ErrorCode.LoadFailed,
+      `fortio ${String(k + 1)} of ${String(shares.length)} (${shares[k]?.spec.targets[0] ?? ''}) failed, so the others were stopped: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+  }
+  return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+}
+
+async function runWithFortio(options: RunLoadOptions): Promise<Ran> {
+  const runs = await runFortios(options, fortioShares(options));
   options.onGeneratorExited?.();
   const results = await Promise.all(runs.map((r) => readFortioResult(r.files.jsonPath)));
-  const logs = await Promise.all(runs.map((r) => readFile(r.files.logPath, 'utf8')));
   const retried = new Map<NoResponseKind, number>();
-  for (const [kind, n] of logs.flatMap((log) => [...countFortioRetries(log)]))
+  for (const [kind, n] of runs.flatMap((r) => [...r.log.retried]))
     retried.set(kind, (retried.get(kind) ?? 0) + n);
   const [first] = runs;
   const one = runs.length === 1 && first;
@@ -185,16 +205,17 @@ async function runWithFortio(options: RunLoadOptions): Promise<Ran> {
     },
     cpu: sumCpu(runs.map((r) => r.cpu)),
     ownSummary: one
-      ? fortioOwnSummary(logs[0] ?? '')
-      : logs
+      ? fortioOwnSummary(one.log.text())
+      : runs
           .map(
-            (log, k) =>
-              `fortio ${String(k + 1)} of ${String(runs.length)}: ${options.spec.targets[k] ?? ''}\n${fortioOwnSummary(log)}`,
+            (r, k) =>
+              `fortio ${String(k + 1)} of ${String(runs.length)}: ${options.spec.targets[k] ?? ''}\n${fortioOwnSummary(r.log.text())}`,
           )
           .join('\n'),
     read: async (onRecord) => {
       let count = 0;
-      for (const run of runs) count += await readFortioRecords(run.files, onRecord);
+      for (const run of runs)
+        count += await readFortioRecords(run.files.accessLogPath, run.log.errors, onRecord);
       return count;
     },
   };

@@ -72,3 +72,36 @@ test(
     assert.deepEqual(Object.fromEntries(kinds), { refused: 50 });
   },
 );
+
+test(
+  'one fortio of several fails: the others are stopped at once and the failure names it',
+  { timeout: 60_000 },
+  async (t) => {
+    const fortio = await chooseGenerator('fortio');
+    const { base } = await startStatusServer(t);
+    const workDir = await mkdtemp(join(tmpdir(), 'fortio-sibling-'));
+    t.after(() => rm(workDir, { recursive: true, force: true }));
+    const pids: number[] = [];
+    const startedMs = Date.now();
+    await assert.rejects(
+      runLoad({
+        generator: fortio,
+        workDir,
+        onSpawn: (pid) => pids.push(pid),
+        // fortio exits 1 at once on a port it cannot parse; the first would run for 30 s.
+        spec: {
+          targets: [`${base}/status/418`, 'http://127.0.0.1:99999/'],
+          qps: 10,
+          connections: 2,
+          durationS: 30,
+          timeoutS: 1,
+        },
+      }),
+      /fortio 2 of 2 \(http:\/\/127\.0\.0\.1:99999\/\) failed, so the others were stopped: fortio exited with code 1/,
+    );
+    assert.ok(Date.now() - startedMs < 10_000, `stopped after ${String(Date.now() - startedMs)} ms`);
+    assert.equal(pids.length, 2);
+    for (const pid of pids)
+      assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `fortio ${String(pid)} is gone`);
+  },
+);
