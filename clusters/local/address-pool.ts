@@ -26,8 +26,11 @@ export interface AddressPool {
 
 const PODS_PER_BLOCK = 126 * 254;
 
+/** The address blocks there are: 127.<block>.0.0/16 for block 1-254 (127.0 holds 127.0.0.1). */
+export const ADDRESS_BLOCKS = { min: 1, max: 254 } as const;
+
 export function createAddressPool(block: number): AddressPool {
-  if (!Number.isInteger(block) || block < 1 || block > 254)
+  if (!Number.isInteger(block) || block < ADDRESS_BLOCKS.min || block > ADDRESS_BLOCKS.max)
     throw badInput('the address block', 'an integer 1-254 (127.<block>.0.0/16)', block);
   let vips = 0;
   let pods = 0;

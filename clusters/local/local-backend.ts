@@ -109,14 +109,17 @@ export interface LocalBackend extends ClusterBackend {
  */
 export const CLOSE_GRACE_MS = 2000;
 
+/** The most nodes one local cluster runs (each is a kubelet, a ztunnel and its pods on these cores). */
+export const MAX_NODES = 20;
+
 /** The embedded default backend: Kubernetes semantics over real processes on loopback (docs/architecture.md, The local backend). */
 export function createLocalBackend(options: LocalBackendOptions = {}): LocalBackend {
   const clock = options.clock ?? createSystemClock();
   const log = options.log ?? createLogger({ component: 'local-cluster', level: 'warn' });
   const timing = normalizeTimingModel(options.timing);
   const nodeCount = options.nodeCount ?? 2;
-  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 20)
-    throw badInput('the node count', 'an integer 1-20', nodeCount);
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > MAX_NODES)
+    throw badInput('the node count', `an integer 1-${String(MAX_NODES)}`, nodeCount);
   const addresses = createAddressPool(options.addressBlock ?? pickAddressBlock());
   const nodes = Array.from({ length: nodeCount }, (_, i) => ({
     name: `node-${String(i + 1)}`,

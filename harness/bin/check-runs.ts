@@ -3,7 +3,8 @@
 // result), each with requests and from the backend named. Exit 0 when they are there, 1 when not.
 import { Command, Option } from 'commander';
 import { readRuns } from '../results/compare/read-runs.ts';
-import { numberParser } from '../options/parse-values.ts';
+import { choiceParser, numberParser } from '../options/parse-values.ts';
+import { BACKEND_NAMES } from '../../clusters/registry.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 import { EXIT } from '../../lib/index.ts';
@@ -21,7 +22,11 @@ runMain(async () => {
         .argParser(numberParser('--rows', { min: 1, max: 1000, integer: true }))
         .makeOptionMandatory(),
     )
-    .option('--backend <name>', 'the backend every row must come from')
+    .addOption(
+      new Option('--backend <name>', 'the backend every row must come from').argParser(
+        choiceParser('--backend', BACKEND_NAMES),
+      ),
+    )
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);

@@ -2,7 +2,12 @@
 // ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
 // everything down on Ctrl-C.
 import { Command, Option } from 'commander';
-import { createLocalBackend, TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
+import {
+  ADDRESS_BLOCKS,
+  createLocalBackend,
+  MAX_NODES,
+  TIMING_MODEL_KEYS,
+} from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { createSystemClock, EXIT } from '../../lib/index.ts';
 import { choiceParser, numberParser, timingParser } from '../options/parse-values.ts';
@@ -10,6 +15,9 @@ import { outputFolderParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 import { formatClusterAddresses, formatEvent } from '../../clusters/format-cluster.ts';
+
+/** httpbin replicas a cluster brought up by hand may have (a process each, on these cores). */
+const MAX_REPLICAS = 16;
 
 interface UpFlags {
   nodes: number;
@@ -30,12 +38,17 @@ function buildProgram(run: (flags: UpFlags) => void): Command {
   program
     .command('up')
     .description('bring the local cluster up and keep it running until Ctrl-C')
-    .option('--nodes <n>', 'nodes', numberParser('--nodes', { min: 1, integer: true }), 2)
-    .option('--replicas <n>', 'httpbin replicas', numberParser('--replicas', { min: 0, integer: true }), 3)
+    .option('--nodes <n>', 'nodes', numberParser('--nodes', { min: 1, max: MAX_NODES, integer: true }), 2)
+    .option(
+      '--replicas <n>',
+      'httpbin replicas',
+      numberParser('--replicas', { min: 0, max: MAX_REPLICAS, integer: true }),
+      3,
+    )
     .option(
       '--grace <s>',
       "ztunnel's terminationGracePeriodSeconds",
-      numberParser('--grace', { min: 0, integer: true, unit: 'seconds' }),
+      numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
       30,
     )
     .addOption(
@@ -51,7 +64,7 @@ function buildProgram(run: (flags: UpFlags) => void): Command {
     .option(
       '--address-block <n>',
       'use 127.<n>.0.0/16 (default: random 150-249)',
-      numberParser('--address-block', { min: 1, integer: true }),
+      numberParser('--address-block', { ...ADDRESS_BLOCKS, integer: true }),
     )
     .option(
       '--log-dir <dir>',

@@ -34,3 +34,12 @@ test('a word that is no command, or suite without its name, is bad input', () =>
       argv.join(' '),
     );
 });
+
+test('a --scenario value that names an Object property is an ordinary value, not a former command', () => {
+  for (const value of ['valueOf', 'toString', '__proto__', 'constructor'])
+    assert.deepEqual(
+      splitCommand(['--scenario', value]),
+      { command: 'run', argv: ['--scenario', value] },
+      value,
+    );
+});

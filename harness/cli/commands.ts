@@ -64,7 +64,10 @@ export function splitCommand(argv: readonly string[]): {
       'npm run experiment -- --help',
     );
   const scenario = scenarioAt(argv);
-  const replacement = scenario && FORMER_SCENARIOS[scenario.value];
+  const replacement =
+    scenario && Object.hasOwn(FORMER_SCENARIOS, scenario.value)
+      ? FORMER_SCENARIOS[scenario.value]
+      : undefined;
   if (scenario && replacement) {
     const others = [...argv.slice(0, scenario.index), ...argv.slice(scenario.index + scenario.width)];
     const note = `note: --scenario ${scenario.value} is now \`npm run experiment -- ${replacement.join(' ')}\`\n`;

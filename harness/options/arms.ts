@@ -37,9 +37,10 @@ function arm<T>(spec: ArmSpec<T>): ArmSpec<T> {
 const seconds = (flag: string) => numberParser(flag, { min: 0, max: 86_400, unit: 'seconds' });
 const oneZero = (on: boolean): number => (on ? 1 : 0);
 
+/** The conditions as Envoy reads them (split at commas, trimmed), written the one way rows record. */
 function retryOnParser(raw: string): string {
   try {
-    checkRetryOn(raw);
+    return checkRetryOn(raw).join(',');
   } catch (err) {
     throw badInput(
       '--retry-on',
@@ -48,7 +49,6 @@ function retryOnParser(raw: string): string {
       (err as Error).message,
     );
   }
-  return raw;
 }
 
 function retryOnLabel(retryOn: string): string {
