@@ -141,7 +141,14 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
   {
     path: 'fortio/fortio.log',
     writtenBy: 'harness/run/load/run-fortio.ts',
-    holds: "fortio's stdout and stderr (its own summary)",
+    holds:
+      "fortio's stdout and stderr (its log and its own summary), each line shape's repeats past the first 20 left out and counted in a closing `harness: N more lines of this shape` line (a refused port at full speed is one line per call); the records' error kinds are read from every line",
+  },
+  {
+    path: 'verdict.json',
+    writtenBy: 'harness/run/checks/command-verdict.ts',
+    holds:
+      '`calibrate` and `load-smoke`: `command`, `verdict` (pass, fail, or aborted when it could not finish) and `reason`',
   },
   {
     path: 'k6/requests.csv',
