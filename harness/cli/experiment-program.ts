@@ -35,7 +35,7 @@ function programOptions(): OptionSpec[] {
 
 export function buildExperimentProgram(): Command {
   const program = new Command('experiment').description(
-    'Drive fortio-like k6 load through the local cluster, restart something mid-run, and report what was lost.',
+    'Drive fortio load (or your k6) through a cluster, restart something mid-run, and report what was lost.',
   );
   for (const spec of programOptions()) {
     const option = new Option(flagsText(spec), spec.description);

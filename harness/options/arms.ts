@@ -22,8 +22,6 @@ export interface ArmSpec<T> extends Omit<OptionSpec<T>, 'param' | 'column' | 'de
   default: T;
   parse?: (raw: string) => T;
   column: Omit<ColumnBinding<T>, 'group'>;
-  /** The label's words when the arm is not at its default (describeArms): `pool back-off`. */
-  describe: (value: T) => string;
   /** The environment variable its component reads; undefined leaves it unset. */
   env?: { component: ArmComponent; name: string; value: (value: T) => string | undefined };
   /** A value other than the default, for the round-trip tests (experiment files, run folders). */
@@ -51,12 +49,6 @@ function retryOnParser(raw: string): string {
   }
 }
 
-function retryOnLabel(retryOn: string): string {
-  const base = new Set(ISTIO_DEFAULT_RETRY_ON.split(','));
-  const added = retryOn.split(',').filter((c) => !base.has(c));
-  return added.length ? `retry_on +${added.join(',+')}` : `retry_on ${retryOn}`;
-}
-
 /** Every arm, in --help and column order. */
 export const ARMS = {
   preStopSleepS: arm<number>({
@@ -66,7 +58,6 @@ export const ARMS = {
     parse: seconds('--prestop-sleep'),
     default: 0,
     column: { name: 'prestop_sleep_s', note: ', seconds' },
-    describe: (s) => `preStop sleep ${String(s)} s`,
     example: 5,
   }),
   retryOn: arm<string>({
@@ -76,7 +67,6 @@ export const ARMS = {
     parse: retryOnParser,
     default: ISTIO_DEFAULT_RETRY_ON,
     column: { name: 'retry_on', note: ": the gateway's retry_on" },
-    describe: retryOnLabel,
     example: 'connect-failure,reset',
   }),
   maxConnectionDurationS: arm<number>({
@@ -87,7 +77,6 @@ export const ARMS = {
     parse: seconds('--max-connection-duration'),
     default: 0,
     column: { name: 'max_connection_duration_s', note: ', seconds (0 = none)' },
-    describe: (s) => `max connection duration ${String(s)} s`,
     example: 30,
   }),
   hboneIdleTimeoutS: arm<number>({
@@ -98,7 +87,6 @@ export const ARMS = {
     parse: seconds('--hbone-idle-timeout'),
     default: 0,
     column: { name: 'hbone_idle_timeout_s', note: ', seconds (0 = default, 1 h)' },
-    describe: (s) => `HBONE idle timeout ${String(s)} s`,
     example: 20,
   }),
   drainStrategy: arm<DrainStrategy>({
@@ -108,7 +96,6 @@ export const ARMS = {
     parse: choiceParser('--drain-strategy', DRAIN_STRATEGIES),
     default: 'none',
     column: { name: 'drain_strategy' },
-    describe: (s) => `drain ${s}`,
     env: { component: 'ztunnel', name: 'DRAIN_STRATEGY', value: (s) => s },
     requires: (s) =>
       s !== 'none' && {
@@ -124,7 +111,6 @@ export const ARMS = {
       "arm: ztunnel's HBONE client pool backs off a destination after failed connects (istio/ztunnel#1191)",
     default: false,
     column: { name: 'pool_backoff', note: ' (1 = on)', render: oneZero },
-    describe: () => 'pool back-off',
     env: { component: 'ztunnel', name: 'POOL_BACKOFF', value: (on) => (on ? 'true' : undefined) },
     example: true,
   }),
@@ -135,7 +121,6 @@ export const ARMS = {
     parse: (raw) => (choiceParser('--tcp-migrate-req', ['0', '1'] as const)(raw) === '1' ? 1 : 0),
     default: 0,
     column: { name: 'tcp_migrate_req' },
-    describe: () => 'tcp_migrate_req=1',
     requires: (v) => v === 1 && { capability: 'perNetnsSysctls', value: 1 },
     example: 1,
   }),
@@ -144,7 +129,6 @@ export const ARMS = {
     description: "arm (sidecar-drain): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
     default: false,
     column: { name: 'exit_on_zero_active_connections', note: ' (1 = on)', render: oneZero },
-    describe: () => 'EXIT_ON_ZERO_ACTIVE_CONNECTIONS',
     example: true,
   }),
   cpuIsolation: arm<CpuIsolation>({
@@ -159,7 +143,6 @@ export const ARMS = {
       note: ": none, nodes (a cpu cgroup per node's pods and one for the generator) or nodes-pinned (plus cpusets: the generator on a CPU of its own)",
       added: { since: 8, olderRowsRan: 'none' },
     },
-    describe: (m) => `cpu isolation ${m}`,
     requires: (m) => m !== 'none' && { capability: 'cpuGroups', value: m },
     example: 'nodes-pinned',
   }),
@@ -174,7 +157,6 @@ export const ARMS = {
       render: oneZero,
       added: { since: 11, olderRowsRan: '0' },
     },
-    describe: () => 'close kinds read',
     env: { component: 'ztunnel', name: 'DRAIN_READ_CLOSE_KINDS', value: (on) => (on ? 'true' : undefined) },
     example: true,
   }),
@@ -197,24 +179,6 @@ export const DEFAULT_ARMS: MitigationArms = Object.fromEntries(
 export const EXAMPLE_ARMS: MitigationArms = Object.fromEntries(
   entries().map(([k, spec]) => [k, spec.example]),
 ) as MitigationArms;
-
-/** The arms as summary-row columns (always all of them, so rows of different arms line up). */
-export function armColumns(arms: MitigationArms): Record<string, string | number> {
-  return Object.fromEntries(
-    entries().map(([k, spec]) => {
-      const value = arms[k];
-      return [spec.column.name, spec.column.render ? spec.column.render(value) : (value as string | number)];
-    }),
-  );
-}
-
-/** The arms that differ from the defaults, as a short label (`preStop sleep 5 s, retry_on +reset`). */
-export function describeArms(arms: MitigationArms): string {
-  return entries()
-    .filter(([k, spec]) => arms[k] !== spec.default)
-    .map(([k, spec]) => spec.describe(arms[k]))
-    .join(', ');
-}
 
 /** The environment variables `component` gets from the arms (scenario-manifests.ts sets them). */
 export function armEnv(arms: MitigationArms, component: ArmComponent): Record<string, string> {

@@ -49,7 +49,7 @@ test('cluster up with bad input exits 2 before starting anything', async () => {
     stdin: 'ignore',
   });
   assert.equal(result.exitCode, 2);
-  assert.match(result.stderr, /Expected --grace to be a non-negative integer of seconds, got "-1"/);
+  assert.match(result.stderr, /Expected --grace to be an integer of seconds from 0 to 3600, got "-1"/);
   const timing = await execa(process.execPath, [CLI, 'up', '--timing', 'bogus=1'], {
     reject: false,
     stdin: 'ignore',
