@@ -105,3 +105,37 @@ test(
       assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `fortio ${String(pid)} is gone`);
   },
 );
+
+test(
+  "a refused port at full speed: every call counted as refused, fortio's log a few kilobytes",
+  { timeout: 60_000 },
+  async (t) => {
+    const fortio = await chooseGenerator('fortio');
+    const workDir = await mkdtemp(join(tmpdir(), 'fortio-flood-'));
+    t.after(() => rm(workDir, { recursive: true, force: true }));
+    const kinds = new Map<string, number>();
+    const result = await runLoad({
+      generator: fortio,
+      workDir,
+      onRecord: (r) =>
+        kinds.set(r.noResponse ?? String(r.status), (kinds.get(r.noResponse ?? String(r.status)) ?? 0) + 1),
+      spec: { targets: [REFUSED_URL], qps: 0, connections: 4, durationS: 2, timeoutS: 1 },
+    });
+    const calls = result.summary.httpReqs;
+    assert.ok(calls > 1000, `${String(calls)} calls: a flood`);
+    assert.deepEqual(Object.fromEntries(kinds), { refused: calls });
+    const log = await readFile(result.files.logPath, 'utf8');
+    assert.ok(log.length < 50_000, `fortio.log is ${String(log.length)} bytes`);
+    const closing = log
+      .split('\n')
+      .filter((line) => line.includes('"left_out"'))
+      .map((line) => JSON.parse(line) as { left_out: number; kept: number; shape: string });
+    assert.equal(closing.length, 1, 'one shape left out');
+    // Every call's line and each connection's warm-up: fortio logs one line per attempt.
+    assert.equal((closing[0]?.left_out ?? 0) + (closing[0]?.kept ?? 0), calls + 4);
+    assert.match(
+      closing[0]?.shape ?? '',
+      /Unable to connect: dial tcp 127\.211\.0\.1:9: connect: connection refused/,
+    );
+  },
+);
