@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
@@ -102,16 +102,18 @@ export async function runFortio(options: {
   /** fortio's command line as it is started (e.g. inside a cpu cgroup); its PID stays fortio's. */
   wrapCommand?: (argv: readonly string[]) => string[];
 }): Promise<{ files: FortioRunFiles; cpu: CpuUsage; log: FortioLog }> {
+  // fortio runs in workDir and opens the paths it is given there: they must not be relative.
+  const workDir = resolve(options.workDir);
   const files: FortioRunFiles = {
-    accessLogPath: join(options.workDir, 'access.jsonl'),
-    jsonPath: join(options.workDir, 'fortio.json'),
-    logPath: join(options.workDir, 'fortio.log'),
+    accessLogPath: join(workDir, 'access.jsonl'),
+    jsonPath: join(workDir, 'fortio.json'),
+    logPath: join(workDir, 'fortio.log'),
   };
   const argv = [options.fortioPath, ...fortioArgs(options.spec, files)];
   const [file = '', ...args] = options.wrapCommand ? options.wrapCommand(argv) : argv;
   // Both streams into one (interleaved as written), read as they come; nothing buffered whole.
   const subprocess = execa(file, args, {
-    cwd: options.workDir,
+    cwd: workDir,
     stdin: 'ignore',
     all: true,
     buffer: false,

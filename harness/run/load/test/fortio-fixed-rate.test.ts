@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { chooseGenerator } from '../../../tools/index.ts';
 import type { NoResponseKind } from '../k6-records.ts';
@@ -137,5 +137,23 @@ test(
       closing[0]?.shape ?? '',
       /Unable to connect: dial tcp 127\.211\.0\.1:9: connect: connection refused/,
     );
+  },
+);
+
+test(
+  'a relative work folder (a relative --results-dir): fortio finds its files',
+  { timeout: 60_000 },
+  async (t) => {
+    const fortio = await chooseGenerator('fortio');
+    const { base } = await startStatusServer(t);
+    const dir = await mkdtemp(join(tmpdir(), 'fortio-relative-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const result = await runLoad({
+      generator: fortio,
+      workDir: relative(process.cwd(), join(dir, 'run')),
+      spec: { targets: [`${base}/status/418`], qps: 20, connections: 2, durationS: 1, timeoutS: 1 },
+    });
+    assert.equal(result.summary.httpReqs, 20);
+    assert.equal(result.counts.total, 20);
   },
 );
