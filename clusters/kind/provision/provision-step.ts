@@ -128,11 +128,12 @@ function createStep(
   };
 }
 
-/** A failed step: exit 3 (or 2 for a missing tool, 130 for an interruption), naming the step and its log. */
+/**
+ * A failed step keeps its error's code (a missing tool stays exit 2, an interruption 130, a component
+ * that failed 3) and names the step and its log; anything else is ProvisionFailed (exit 3).
+ */
 function asStepFailure(name: string, logPath: string, err: unknown): HarnessError {
-  const e = err instanceof HarnessError ? err : undefined;
-  const code =
-    e?.code === ErrorCode.Aborted || e?.code === ErrorCode.ToolMissing ? e.code : ErrorCode.ProvisionFailed;
-  const message = (err as Error).message;
-  return new HarnessError(code, `the ${name} step failed: ${message}; its log: ${logPath}`, { cause: err });
+  const code = err instanceof HarnessError ? err.code : ErrorCode.ProvisionFailed;
+  const message = err instanceof Error ? err.message : String(err);
+  return new HarnessError(code, `${message} (the ${name} step; its log: ${logPath})`, { cause: err });
 }
