@@ -438,7 +438,6 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
           workers,
           ingressHostPort,
           ...(provisioned?.nodeImage ? { nodeImage: provisioned.nodeImage } : {}),
-          ...(provisioned?.ownCni ? { disableDefaultCni: true } : {}),
         }),
         options.waitS ?? 300,
         kubeconfigPath,

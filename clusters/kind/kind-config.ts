@@ -7,11 +7,6 @@ export interface KindConfigOptions {
   ingressHostPort: number;
   /** The node image every node runs (`nodes[].image`); kind's default when unset. */
   nodeImage?: string;
-  /**
-   * The node image carries its own CNI (a node service doing kindnetd's job, node-image/node-cni.ts):
-   * kind must not apply its kindnetd manifest, whose image no registry here serves.
-   */
-  disableDefaultCni?: boolean;
 }
 
 /**
@@ -39,7 +34,6 @@ export function buildKindConfig(options: KindConfigOptions): string {
   return dumpYaml({
     kind: 'Cluster',
     apiVersion: 'kind.x-k8s.io/v1alpha4',
-    ...(options.disableDefaultCni ? { networking: { disableDefaultCNI: true } } : {}),
     kubeadmConfigPatches: NO_PULL_PATCHES,
     nodes: [
       {

@@ -32,7 +32,10 @@ export interface KindProvisioned {
   nodeImage: string;
   /** The result row's node_image: the reference and where it came from. */
   nodeImageSource: 'built here' | 'built here earlier' | 'official (pulled)' | 'official (present)' | 'given';
-  /** The node image holds our CNI (kind's kindnetd must be off). */
+  /**
+   * The node image holds our CNI (node-image/node-cni.ts): its default CNI manifest is our RBAC, which
+   * kind applies as it would kindnetd's.
+   */
   ownCni: boolean;
   kubernetesVersion: string;
 }

@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
@@ -77,6 +77,10 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
       } finally {
         const timing = { name, seconds: (now() - started) / 1000, ok, logPath };
         timings.push(timing);
+        // steps.csv beside the logs: one row a step, in the order they ended.
+        const csv = join(options.logDir, 'steps.csv');
+        if (!existsSync(csv)) appendFileSync(csv, 'step,seconds,ok,log\n');
+        appendFileSync(csv, `${name},${timing.seconds.toFixed(1)},${String(ok)},${logPath}\n`);
         options.onTiming?.(timing);
         options.write(`${name}: ${ok ? 'done' : 'FAILED'} in ${timing.seconds.toFixed(1)} s\n`);
       }
@@ -114,7 +118,7 @@ function createStep(
         maxBuffer: 1024 * 1024 * 1024,
       });
       const result = await child;
-      const stdout = typeof result.stdout === 'string' ? result.stdout : '';
+      const stdout = how.capture && typeof result.stdout === 'string' ? result.stdout : '';
       if (how.capture && stdout) log.write(`${stdout.slice(0, 4000)}\n`);
       if (result.isCanceled)
         throw new HarnessError(ErrorCode.Aborted, `${name}: ${file} ${args[0] ?? ''} was cancelled`);

@@ -5,7 +5,10 @@
  * (ptp + host-local + portmap, as kindnetd writes it: kind pkg/build/nodeimage/const_cni.go mounts
  * /etc/cni/net.d for it) and routes every other node's podCIDR through that node's InternalIP, as
  * kindnetd's route reconciler does, every few seconds. It reads nodes with the kubelet's own
- * credentials (/etc/kubernetes/kubelet.conf), which may list nodes.
+ * credentials (/etc/kubernetes/kubelet.conf); the Node authorizer lets a node read only its own Node
+ * ("node 'x' cannot read all nodes, only its own Node object"), so the node image's default CNI
+ * manifest, which kind's installcni action applies right after kubeadm init
+ * (pkg/cluster/internal/create/actions/installcni/cni.go), lets the group system:nodes read nodes.
  */
 export const NODE_CNI_SCRIPT_PATH = '/usr/local/bin/harness-cni';
 export const NODE_CNI_UNIT = 'harness-cni.service';
@@ -77,3 +80,27 @@ RestartSec=1
 WantedBy=multi-user.target
 `;
 }
+
+/** /kind/manifests/default-cni.yaml: what our node-level CNI needs from the API (kindnetd's RBAC, nodes only). */
+export const DEFAULT_CNI_MANIFEST = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ztunnel-harness-cni
+rules:
+  - apiGroups: [""]
+    resources: ["nodes"]
+    verbs: ["get", "list", "watch"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ztunnel-harness-cni
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: ztunnel-harness-cni
+subjects:
+  - apiGroup: rbac.authorization.k8s.io
+    kind: Group
+    name: system:nodes
+`;

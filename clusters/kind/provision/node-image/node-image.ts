@@ -9,7 +9,13 @@ import type { ProvisionStep, StepRunner } from '../provision-step.ts';
 import { NODE_RUNC_WRAPPER, runcWrapperScript } from '../runc-wrapper.ts';
 import { ensureRootfsImage, rootfsRef } from './debian-rootfs.ts';
 import { DEFAULT_STORAGE_MANIFEST, editContainerdConfig, nodeBaseDockerfile } from './node-files.ts';
-import { NODE_CNI_SCRIPT_PATH, NODE_CNI_UNIT, nodeCniScript, nodeCniUnit } from './node-cni.ts';
+import {
+  DEFAULT_CNI_MANIFEST,
+  NODE_CNI_SCRIPT_PATH,
+  NODE_CNI_UNIT,
+  nodeCniScript,
+  nodeCniUnit,
+} from './node-cni.ts';
 import { ensurePartImages, partDockerfile, partImages } from './part-images.ts';
 import {
   COREDNS_BUILD,
@@ -39,6 +45,7 @@ function harnessFiles(kindContainerdConfig: string): Record<string, { text: stri
     [NODE_CNI_SCRIPT_PATH.slice(1)]: { text: nodeCniScript(), mode: 0o755 },
     [`etc/systemd/system/${NODE_CNI_UNIT}`]: { text: nodeCniUnit(), mode: 0o644 },
     'kind/manifests/default-storage.yaml': { text: DEFAULT_STORAGE_MANIFEST, mode: 0o644 },
+    'kind/manifests/default-cni.yaml': { text: DEFAULT_CNI_MANIFEST, mode: 0o644 },
     'kind/version': { text: KUBERNETES_VERSION, mode: 0o644 },
   };
 }
