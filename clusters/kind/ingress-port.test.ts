@@ -7,7 +7,14 @@ import { checkIngressPortFree } from './ingress-port.ts';
 test('a taken ingress port is bad input (exit 2) naming the port and --kind-ingress-port', async (t) => {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.after(
+    () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  );
   const { port } = server.address() as { port: number };
   await assert.rejects(
     checkIngressPortFree(port),
@@ -23,7 +30,11 @@ test('a free port passes and is left free', async () => {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen({ host: '127.0.0.1', port: 0 }, resolve));
   const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  await new Promise<void>((resolve) =>
+    probe.close(() => {
+      resolve();
+    }),
+  );
   await checkIngressPortFree(port);
   await checkIngressPortFree(port);
 });

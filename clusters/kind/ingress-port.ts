@@ -17,7 +17,11 @@ export async function checkIngressPortFree(port: number): Promise<void> {
     });
   });
   if (!taken) {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
     return;
   }
   throw new HarnessError(

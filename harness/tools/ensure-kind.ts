@@ -32,7 +32,13 @@ export async function ensureKindTools(options: {
   );
   await engine.release();
   const kind = await runner.step('kind', (step) =>
-    ensureGoTool(KIND, { toolsDir, signal: options.signal, write: (t) => step.note(t.trimEnd()) }),
+    ensureGoTool(KIND, {
+      toolsDir,
+      signal: options.signal,
+      write: (t) => {
+        step.note(t.trimEnd());
+      },
+    }),
   );
   options.say(`kind v${kind.version} at ${kind.path}`);
   const kubectl = await runner.step('kubectl', (step) => buildGoPrograms(step, KUBECTL_BUILD, toolsDir));

@@ -104,7 +104,7 @@ export async function ensureDockerEngine(
       env: {},
       serverVersion: userVersion,
       wrapped: false,
-      release: async () => undefined,
+      release: () => Promise.resolve(),
     };
   }
   const ours = { DOCKER_HOST: layout.dockerHost };
@@ -112,7 +112,7 @@ export async function ensureDockerEngine(
   const wrapped = (await readMissingCapabilities()).length > 0;
   if (running) {
     step.note(`using our Docker engine, already running (server ${running}, ${layout.dockerHost})`, true);
-    return { owner: 'ours', env: ours, serverVersion: running, wrapped, release: async () => undefined };
+    return { owner: 'ours', env: ours, serverVersion: running, wrapped, release: () => Promise.resolve() };
   }
   await installDockerEngine(step, env);
   const pid = await startDaemon(step, layout, wrapped);

@@ -65,7 +65,9 @@ export async function provisionKind(
       ensureGoTool(KIND, {
         toolsDir,
         ...(step.signal ? { signal: step.signal } : {}),
-        write: (t) => step.note(t.trimEnd()),
+        write: (t) => {
+          step.note(t.trimEnd());
+        },
       }),
     );
     const node = await chooseNodeImage(runner, docker, options.nodeImage, toolsDir);

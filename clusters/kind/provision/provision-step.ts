@@ -62,7 +62,11 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
     async step(name, body) {
       await makeDirectory(options.logDir);
       const logPath = join(options.logDir, `${name}.log`);
-      const log = { write: (text: string) => appendFileSync(logPath, text) };
+      const log = {
+        write: (text: string) => {
+          appendFileSync(logPath, text);
+        },
+      };
       const started = now();
       options.write(`${name}: started (log: ${logPath})\n`);
       const step = createStep(name, logPath, log, options);
