@@ -46,6 +46,16 @@ async function place(from: string, to: string): Promise<void> {
   await link(from, to).catch(() => copyFile(from, to));
 }
 
+/** The binaries the images hold, where `npm ci` and `npm run tools` put them. */
+function binaryPaths(root: string, toolsDir: string): Record<string, string> {
+  return {
+    node: join(root, 'node_modules', 'node', 'bin', 'node'),
+    envoy: pinnedEnvoyPath(toolsDir),
+    'go-httpbin': pinnedToolPath(GO_HTTPBIN, toolsDir),
+    fortio: pinnedToolPath(FORTIO, toolsDir),
+  };
+}
+
 /** The runtime dependencies' folders, as npm resolves them (`npm ls --omit=dev --all --parseable`). */
 async function runtimePackages(root: string): Promise<string[]> {
   const out = await execa('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: root, reject: false });
@@ -88,13 +98,7 @@ export async function stageAppContext(
   const dir = join(toolsDir, 'kind', 'context', 'app');
   await rm(dir, { recursive: true, force: true });
   await makeDirectory(join(dir, 'app'));
-  const binaries = {
-    node: join(root, 'node_modules', 'node', 'bin', 'node'),
-    envoy: pinnedEnvoyPath(toolsDir),
-    'go-httpbin': pinnedToolPath(GO_HTTPBIN, toolsDir),
-    fortio: pinnedToolPath(FORTIO, toolsDir),
-  };
-  for (const [name, from] of Object.entries(binaries)) {
+  for (const [name, from] of Object.entries(binaryPaths(root, toolsDir))) {
     if (!(await stat(from).catch(() => undefined)))
       throw new HarnessError(
         ErrorCode.ToolMissing,
@@ -118,27 +122,56 @@ export async function stageAppContext(
 }
 
 /**
+ * What names the content without staging it: every shipped source file, the package files, the
+ * Dockerfile and the binaries, by path, size and modification time (a touched file builds again;
+ * the runtime node_modules follow from package-lock.json), and the slim rootfs the images are FROM.
+ */
+async function contentKey(root: string, toolsDir: string, slimRef: string): Promise<string> {
+  const hash = createHash('sha256').update(`${slimRef}\n`);
+  const files = [
+    ...['Dockerfile', 'package.json', 'package-lock.json'].map((f) => join(root, f)),
+    ...(
+      await Promise.all(
+        APP_DIRS.map(async (d) =>
+          (await listFiles(join(root, d))).filter(isShipped).map((f) => join(root, d, f)),
+        ),
+      )
+    ).flat(),
+    ...Object.values(binaryPaths(root, toolsDir)),
+  ];
+  for (const file of files) {
+    const s = await stat(file).catch(() => undefined);
+    hash.update(`${relative(root, file)} ${String(s?.size)} ${String(s?.mtimeMs)}\n`);
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
  * Our images, each built when the engine has none from this content (its CONTENT_LABEL), with the
- * legacy builder from the staged context, `FROM` the slim rootfs (no pull).
+ * legacy builder from the staged context, `FROM` the slim rootfs (no pull). The context is staged
+ * only when something is to be built.
  */
 export async function ensureAppImages(
   step: ProvisionStep,
   docker: DockerCli,
   options: { images: readonly AppImage[]; slimRef: string; root?: string; toolsDir?: string },
 ): Promise<{ built: string[]; reused: string[] }> {
-  const context = await stageAppContext(step, options);
-  // The slim rootfs is an input too (the build argument every FROM names).
-  const content = createHash('sha256')
-    .update(`${context.hash} ${options.slimRef}`)
-    .digest('hex')
-    .slice(0, 16);
+  const root = options.root ?? PROJECT_ROOT;
+  const toolsDir = options.toolsDir ?? DEFAULT_TOOLS_DIR;
+  const content = await contentKey(root, toolsDir, options.slimRef);
   const built: string[] = [];
   const reused: string[] = [];
-  for (const { image, target } of options.images) {
-    if ((await imageLabel(step, docker, image, CONTENT_LABEL)) === content) {
-      reused.push(image);
-      continue;
-    }
+  const toBuild: AppImage[] = [];
+  for (const image of options.images) {
+    if ((await imageLabel(step, docker, image.image, CONTENT_LABEL)) === content) reused.push(image.image);
+    else toBuild.push(image);
+  }
+  if (toBuild.length === 0) {
+    step.note(`our images are built from this content (${content}): ${reused.join(', ')}`, true);
+    return { built, reused };
+  }
+  const context = await stageAppContext(step, { root, toolsDir });
+  for (const { image, target } of toBuild) {
     step.note(`docker build --target ${target} --tag ${image}`, true);
     await buildImage(step, docker, {
       context: context.dir,

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_TOOLS_DIR, makeDirectory } from '../../../../lib/index.ts';
+import { existsSync } from 'node:fs';
+import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError, makeDirectory } from '../../../../lib/index.ts';
+import { findOnPath } from '../../../../lib/tools/find-on-path.ts';
 import { hasImage } from '../docker-images.ts';
 import type { DockerCli } from '../docker-images.ts';
 import type { ProvisionStep } from '../provision-step.ts';
@@ -28,6 +30,22 @@ export async function debianMirror(): Promise<string> {
   return deb822 ?? oneLine ?? DEFAULT_MIRROR;
 }
 
+/** debootstrap from PATH, else Debian's package (as root on Debian); else what to install (exit 2). */
+async function ensureDebootstrap(step: ProvisionStep): Promise<void> {
+  if (await findOnPath('debootstrap', process.env)) return;
+  const isDebian =
+    existsSync('/etc/debian_version') && (await findOnPath('apt-get', process.env)) !== undefined;
+  if (process.getuid?.() !== 0 || !isDebian)
+    throw new HarnessError(
+      ErrorCode.ToolMissing,
+      'debootstrap is needed to build the node image and our images from Debian packages (no registry image is pulled) and was not found; install it (apt-get install debootstrap), or give --node-image a node image the engine has',
+    );
+  step.note('installing debootstrap (apt-get)', true);
+  const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  await step.run('apt-get', ['update', '-qq'], { env });
+  await step.run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'debootstrap'], { env });
+}
+
 export function rootfsRef(spec: RootfsSpec): string {
   const hash = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 12);
   return `ztunnel-harness/rootfs-${spec.name}:${hash}`;
@@ -52,6 +70,7 @@ export async function ensureRootfsImage(
   await rm(dir, { recursive: true, force: true });
   await makeDirectory(dir);
   try {
+    await ensureDebootstrap(step);
     const mirror = await debianMirror();
     step.note(`debootstrap ${spec.suite} (${spec.packages.length} packages) from ${mirror}`, true);
     await step.run('debootstrap', [
