@@ -31,6 +31,8 @@ export interface DockerEngine {
 
 export interface EngineOptions {
   layout?: EngineLayout;
+  /** How long a daemon we start may take to answer (default 60 s). */
+  startTimeoutMs?: number;
   /** The environment the user's engine is looked for with (DOCKER_HOST, PATH). */
   env?: NodeJS.ProcessEnv;
 }
@@ -93,7 +95,9 @@ export async function ensureDockerEngine(
 ): Promise<DockerEngine> {
   const layout = options.layout ?? engineLayout();
   const env = options.env ?? process.env;
-  const userVersion = await engineVersion({});
+  // Where docker and dockerd are looked for (tests put fakes first).
+  const path = { PATH: env['PATH'] };
+  const userVersion = await engineVersion(path);
   if (userVersion) {
     step.note(
       `using the Docker engine that answers (server ${userVersion}; DOCKER_HOST=${env['DOCKER_HOST'] ?? 'default'})`,
@@ -108,15 +112,21 @@ export async function ensureDockerEngine(
     };
   }
   const ours = { DOCKER_HOST: layout.dockerHost };
-  const running = await engineVersion(ours);
+  const running = await engineVersion({ ...path, ...ours });
   const wrapped = (await readMissingCapabilities()).length > 0;
   if (running) {
     step.note(`using our Docker engine, already running (server ${running}, ${layout.dockerHost})`, true);
     return { owner: 'ours', env: ours, serverVersion: running, wrapped, release: () => Promise.resolve() };
   }
   await installDockerEngine(step, env);
-  const pid = await startDaemon(step, layout, wrapped);
-  const started = await waitForAnswer(step, layout, pid, ours);
+  const pid = await startDaemon(step, layout, wrapped, env);
+  const started = await waitForAnswer(
+    step,
+    layout,
+    pid,
+    { ...path, ...ours },
+    options.startTimeoutMs ?? START_TIMEOUT_MS,
+  );
   step.note(
     `started our Docker engine (server ${started}, pid ${String(pid)}, ${layout.dockerHost}, log ${layout.log})`,
     true,
@@ -131,7 +141,12 @@ export async function ensureDockerEngine(
   };
 }
 
-async function startDaemon(step: ProvisionStep, layout: EngineLayout, wrapped: boolean): Promise<number> {
+async function startDaemon(
+  step: ProvisionStep,
+  layout: EngineLayout,
+  wrapped: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   await makeDirectory(layout.dir);
   await makeDirectory(layout.dataRoot);
   if (wrapped) {
@@ -145,6 +160,7 @@ async function startDaemon(step: ProvisionStep, layout: EngineLayout, wrapped: b
   const logFd = openSync(layout.log, 'a');
   try {
     const child = spawn('dockerd', ['--config-file', layout.config], {
+      env,
       detached: true,
       stdio: ['ignore', logFd, logFd],
     });
@@ -162,14 +178,16 @@ async function waitForAnswer(
   step: ProvisionStep,
   layout: EngineLayout,
   pid: number,
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
+  timeoutMs: number,
 ): Promise<string> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     step.signal?.throwIfAborted();
     const version = await engineVersion(env);
     if (version) return version;
-    if (!isAlive(pid) || Date.now() > deadline) {
+    const exited = !isAlive(pid);
+    if (exited || Date.now() > deadline) {
       await stopDaemon(layout, pid);
       const tail = (await readFile(layout.log, 'utf8').catch(() => ''))
         .trim()
@@ -178,7 +196,7 @@ async function waitForAnswer(
         .join(' | ');
       throw new HarnessError(
         ErrorCode.ProvisionFailed,
-        `our dockerd ${isAlive(pid) ? `did not answer within ${String(START_TIMEOUT_MS / 1000)} s` : 'exited'}: ${tail}; its log: ${layout.log}`,
+        `our dockerd ${exited ? 'exited' : `did not answer within ${String(timeoutMs / 1000)} s and was stopped`}: ${tail}; its log: ${layout.log}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -199,9 +217,9 @@ function isAlive(pid: number): boolean {
 export async function stopDaemon(layout: EngineLayout, pid?: number): Promise<void> {
   const target = pid ?? Number((await readFile(layout.pidfile, 'utf8').catch(() => '')).trim());
   if (!Number.isInteger(target) || target <= 0 || !isAlive(target)) return;
-  // A pidfile outlives its daemon: only a dockerd is ever signalled.
+  // A pidfile outlives its daemon: only a dockerd is signalled on its word.
   const comm = (await readFile(`/proc/${String(target)}/comm`, 'utf8').catch(() => '')).trim();
-  if (comm !== 'dockerd') return;
+  if (pid === undefined && comm !== 'dockerd') return;
   process.kill(target, 'SIGTERM');
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   while (isAlive(target) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
