@@ -1,6 +1,5 @@
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1DaemonSet, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { createSystemClock, ErrorCode, HarnessError, isHarnessError, waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
@@ -14,22 +13,21 @@ import type {
 import { createEventLog, workloadKey } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import { waitForEvent } from '../wait-for-event.ts';
-import { createClusterWatch } from './cluster-watch.ts';
 import type { ClusterWatch, WatchUpdate } from './cluster-watch.ts';
 import { awaitServing } from './await-serving.ts';
 import { checkCgroupVersion } from './docker-info.ts';
 import { checkIngressPortFree } from './ingress-port.ts';
 import { kindAddresses } from './kind-addresses.ts';
-import { buildKindConfig } from './kind-config.ts';
 import { POD_LOGS_DEADLINE_MS, saveFailureEvidence } from './kind-evidence.ts';
-import { buildKindControlPlane, ISTIOD } from './kind-manifests.ts';
 import { KIND_IMAGES } from './kind-images.ts';
-import { explainCreateFailure, refuseExistingCluster } from './kind-preflight.ts';
+import { refuseExistingCluster } from './kind-preflight.ts';
 import { createKindTools } from './kind-tools.ts';
 import type { KindTools } from './kind-tools.ts';
-import { createKubeApi } from './kube-api.ts';
 import type { KubeApi, PodLogRef } from './kube-api.ts';
 import { validateAgainstModels } from './model-check.ts';
+import { controlPlaneStep } from './up/control-plane.ts';
+import { createClusterStep } from './up/create-cluster.ts';
+import { loadImagesStep } from './up/load-images.ts';
 import { KIND_NETWORK, provisionKind } from './provision/kind-provisioner.ts';
 import type { KindProvisioned, NodeImageChoice } from './provision/kind-provisioner.ts';
 import { createStepRunner } from './provision/provision-step.ts';
@@ -415,61 +413,62 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     return (closing ??= teardown(err));
   };
 
-  /** After the images are built: the cluster, its images, the watches, istiod rolled out. */
+  /**
+   * After provisioning, the rest of up() as kind's create runs its actions: each a named step (a file
+   * in up/), timed, in this order.
+   */
   const createAndStart = async (
     platform: string,
     signal: AbortSignal | undefined,
     runner: StepRunner,
   ): Promise<void> => {
-    await runner.step('cluster', () => createCluster());
-    hasNodes = true;
-    options.onKubeconfig?.(kubeconfigPath);
-    signal?.throwIfAborted();
-    await runner.step('load-images', () =>
-      tools.loadImages({ name, images: KIND_IMAGES.map((i) => i.image), platform }),
-    );
-    await runner.step('control-plane', () => startControlPlane(signal));
-  };
-  const createCluster = (): Promise<void> =>
-    tools
-      .createCluster(
-        name,
-        buildKindConfig({
-          workers,
-          ingressHostPort,
-          ...(provisioned?.nodeImage ? { nodeImage: provisioned.nodeImage } : {}),
-        }),
-        options.waitS ?? 300,
-        kubeconfigPath,
-      )
-      .catch((err: unknown) => {
-        throw explainCreateFailure(err, ingressHostPort);
-      });
-  const startControlPlane = async (signal: AbortSignal | undefined): Promise<void> => {
-    const kc = new KubeConfig();
-    kc.loadFromString(await tools.kubeconfig(name));
-    api = createKubeApi(kc);
-    // Which node image ran, in the row (a column of its own needs a runs.csv schema change).
-    const image = provisioned?.nodeImage
-      ? ` (node image ${provisioned.nodeImage}, ${provisioned.nodeImageSource})`
-      : '';
-    facts['kubernetes_version'] = `${await api.serverVersion()}${image}`;
-    watch = createClusterWatch(kc);
-    watch.onUpdate(onUpdate);
-    watch.onError((err) => {
-      fail(
-        new HarnessError(ErrorCode.ComponentFailed, `watching kind cluster ${name} failed: ${err.message}`, {
-          cause: err,
-        }),
-      );
-    });
-    await watch.start();
-    // istiod first: ztunnel and the gateway exit when they cannot reach it (Kubernetes restarts them,
-    // and restarts before Ready are tolerated, but each costs a back-off).
-    await applyAll(buildKindControlPlane());
-    await waitRolledOut(ISTIOD, options.controlPlaneTimeoutMs ?? 180_000, signal).catch((err: unknown) => {
-      throw restarts.explain(err);
-    });
+    const steps: { name: string; run: () => Promise<void> }[] = [
+      {
+        name: 'cluster',
+        run: async () => {
+          await createClusterStep({
+            tools,
+            name,
+            workers,
+            ingressHostPort,
+            ...(provisioned?.nodeImage ? { nodeImage: provisioned.nodeImage } : {}),
+            waitS: options.waitS ?? 300,
+            kubeconfigPath,
+          });
+          hasNodes = true;
+          options.onKubeconfig?.(kubeconfigPath);
+        },
+      },
+      { name: 'load-images', run: () => loadImagesStep({ tools, name, platform }) },
+      {
+        name: 'control-plane',
+        run: () =>
+          controlPlaneStep({
+            tools,
+            name,
+            onUpdate,
+            fail,
+            apply: (_api, objects) => applyAll(objects),
+            waitRolledOut: (ref) =>
+              waitRolledOut(ref, options.controlPlaneTimeoutMs ?? 180_000, signal).catch((err: unknown) => {
+                throw restarts.explain(err);
+              }),
+            onConnected: (connected, watching, serverVersion) => {
+              api = connected;
+              watch = watching;
+              // Which node image ran, in the row (a column of its own needs a runs.csv schema change).
+              const image = provisioned?.nodeImage
+                ? ` (node image ${provisioned.nodeImage}, ${provisioned.nodeImageSource})`
+                : '';
+              facts['kubernetes_version'] = `${serverVersion}${image}`;
+            },
+          }),
+      },
+    ];
+    for (const step of steps) {
+      signal?.throwIfAborted();
+      await runner.step(step.name, step.run);
+    }
   };
 
   return {

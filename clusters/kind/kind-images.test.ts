@@ -15,7 +15,7 @@ const podSpecOf = (o: KubernetesObject): V1PodSpec | undefined =>
 // Found on the first real run: go-httpbin's published image was left to the nodes to pull, and no
 // registry is reachable (ImagePullBackOff). Every image a kind run names must be one we load.
 test('every image the kind E2 topology and its arms name is one of ours, built and loaded (none is pulled)', async () => {
-  const loaded = new Set(KIND_IMAGES.map((i) => i.image));
+  const loaded = new Set<string>(KIND_IMAGES.map((i) => i.image));
   for (const arm of [[], ['--mesh', 'off'], ['--prestop-sleep', '5']]) {
     const { params } = await parseExperimentArgs([
       '--backend',

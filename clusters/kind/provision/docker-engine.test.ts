@@ -41,7 +41,7 @@ test("no engine answers and ours cannot start: exit 3 naming the engine step, it
 });
 
 test('a dockerd of ours that never answers is stopped, not left running', async (t) => {
-  const { env, layout, runner, dir } = await setUp(t, `echo $$ > "${'$'}{0%/*}/dockerd.pid"; exec sleep 300`);
+  const { env, layout, runner, dir } = await setUp(t, 'echo $$ > "${0%/*}/dockerd.pid"; exec sleep 300');
   const started = runner.step('engine', (step) =>
     ensureDockerEngine(step, { layout, env, startTimeoutMs: 1500 }),
   );

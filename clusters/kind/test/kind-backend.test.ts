@@ -120,6 +120,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       `docker build --target proxyv2 --tag ${IMAGES.proxy}`,
       `docker build --target client --tag ${IMAGES.client}`,
       `docker build --target istiod --tag ${IMAGES.istiod}`,
+      `docker build --target httpbin --tag ${IMAGES.httpbin}`,
     ]);
     const create = calls.find((c) => c.args[0] === 'create');
     assert.deepEqual(create?.args, [

@@ -163,6 +163,8 @@ describe('kind mesh', () => {
       projectRoot: PROJECT_ROOT,
       tools,
       provision: fakeProvision({ PATH: fakes.path, FAKE_DIR: fakes.dir }),
+      // Not the default 18080, which a real kind run on this machine may hold (up() checks it is free).
+      ingressHostPort: 18390,
       controlPlaneTimeoutMs: 500,
     });
     t.after(() => backend.close());
