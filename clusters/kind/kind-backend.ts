@@ -111,6 +111,32 @@ export interface KindBackendOptions {
  * what the watches saw, stamped on the run's clock when it arrived (the server's own timestamps in
  * the detail). There is no timing model here: the latencies are measured.
  */
+/**
+ * ZTUNNEL_HARNESS_KIND_PROVISION=none: provision nothing: the engine, kind (from PATH), kind's default
+ * node image, our images (each `docker build --target <stage> --tag <image>` as the docker on PATH
+ * takes it) and the ingress port are the caller's. The commands' tests run the harness as a process
+ * against fake kind and docker this way, with an HTTP server on the ingress port standing in for
+ * docker-proxy.
+ */
+const PROVISION_NONE = process.env['ZTUNNEL_HARNESS_KIND_PROVISION'] === 'none';
+
+const provisionNone = async (runner: StepRunner): Promise<KindProvisioned> => {
+  await runner.step('images', async (step) => {
+    for (const { image, target } of KIND_IMAGES)
+      await step.run('docker', ['build', '--target', target, '--tag', image]);
+  });
+  return {
+    engineOwner: 'user',
+    release: () => Promise.resolve(),
+    kindPath: 'kind',
+    env: {},
+    nodeImage: '',
+    nodeImageSource: 'given',
+    kubernetesVersion: '',
+    ownCni: false,
+  };
+};
+
 /** `kindest/node:v1.37.0@sha256:...` -> v1.37.0 ('' when the reference has no version tag). */
 const kubernetesVersionOf = (ref: string): string => /:(v\d+\.\d+\.\d+)/.exec(ref)?.[1] ?? '';
 
@@ -340,11 +366,12 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
    * leftover cluster of this name, or cgroup v1 under a given node image whose kubelet refuses it.
    */
   const checkBeforeStarting = async (): Promise<void> => {
-    await checkIngressPortFree(ingressHostPort);
+    if (!PROVISION_NONE) await checkIngressPortFree(ingressHostPort);
     const answers = await tools.checkInstalled().then(
       () => true,
       (err: unknown) => {
-        if (isHarnessError(err, ErrorCode.ToolMissing)) return false;
+        // Ours starts in up() when none answers; with ZTUNNEL_HARNESS_KIND_PROVISION=none it must answer.
+        if (isHarnessError(err, ErrorCode.ToolMissing) && !PROVISION_NONE) return false;
         throw err;
       },
     );
@@ -490,7 +517,10 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       });
       try {
         // engine -> kind -> images (provisionKind), then cluster -> images loaded -> control plane.
-        provisioned = await (options.provision ?? defaultProvision(options.nodeImage ?? 'auto'))(runner);
+        const provision =
+          options.provision ??
+          (PROVISION_NONE ? provisionNone : defaultProvision(options.nodeImage ?? 'auto'));
+        provisioned = await provision(runner);
         tools = makeTools(provisioned.kindPath, provisioned.env);
         const platform = await checkMachine(provisioned.kubernetesVersion).catch(async (err: unknown) => {
           await provisioned?.release();

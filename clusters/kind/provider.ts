@@ -17,7 +17,9 @@ function parsePort(raw: string): number {
 
 /** `auto`, or a Docker image reference (name[:tag][@digest], no spaces). */
 function parseNodeImage(raw: string): string {
-  if (raw === 'auto' || /^[a-z0-9][a-z0-9._/:-]*(@sha256:[0-9a-f]{64})?$/.test(raw)) return raw;
+  const isReference =
+    /^[a-z0-9][a-z0-9._/:-]*(@sha256:[0-9a-f]{64})?$/.test(raw) && /[a-z]/.test(raw.split('@')[0] ?? '');
+  if (raw === 'auto' || (isReference && raw.length <= 255)) return raw;
   throw badInput('--node-image', 'auto or an image reference (name:tag, name@sha256:...)', raw);
 }
 

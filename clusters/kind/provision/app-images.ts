@@ -11,7 +11,6 @@ import {
   PROJECT_ROOT,
 } from '../../../lib/index.ts';
 import { pinnedEnvoyPath, pinnedToolPath } from '../../../lib/tools/index.ts';
-import { FORTIO } from '../../../harness/tools/fortio.ts';
 import { GO_HTTPBIN } from '../../../lib/tools/index.ts';
 import { buildImage, imageLabel } from './docker-images.ts';
 import type { DockerCli } from './docker-images.ts';
@@ -52,7 +51,6 @@ function binaryPaths(root: string, toolsDir: string): Record<string, string> {
     node: join(root, 'node_modules', 'node', 'bin', 'node'),
     envoy: pinnedEnvoyPath(toolsDir),
     'go-httpbin': pinnedToolPath(GO_HTTPBIN, toolsDir),
-    fortio: pinnedToolPath(FORTIO, toolsDir),
   };
 }
 
@@ -87,7 +85,7 @@ async function hashTree(dir: string): Promise<string> {
 /**
  * The build context, staged from the repository and the tools folder: the Dockerfile, Node 24 (the
  * `node` package's binary), app/ (package files, runtime node_modules, our sources without tests),
- * Envoy, go-httpbin and fortio as `npm run tools` pinned them.
+ * Envoy and go-httpbin as `npm run tools` pinned them.
  */
 export async function stageAppContext(
   step: ProvisionStep,

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { KubernetesObject, V1PodSpec } from '@kubernetes/client-node';
 import { PROJECT_ROOT } from '../../lib/index.ts';
-import { parseExperimentArgs } from '../../harness/cli/experiment-args.ts';
-import { scenarioManifests } from '../../harness/run/scenario-manifests.ts';
-import { KIND_IMAGES } from './kind-images.ts';
-import { buildKindControlPlane } from './kind-manifests.ts';
+import { parseExperimentArgs } from '../cli/experiment-args.ts';
+import { scenarioManifests } from './scenario-manifests.ts';
+import { KIND_IMAGES } from '../../clusters/kind/kind-images.ts';
+import { buildKindControlPlane } from '../../clusters/kind/kind-manifests.ts';
 
 const podSpecOf = (o: KubernetesObject): V1PodSpec | undefined =>
   (o as { spec?: { template?: { spec?: V1PodSpec } } }).spec?.template?.spec;
