@@ -13,9 +13,10 @@ import {
 import { engineLayout } from '../../clusters/kind/provision/engine-layout.ts';
 import { createStepRunner } from '../../clusters/kind/provision/provision-step.ts';
 import { runMain } from '../cli/run-main.ts';
+import { addVersionOption } from '../cli/version.ts';
 
 runMain(async (signal) => {
-  const program = new Command('kind-engine')
+  const program = addVersionOption(new Command('kind-engine'))
     .description("start, stop or show our own Docker daemon for the kind backend (never the user's)")
     .addArgument(new Argument('<action>').choices(['start', 'stop', 'status']))
     .exitOverride();
