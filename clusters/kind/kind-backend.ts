@@ -1,6 +1,5 @@
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1DaemonSet, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { createSystemClock, ErrorCode, HarnessError, isHarnessError, waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
@@ -14,21 +13,25 @@ import type {
 import { createEventLog, workloadKey } from '../events.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import { waitForEvent } from '../wait-for-event.ts';
-import { createClusterWatch } from './cluster-watch.ts';
 import type { ClusterWatch, WatchUpdate } from './cluster-watch.ts';
 import { awaitServing } from './await-serving.ts';
 import { checkCgroupVersion } from './docker-info.ts';
+import { checkIngressPortFree } from './ingress-port.ts';
 import { kindAddresses } from './kind-addresses.ts';
-import { buildKindConfig } from './kind-config.ts';
 import { POD_LOGS_DEADLINE_MS, saveFailureEvidence } from './kind-evidence.ts';
-import { buildKindControlPlane, ISTIOD } from './kind-manifests.ts';
 import { KIND_IMAGES } from './kind-images.ts';
-import { explainCreateFailure, refuseExistingCluster } from './kind-preflight.ts';
+import { refuseExistingCluster } from './kind-preflight.ts';
 import { createKindTools } from './kind-tools.ts';
 import type { KindTools } from './kind-tools.ts';
-import { createKubeApi } from './kube-api.ts';
 import type { KubeApi, PodLogRef } from './kube-api.ts';
 import { validateAgainstModels } from './model-check.ts';
+import { controlPlaneStep } from './up/control-plane.ts';
+import { createClusterStep } from './up/create-cluster.ts';
+import { loadImagesStep } from './up/load-images.ts';
+import { KIND_NETWORK, provisionKind } from './provision/kind-provisioner.ts';
+import type { KindProvisioned, NodeImageChoice } from './provision/kind-provisioner.ts';
+import { createStepRunner } from './provision/provision-step.ts';
+import type { StepRunner, StepTiming } from './provision/provision-step.ts';
 import { endpointChanges, podChanges } from './pod-events.ts';
 import { ownerOf, toPodInfo } from './pod-info.ts';
 import { createPodLogStore } from './pod-logs.ts';
@@ -86,6 +89,20 @@ export interface KindBackendOptions {
   controlPlaneTimeoutMs?: number;
   /** How long close() waits for our pods to be gone before deleting the cluster (default 20 s). */
   closeWaitMs?: number;
+  /** `--node-image`: auto (ours from the registries unless the official one runs here) or a reference. */
+  nodeImage?: NodeImageChoice;
+  /**
+   * engine -> kind -> images, each a step (default provisionKind: the Docker engine that answers or
+   * ours started, kind pinned, the node image and our images built from the package registries, or
+   * found built). Tests inject a fake that builds through the fake docker.
+   */
+  provision?: (runner: StepRunner) => Promise<KindProvisioned>;
+  /** Where each step's log goes (default: steps/ beside logDir). */
+  stepLogDir?: string;
+  /** Told each step's time as it ends (the run folder's steps.csv). */
+  onStep?: (timing: StepTiming) => void;
+  /** Each step's start and end, with its log ("kind: images: done in 12.3 s"). */
+  onProgress?: (text: string) => void;
 }
 
 /**
@@ -94,6 +111,41 @@ export interface KindBackendOptions {
  * what the watches saw, stamped on the run's clock when it arrived (the server's own timestamps in
  * the detail). There is no timing model here: the latencies are measured.
  */
+/**
+ * ZTUNNEL_HARNESS_KIND_PROVISION=none: provision nothing: the engine, kind (from PATH), kind's default
+ * node image, our images (each `docker build --target <stage> --tag <image>` as the docker on PATH
+ * takes it) and the ingress port are the caller's. The commands' tests run the harness as a process
+ * against fake kind and docker this way, with an HTTP server on the ingress port standing in for
+ * docker-proxy.
+ */
+const PROVISION_NONE = process.env['ZTUNNEL_HARNESS_KIND_PROVISION'] === 'none';
+
+const provisionNone = async (runner: StepRunner): Promise<KindProvisioned> => {
+  await runner.step('images', async (step) => {
+    for (const { image, target } of KIND_IMAGES)
+      await step.run('docker', ['build', '--target', target, '--tag', image]);
+  });
+  return {
+    engineOwner: 'user',
+    release: () => Promise.resolve(),
+    kindPath: 'kind',
+    env: {},
+    nodeImage: '',
+    nodeImageSource: 'given',
+    kubernetesVersion: '',
+    ownCni: false,
+  };
+};
+
+/** `kindest/node:v1.37.0@sha256:...` -> v1.37.0 ('' when the reference has no version tag). */
+const kubernetesVersionOf = (ref: string): string => /:(v\d+\.\d+\.\d+)/.exec(ref)?.[1] ?? '';
+
+/** The provisioning a real run does: provisionKind with our images (kind-images.ts). */
+const defaultProvision =
+  (nodeImage: NodeImageChoice) =>
+  (runner: StepRunner): Promise<KindProvisioned> =>
+    provisionKind(runner, { nodeImage, images: KIND_IMAGES });
+
 export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const clock = options.clock ?? createSystemClock();
   const name = options.name ?? 'ztunnel-harness';
@@ -101,16 +153,24 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const ingressHostPort = options.ingressHostPort ?? DEFAULT_INGRESS_HOST_PORT;
   /** Aborted with up()'s signal: kills the default tools' docker build, kind create and kind load. */
   const cancelTools = new AbortController();
-  const tools =
+  const makeTools = (kindPath?: string, env: Record<string, string> = {}): KindTools =>
     options.tools ??
     createKindTools({
       buildContext: options.projectRoot,
       signal: cancelTools.signal,
-      ...(options.toolsEnv ? { env: options.toolsEnv } : {}),
+      env: { ...options.toolsEnv, ...env },
+      ...(kindPath ? { kind: kindPath } : {}),
     });
+  /** Before provisioning: kind and docker from PATH; after it, the pinned kind and the engine's env. */
+  let tools = makeTools();
+  let provisioned: KindProvisioned | undefined;
   const kubeconfigPath = options.kubeconfigPath ?? join(tmpdir(), `${name}.kubeconfig`);
   const logDir = options.logDir ?? join(tmpdir(), `${name}-logs`, 'pods');
   const kindLogsDir = options.kindLogsDir ?? join(dirname(logDir), 'kind-logs');
+  const stepLogDir = options.stepLogDir ?? join(dirname(logDir), 'steps');
+  const say = (text: string): void => {
+    options.onProgress?.(`kind: ${text}`);
+  };
   const podLogs = createPodLogStore();
   const events = createEventLog();
   const failureListeners = new Set<(err: HarnessError) => void>();
@@ -275,22 +335,50 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
   const teardown = async (failure?: unknown): Promise<void> => {
     if (failure !== undefined && hasNodes && !isInterruption(failure)) await keepEvidence();
     await watch?.stop();
-    if (created && !options.keepCluster) await tools.deleteCluster(name, kubeconfigPath);
+    if (created && !options.keepCluster) {
+      await tools.deleteCluster(name, kubeconfigPath);
+      // Our network goes with our cluster (kind leaves the networks it makes).
+      if (provisioned?.env['KIND_EXPERIMENTAL_DOCKER_NETWORK'] === KIND_NETWORK)
+        await tools.removeNetwork(KIND_NETWORK);
+    }
     created = false;
     hasNodes = false;
+    // A kept cluster keeps its engine; otherwise a daemon this run started is stopped.
+    if (!options.keepCluster) await provisioned?.release();
   };
   /**
    * Docker and kind answer, the engine runs cgroup v2, and no cluster of this name exists (ToolMissing
    * or BadInput, exit 2); records the versions and the image store. Returns the engine's platform.
    */
-  const checkMachine = async (): Promise<string> => {
+  const checkMachine = async (kubernetesVersion: string): Promise<string> => {
     const versions = await tools.checkInstalled();
     const docker = await tools.dockerInfo();
-    checkCgroupVersion(docker);
+    checkCgroupVersion(docker, kubernetesVersion);
     facts['kind_version'] = versions.kindVersion;
     facts['docker_server_version'] = `${versions.dockerServerVersion} (image store: ${docker.imageStore})`;
     await refuseExistingCluster(tools, name);
     return docker.platform;
+  };
+
+  /**
+   * What can be refused before anything starts: the ingress port taken; where an engine and kind
+   * answer already (ours may not have started yet: then up() asks again after provisioning), a
+   * leftover cluster of this name, or cgroup v1 under a given node image whose kubelet refuses it.
+   */
+  const checkBeforeStarting = async (): Promise<void> => {
+    if (!PROVISION_NONE) await checkIngressPortFree(ingressHostPort);
+    const answers = await tools.checkInstalled().then(
+      () => true,
+      (err: unknown) => {
+        // Ours starts in up() when none answers; with ZTUNNEL_HARNESS_KIND_PROVISION=none it must answer.
+        if (isHarnessError(err, ErrorCode.ToolMissing) && !PROVISION_NONE) return false;
+        throw err;
+      },
+    );
+    if (!answers) return;
+    const choice = options.nodeImage ?? 'auto';
+    if (choice !== 'auto') checkCgroupVersion(await tools.dockerInfo(), kubernetesVersionOf(choice));
+    await refuseExistingCluster(tools, name);
   };
 
   /** Aborts a drain in progress: destroy() during close() deletes the cluster at once. */
@@ -352,42 +440,62 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     return (closing ??= teardown(err));
   };
 
-  /** After the images are built: the cluster, its images, the watches, istiod rolled out. */
-  const createAndStart = async (platform: string, signal: AbortSignal | undefined): Promise<void> => {
-    await tools
-      .createCluster(
-        name,
-        buildKindConfig({ workers, ingressHostPort }),
-        options.waitS ?? 300,
-        kubeconfigPath,
-      )
-      .catch((err: unknown) => {
-        throw explainCreateFailure(err, ingressHostPort);
-      });
-    hasNodes = true;
-    options.onKubeconfig?.(kubeconfigPath);
-    signal?.throwIfAborted();
-    await tools.loadImages({ name, images: KIND_IMAGES.map((i) => i.image), platform });
-    const kc = new KubeConfig();
-    kc.loadFromString(await tools.kubeconfig(name));
-    api = createKubeApi(kc);
-    facts['kubernetes_version'] = await api.serverVersion();
-    watch = createClusterWatch(kc);
-    watch.onUpdate(onUpdate);
-    watch.onError((err) => {
-      fail(
-        new HarnessError(ErrorCode.ComponentFailed, `watching kind cluster ${name} failed: ${err.message}`, {
-          cause: err,
-        }),
-      );
-    });
-    await watch.start();
-    // istiod first: ztunnel and the gateway exit when they cannot reach it (Kubernetes restarts them,
-    // and restarts before Ready are tolerated, but each costs a back-off).
-    await applyAll(buildKindControlPlane());
-    await waitRolledOut(ISTIOD, options.controlPlaneTimeoutMs ?? 180_000, signal).catch((err: unknown) => {
-      throw restarts.explain(err);
-    });
+  /**
+   * After provisioning, the rest of up() as kind's create runs its actions: each a named step (a file
+   * in up/), timed, in this order.
+   */
+  const createAndStart = async (
+    platform: string,
+    signal: AbortSignal | undefined,
+    runner: StepRunner,
+  ): Promise<void> => {
+    const steps: { name: string; run: () => Promise<void> }[] = [
+      {
+        name: 'cluster',
+        run: async () => {
+          await createClusterStep({
+            tools,
+            name,
+            workers,
+            ingressHostPort,
+            ...(provisioned?.nodeImage ? { nodeImage: provisioned.nodeImage } : {}),
+            waitS: options.waitS ?? 300,
+            kubeconfigPath,
+          });
+          hasNodes = true;
+          options.onKubeconfig?.(kubeconfigPath);
+        },
+      },
+      { name: 'load-images', run: () => loadImagesStep({ tools, name, platform }) },
+      {
+        name: 'control-plane',
+        run: () =>
+          controlPlaneStep({
+            tools,
+            name,
+            onUpdate,
+            fail,
+            apply: (_api, objects) => applyAll(objects),
+            waitRolledOut: (ref) =>
+              waitRolledOut(ref, options.controlPlaneTimeoutMs ?? 180_000, signal).catch((err: unknown) => {
+                throw restarts.explain(err);
+              }),
+            onConnected: (connected, watching, serverVersion) => {
+              api = connected;
+              watch = watching;
+              // Which node image ran, in the row (a column of its own needs a runs.csv schema change).
+              const image = provisioned?.nodeImage
+                ? ` (node image ${provisioned.nodeImage}, ${provisioned.nodeImageSource})`
+                : '';
+              facts['kubernetes_version'] = `${serverVersion}${image}`;
+            },
+          }),
+      },
+    ];
+    for (const step of steps) {
+      signal?.throwIfAborted();
+      await runner.step(step.name, step.run);
+    }
   };
 
   return {
@@ -396,20 +504,35 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     async up(signal) {
       signal?.throwIfAborted();
       upSignal = signal;
-      const platform = await checkMachine();
+      await checkBeforeStarting();
       const cancel = (): void => {
         cancelTools.abort(signal?.reason);
       };
       signal?.addEventListener('abort', cancel, { once: true });
+      const runner = createStepRunner({
+        logDir: stepLogDir,
+        write: say,
+        signal: cancelTools.signal,
+        ...(options.onStep ? { onTiming: options.onStep } : {}),
+      });
       try {
-        for (const image of KIND_IMAGES) await tools.buildImage(image.image, image.target);
+        // engine -> kind -> images (provisionKind), then cluster -> images loaded -> control plane.
+        const provision =
+          options.provision ??
+          (PROVISION_NONE ? provisionNone : defaultProvision(options.nodeImage ?? 'auto'));
+        provisioned = await provision(runner);
+        tools = makeTools(provisioned.kindPath, provisioned.env);
+        const platform = await checkMachine(provisioned.kubernetesVersion).catch(async (err: unknown) => {
+          await provisioned?.release();
+          throw err;
+        });
         signal?.throwIfAborted();
         // Ours from before create: a cluster kind leaves half-made (Ctrl-C or SIGTERM during
         // `kind create`, which installs no signal handler and so never cleans up) is deleted too,
         // and `kind delete cluster` of one that is not there succeeds.
         created = true;
         try {
-          await createAndStart(platform, signal);
+          await createAndStart(platform, signal, runner);
         } catch (err) {
           await teardown(err);
           throw err;
@@ -529,9 +652,9 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
         `(kind: no logs saved for ${pod} yet; they are saved at close, or at a failure, into ${logDir}; kubectl logs -n ${pod.replace('/', ' ')})`,
       ],
     // Docker's engine and kind answer, cgroup v2, no leftover cluster of this name (exit 2 otherwise).
-    preflight: async () => {
-      await checkMachine();
-    },
+    // The ingress port free; where an engine and kind answer already, no leftover cluster of this
+    // name and no given node image its cgroup version refuses (exit 2 before anything starts).
+    preflight: () => checkBeforeStarting(),
     describe: () => ({ backend: 'kind', ...facts }),
     close,
     destroy,

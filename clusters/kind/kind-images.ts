@@ -1,12 +1,14 @@
 import { IMAGES } from '../manifests/index.ts';
 
 /**
- * Each of our images the manifests name, built from one Dockerfile stage (`docker build --target`).
- * httpbin is go-httpbin's published image, which kind's nodes pull themselves.
+ * Each image the manifests name on kind, built from one Dockerfile stage (`docker build --target`,
+ * provision/app-images.ts) and loaded into the nodes: no node pulls anything. httpbin is go-httpbin
+ * v2.26.0 built from its module (the published image's name and entrypoint, our build of it).
  */
 export const KIND_IMAGES = [
   { image: IMAGES.ztunnel, target: 'ztunnel' },
   { image: IMAGES.proxy, target: 'proxyv2' },
   { image: IMAGES.client, target: 'client' },
   { image: IMAGES.istiod, target: 'istiod' },
+  { image: IMAGES.httpbin, target: 'httpbin' },
 ] as const;

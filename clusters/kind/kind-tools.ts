@@ -16,11 +16,11 @@ export interface KindToolsOptions {
   /** Executables (default `kind` and `docker` on PATH). */
   kind?: string;
   docker?: string;
-  /** Where `docker build` runs (the repository root, with the Dockerfile). */
+  /** Where the commands run (the repository root). */
   buildContext: string;
   env?: Record<string, string>;
   /**
-   * Cancels the long steps (docker build, kind create, kind load, docker save): execa sends SIGTERM,
+   * Cancels the long steps (kind create, kind load, docker save): execa sends SIGTERM,
    * then SIGKILL after 5 s. Never the teardown (`kind delete cluster`, `kind export logs`,
    * `kind get ...`), which must still run after an abort.
    */
@@ -43,7 +43,8 @@ export interface KindTools {
   listClusters(): Promise<string[]>;
   /** kind writes the cluster's credentials to `kubeconfig` only (never the user's ~/.kube/config). */
   createCluster(name: string, configYaml: string, waitS: number, kubeconfig: string): Promise<void>;
-  buildImage(image: string, target: string): Promise<void>;
+  /** `docker network rm`: our kind network once our cluster is gone (a network in use stays). */
+  removeNetwork(name: string): Promise<void>;
   loadImages(options: LoadImagesOptions): Promise<void>;
   kubeconfig(name: string): Promise<string>;
   /** `kind export logs <dir> --name <name>`: nodes' journals, kubelet and container logs. */
@@ -130,14 +131,9 @@ export function createKindTools(options: KindToolsOptions): KindTools {
         { input: configYaml, cancellable: true },
       );
     },
-    async buildImage(image, target) {
-      // No provenance attestation: with Docker 29's containerd image store the attestation manifest
-      // makes `kind load docker-image` fail (kind #4066, #3795).
-      await run(
-        docker,
-        ['build', '--target', target, '--provenance=false', '--tag', image, '--file', 'Dockerfile', '.'],
-        { cancellable: true },
-      );
+    async removeNetwork(network) {
+      // Best effort: a network another cluster still uses stays, and one that is gone is fine.
+      await run(docker, ['network', 'rm', network]).catch(() => undefined);
     },
     async loadImages(load) {
       try {

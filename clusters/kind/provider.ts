@@ -15,6 +15,14 @@ function parsePort(raw: string): number {
   return port;
 }
 
+/** `auto`, or a Docker image reference (name[:tag][@digest], no spaces). */
+function parseNodeImage(raw: string): string {
+  const isReference =
+    /^[a-z0-9][a-z0-9._/:-]*(@sha256:[0-9a-f]{64})?$/.test(raw) && /[a-z]/.test(raw.split('@')[0] ?? '');
+  if (raw === 'auto' || (isReference && raw.length <= 255)) return raw;
+  throw badInput('--node-image', 'auto or an image reference (name:tag, name@sha256:...)', raw);
+}
+
 /** --kind-ingress-port, which kind-smoke takes too. */
 export const KIND_INGRESS_PORT = {
   key: 'kind-ingress-port',
@@ -37,11 +45,20 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   ],
   // kind pulls nothing (images are loaded) but schedules real pods and probes them: give it longer.
   readyTimeoutMs: 300_000,
-  bringUpText: 'building images, creating the kind cluster, loading images, starting istiod (minutes)',
+  bringUpText:
+    'Docker engine, kind, the node image and our images (built once, from the package registries), the kind cluster, images loaded, istiod (minutes; each step timed, its log in the run folder)',
   // ztunnel on the node's address (no CNI to put it in the pods), the gateway on a NodePort.
   manifestProfile: { ztunnel: { inPod: false }, gateway: { nodePort: GATEWAY_NODE_PORT } },
   options: [
     KIND_INGRESS_PORT,
+    {
+      key: 'node-image',
+      flags: '--node-image <auto|ref>',
+      description:
+        "kind: the node image: auto (kind's official image when it can be had and runs on this host's cgroup version, else ours built from the package registries, cached) or an image reference the Docker engine has",
+      parse: parseNodeImage,
+      default: 'auto',
+    },
     {
       key: 'keep-cluster',
       flags: '--keep-cluster',
@@ -53,15 +70,17 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   prepareTools: () => Promise.resolve({ path: '/usr/local/bin/envoy', version: ENVOY.version }),
   create: (_params, { clock, settings = {}, kubeconfigPath, logDir, write }) => {
     const ingressHostPort = settings['kind-ingress-port'];
+    const nodeImage = settings['node-image'];
     return createKindBackend({
       clock,
       projectRoot: PROJECT_ROOT,
       ...(typeof ingressHostPort === 'number' ? { ingressHostPort } : {}),
       ...(settings['keep-cluster'] === true ? { keepCluster: true } : {}),
+      ...(typeof nodeImage === 'string' ? { nodeImage } : {}),
       ...(kubeconfigPath ? { kubeconfigPath } : {}),
       // Pod logs into the run folder (runDir/pods), a failed run's `kind export logs` beside them.
       ...(logDir ? { logDir } : {}),
-      ...(write ? { onLogs: write } : {}),
+      ...(write ? { onLogs: write, onProgress: write } : {}),
       onKubeconfig: (path) =>
         write?.(`kind: the cluster's kubeconfig is ${path} (KUBECONFIG=${path} kubectl get pods -A)\n`),
     });

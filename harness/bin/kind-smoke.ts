@@ -34,6 +34,11 @@ runMain(async (signal) => {
         .default(KIND_INGRESS_PORT.default),
     )
     .option(
+      '--node-image <auto|ref>',
+      "the node image: auto (kind's official image where it can be had and runs here, else ours built from the package registries, cached) or an image reference the engine has",
+      'auto',
+    )
+    .option(
       '--results-dir <dir>',
       'where the smoke folder (pod logs, kind export logs) goes',
       DEFAULT_RESULTS_DIR,
@@ -41,7 +46,7 @@ runMain(async (signal) => {
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);
-  const options = program.opts<{ kindIngressPort: number; resultsDir: string }>();
+  const options = program.opts<{ kindIngressPort: number; resultsDir: string; nodeImage: string }>();
   // E2's topology on kind, from the same defaults and manifests as `--backend kind --scenario
   // workload-rollout` (node-address ztunnel, the gateway's NodePort, three ambient httpbin pods).
   const { params } = await parseExperimentArgs([
@@ -51,6 +56,9 @@ runMain(async (signal) => {
     'workload-rollout',
     '--kind-ingress-port',
     String(options.kindIngressPort),
+    // Checked there as for an experiment (exit 2 before anything starts).
+    '--node-image',
+    options.nodeImage,
   ]);
   if (!params) throw new Error('workload-rollout has no parameters');
   const clock = createSystemClock();
@@ -66,7 +74,12 @@ runMain(async (signal) => {
     ingressHostPort: options.kindIngressPort,
     logDir: join(dir, 'pods'),
     kindLogsDir: join(dir, 'kind-logs'),
+    nodeImage: options.nodeImage,
     onLogs: (message) => process.stdout.write(message),
+    // Each step (engine, kind, node image, images, cluster, ...) timed; steps.csv and logs in steps/.
+    onProgress: (message) => {
+      say(message.trimEnd());
+    },
   });
   try {
     say(`creating the kind cluster, building and loading images (several minutes); evidence in ${dir}`);

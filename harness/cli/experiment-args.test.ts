@@ -51,6 +51,10 @@ const ACCEPTED: Readonly<Record<string, { values: readonly string[]; why: string
     why: 'a folder name like any other, made in the current folder',
   },
   '--retry-on': { values: ['', '  '], why: "Envoy's empty retry_on: no retries" },
+  '--node-image': {
+    values: ['60x', '1d', '1e3'],
+    why: 'an image name like any other (lower-case letters and digits); the engine is asked for it before anything starts',
+  },
 };
 
 /** A flag given with no value, or a switch given one: commander's own refusals. */

@@ -8,6 +8,7 @@ import { createKindTools } from '../kind-tools.ts';
 import { startApiServerDouble } from './api-server-double.ts';
 import { startControllerDouble } from './controller-double.ts';
 import { createFakeKindAndDocker, kindKubeconfig } from './fake-kind-docker.ts';
+import { fakeProvision } from './fake-provision.ts';
 
 const NAME = 'contract';
 let port = 18300;
@@ -25,6 +26,7 @@ describeBackendContract('kind', {
       name: NAME,
       projectRoot: PROJECT_ROOT,
       tools,
+      provision: fakeProvision({ PATH: fakes.path, FAKE_DIR: fakes.dir }),
       ingressHostPort: port++,
     });
     // The backend first (its close talks to the API server), then the cluster's doubles.

@@ -22,6 +22,7 @@ import { startApiServerDouble } from './api-server-double.ts';
 import type { ApiServerDouble, RecordedRequest } from './api-server-double.ts';
 import { createFakeKindAndDocker, kindKubeconfig } from './fake-kind-docker.ts';
 import type { FakeTools } from './fake-kind-docker.ts';
+import { fakeProvision } from './fake-provision.ts';
 
 type After = { after: (fn: () => Promise<void>) => void };
 const NAME = 'harness-test';
@@ -36,7 +37,13 @@ async function setUp(t: After, env: Record<string, string> = {}) {
     buildContext: PROJECT_ROOT,
     env: { PATH: fakes.path, FAKE_DIR: fakes.dir, ...env },
   });
-  const backend = createKindBackend({ name: NAME, projectRoot: PROJECT_ROOT, tools, ingressHostPort: 18181 });
+  const backend = createKindBackend({
+    name: NAME,
+    projectRoot: PROJECT_ROOT,
+    tools,
+    provision: fakeProvision({ PATH: fakes.path, FAKE_DIR: fakes.dir, ...env }),
+    ingressHostPort: 18181,
+  });
   t.after(() => backend.close());
   return { api, fakes, backend };
 }
@@ -94,7 +101,14 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     const { api, fakes, backend } = await upAndWatching(t);
     const calls = await fakes.calls();
     const line = (c: { tool: string; args: string[] }): string => `${c.tool} ${c.args.join(' ')}`;
-    assert.deepEqual(calls.slice(0, 4).map(line), [
+    // What can be refused before anything starts, then (after the images) the engine's facts.
+    assert.deepEqual(calls.slice(0, 3).map(line), [
+      'docker version --format {{.Server.Version}}',
+      'kind version',
+      'kind get clusters',
+    ]);
+    const afterBuilds = calls.slice(3 + KIND_IMAGES.length).map(line);
+    assert.deepEqual(afterBuilds.slice(0, 4), [
       'docker version --format {{.Server.Version}}',
       'kind version',
       'docker info --format {{json .}}',
@@ -102,10 +116,11 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     ]);
     const builds = calls.filter((c) => c.tool === 'docker' && c.args[0] === 'build').map(line);
     assert.deepEqual(builds, [
-      `docker build --target ztunnel --provenance=false --tag ${IMAGES.ztunnel} --file Dockerfile .`,
-      `docker build --target proxyv2 --provenance=false --tag ${IMAGES.proxy} --file Dockerfile .`,
-      `docker build --target client --provenance=false --tag ${IMAGES.client} --file Dockerfile .`,
-      `docker build --target istiod --provenance=false --tag ${IMAGES.istiod} --file Dockerfile .`,
+      `docker build --target ztunnel --tag ${IMAGES.ztunnel}`,
+      `docker build --target proxyv2 --tag ${IMAGES.proxy}`,
+      `docker build --target client --tag ${IMAGES.client}`,
+      `docker build --target istiod --tag ${IMAGES.istiod}`,
+      `docker build --target httpbin --tag ${IMAGES.httpbin}`,
     ]);
     const create = calls.find((c) => c.args[0] === 'create');
     assert.deepEqual(create?.args, [

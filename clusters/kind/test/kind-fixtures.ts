@@ -14,6 +14,7 @@ import type { ApiServerDouble, ApiServerDoubleOptions } from './api-server-doubl
 import { startControllerDouble } from './controller-double.ts';
 import { createFakeKindAndDocker, kindKubeconfig } from './fake-kind-docker.ts';
 import type { FakeTools } from './fake-kind-docker.ts';
+import { fakeProvision } from './fake-provision.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };
 
@@ -72,10 +73,12 @@ export async function startKindFixture(t: After, options: KindFixtureOptions = {
   const controllers = options.controllers ? startControllerDouble(api) : undefined;
   const fakes = await createFakeKindAndDocker(kindKubeconfig(name, api.url));
   const told: string[] = [];
+  const toolsEnv = { PATH: fakes.path, FAKE_DIR: fakes.dir, ...options.env };
   const backend = createKindBackend({
     name,
     projectRoot: PROJECT_ROOT,
-    toolsEnv: { PATH: fakes.path, FAKE_DIR: fakes.dir, ...options.env },
+    toolsEnv,
+    provision: fakeProvision(toolsEnv),
     ingressHostPort: nextPort++,
     kubeconfigPath: join(runDir, 'kubeconfig'),
     logDir: join(runDir, 'pods'),

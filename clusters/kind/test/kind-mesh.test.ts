@@ -30,6 +30,7 @@ import { createKindTools } from '../kind-tools.ts';
 import { validateAgainstModels } from '../model-check.ts';
 import { startApiServerDouble } from './api-server-double.ts';
 import { createFakeKindAndDocker, kindKubeconfig } from './fake-kind-docker.ts';
+import { fakeProvision } from './fake-provision.ts';
 
 /** An HTTP server answering the given statuses in turn (the last one from then on). */
 async function statusServer(t: { after: (fn: () => void) => void }, statuses: number[]) {
@@ -161,6 +162,9 @@ describe('kind mesh', () => {
       name: 'istiod-test',
       projectRoot: PROJECT_ROOT,
       tools,
+      provision: fakeProvision({ PATH: fakes.path, FAKE_DIR: fakes.dir }),
+      // Not the default 18080, which a real kind run on this machine may hold (up() checks it is free).
+      ingressHostPort: 18390,
       controlPlaneTimeoutMs: 500,
     });
     t.after(() => backend.close());

@@ -30,7 +30,7 @@ test('--backend kind refuses what kind cannot run, and a missing Docker engine, 
       reject: false,
       stdin: 'ignore',
       timeout: 20_000,
-      env: { PATH: fakes.path, FAKE_DIR: fakes.dir, ...env },
+      env: { PATH: fakes.path, FAKE_DIR: fakes.dir, ZTUNNEL_HARNESS_KIND_PROVISION: 'none', ...env },
     });
   // One message shape for everything kind lacks (clusters/capabilities.ts): what asked, the value,
   // the capability it needs and why, and the backend that has it.
@@ -122,14 +122,19 @@ test(
         '--results-dir',
         dir,
       ],
-      { reject: false, stdin: 'ignore', timeout: 80_000, env: { PATH: fakes.path, FAKE_DIR: fakes.dir } },
+      {
+        reject: false,
+        stdin: 'ignore',
+        timeout: 80_000,
+        env: { PATH: fakes.path, FAKE_DIR: fakes.dir, ZTUNNEL_HARNESS_KIND_PROVISION: 'none' },
+      },
     );
     assert.equal(result.exitCode, 0, result.stdout + result.stderr);
 
     const calls = (await fakes.calls()).map((c) => `${c.tool} ${c.args.slice(0, 2).join(' ')}`);
     // Ours; httpbin is go-httpbin's published image, which kind's nodes pull.
     // ztunnel, proxyv2 (pilot-agent + Envoy, for the gateway and the sidecar), client, istiod.
-    assert.equal(calls.filter((c) => c === 'docker build --target').length, 4, 'four images built');
+    assert.equal(calls.filter((c) => c === 'docker build --target').length, 5, 'five images built');
     for (const step of ['kind create cluster', 'kind load docker-image', 'kind delete cluster'])
       assert.ok(calls.includes(step), step);
     // kind keeps to the run folder's kubeconfig: the user's ~/.kube/config is never written.
@@ -187,7 +192,12 @@ test('a kind run that could not run exits 3, not the 1 of a failed verdict, and 
       reject: false,
       stdin: 'ignore',
       timeout: 60_000,
-      env: { PATH: fakes.path, FAKE_DIR: fakes.dir, FAKE_KIND_CREATE_FAIL: '1' },
+      env: {
+        PATH: fakes.path,
+        FAKE_DIR: fakes.dir,
+        ZTUNNEL_HARNESS_KIND_PROVISION: 'none',
+        FAKE_KIND_CREATE_FAIL: '1',
+      },
     },
   );
   assert.equal(result.exitCode, 3, result.stdout + result.stderr);

@@ -26,6 +26,7 @@ test('the commands are the package scripts', () => {
     'cluster',
     'compare',
     'experiment',
+    'kind-engine',
     'kind-smoke',
     'report',
     'ztunnel-conformance',

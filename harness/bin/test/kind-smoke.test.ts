@@ -82,7 +82,12 @@ for (const meshLogs of [true, false])
       const result = await execa(
         process.execPath,
         [SMOKE, '--kind-ingress-port', String(port), '--results-dir', dir],
-        { reject: false, stdin: 'ignore', timeout: 80_000, env: { PATH: fakes.path, FAKE_DIR: fakes.dir } },
+        {
+          reject: false,
+          stdin: 'ignore',
+          timeout: 80_000,
+          env: { PATH: fakes.path, FAKE_DIR: fakes.dir, ZTUNNEL_HARNESS_KIND_PROVISION: 'none' },
+        },
       );
       const output = result.stdout + result.stderr;
       const calls = (await fakes.calls()).map((c) => `${c.tool} ${c.args.slice(0, 2).join(' ')}`);

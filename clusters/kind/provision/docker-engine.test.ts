@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
+import { ensureDockerEngine } from './docker-engine.ts';
+import { engineLayout } from './engine-layout.ts';
+import { createStepRunner } from './provision-step.ts';
+
+/** Fake docker (no engine answers) and dockerd (`script`), first on PATH; our daemon's layout in a temporary folder. */
+async function setUp(t: { after: (fn: () => Promise<void>) => void }, dockerd: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'engine-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(
+    join(dir, 'docker'),
+    '#!/bin/sh\necho "Cannot connect to the Docker daemon" >&2\nexit 1\n',
+    { mode: 0o755 },
+  );
+  await writeFile(join(dir, 'dockerd'), `#!/bin/sh\n${dockerd}\n`, { mode: 0o755 });
+  const env = { ...process.env, PATH: `${dir}:${process.env['PATH'] ?? ''}` };
+  const layout = engineLayout(join(dir, 'tools'), dir);
+  const runner = createStepRunner({ logDir: join(dir, 'logs'), write: () => undefined });
+  return { dir, env, layout, runner };
+}
+
+test("no engine answers and ours cannot start: exit 3 naming the engine step, its log and dockerd's last words", async (t) => {
+  const { dir, env, layout, runner } = await setUp(t, 'echo "failed to start daemon: boom" >&2; exit 1');
+  await assert.rejects(
+    runner.step('engine', (step) => ensureDockerEngine(step, { layout, env })),
+    (err: unknown) =>
+      isHarnessError(err, ErrorCode.ProvisionFailed) &&
+      err.exitCode === 3 &&
+      err.message.includes('our dockerd exited: failed to start daemon: boom') &&
+      err.message.includes(`its log: ${layout.log}`) &&
+      err.message.includes(`(the engine step; its log: ${join(dir, 'logs', 'engine.log')})`),
+  );
+  const config = JSON.parse(await readFile(layout.config, 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(config['hosts'], [layout.dockerHost], 'its own socket, never the default one');
+});
+
+test('a dockerd of ours that never answers is stopped, not left running', async (t) => {
+  const { env, layout, runner, dir } = await setUp(t, 'echo $$ > "${0%/*}/dockerd.pid"; exec sleep 300');
+  const started = runner.step('engine', (step) =>
+    ensureDockerEngine(step, { layout, env, startTimeoutMs: 1500 }),
+  );
+  await assert.rejects(
+    started,
+    (err: unknown) =>
+      isHarnessError(err, ErrorCode.ProvisionFailed) && /did not answer within 1.5 s/.test(err.message),
+  );
+  const pid = Number((await readFile(join(dir, 'dockerd.pid'), 'utf8')).trim());
+  assert.ok(
+    !existsSync(`/proc/${String(pid)}/stat`) ||
+      (await readFile(`/proc/${String(pid)}/stat`, 'utf8')).includes(') Z '),
+    'the daemon we started is gone',
+  );
+});

@@ -1,0 +1,227 @@
+import { spawn } from 'node:child_process';
+import { existsSync, openSync, closeSync } from 'node:fs';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { execa } from 'execa';
+import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
+import { findOnPath } from '../../../lib/tools/find-on-path.ts';
+import { readMissingCapabilities } from './capabilities.ts';
+import { buildDaemonConfig, engineLayout } from './engine-layout.ts';
+import type { EngineLayout } from './engine-layout.ts';
+import type { ProvisionStep } from './provision-step.ts';
+import { runcWrapperScript } from './runc-wrapper.ts';
+
+/** How long a daemon we start may take to answer. */
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+/**
+ * The Docker engine a run uses: the user's when one answers (never reconfigured), else our own
+ * dockerd (engine-layout.ts), reached through DOCKER_HOST. `release()` stops ours if this call started
+ * it, and nothing otherwise.
+ */
+export interface DockerEngine {
+  owner: 'user' | 'ours' | 'ours-started';
+  /** What docker and kind need in their environment: `{ DOCKER_HOST }` for ours, nothing for the user's. */
+  env: Record<string, string>;
+  serverVersion: string;
+  /** The wrapper was registered: privileged containers lose the capabilities this machine lacks. */
+  wrapped: boolean;
+  release(): Promise<void>;
+}
+
+export interface EngineOptions {
+  layout?: EngineLayout;
+  /** How long a daemon we start may take to answer (default 60 s). */
+  startTimeoutMs?: number;
+  /** The environment the user's engine is looked for with (DOCKER_HOST, PATH). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `docker version` against an engine: its server version, or undefined when it does not answer. */
+export async function engineVersion(env: Record<string, string | undefined>): Promise<string | undefined> {
+  const r = await execa('docker', ['version', '--format', '{{.Server.Version}}'], {
+    env,
+    extendEnv: true,
+    reject: false,
+    timeout: 15_000,
+    stdin: 'ignore',
+  });
+  return r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : undefined;
+}
+
+/**
+ * Debian's docker.io (dockerd 20.10, containerd, runc) and jq (the runc wrapper), as root on a Debian
+ * machine, when dockerd is not on PATH. invoke-rc.d's policy layer (policy-rc.d exit 101, man
+ * invoke-rc.d) keeps the package from starting a system daemon: we start our own.
+ */
+export async function installDockerEngine(
+  step: ProvisionStep,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const missing = [
+    ...((await findOnPath('dockerd', env)) ? [] : ['docker.io']),
+    ...((await findOnPath('jq', env)) ? [] : ['jq']),
+  ];
+  if (missing.length === 0) return;
+  const isDebian = existsSync('/etc/debian_version') && (await findOnPath('apt-get', env)) !== undefined;
+  if (process.getuid?.() !== 0 || !isDebian)
+    throw new HarnessError(
+      ErrorCode.ToolMissing,
+      `no Docker engine answers and ${missing.join(' and ')} cannot be installed here (needs root on Debian); start a Docker engine (https://docs.docker.com/engine/install/), or run on the embedded cluster with --backend local`,
+    );
+  step.note(`installing ${missing.join(' ')} (apt-get)`, true);
+  const policy = '/usr/sbin/policy-rc.d';
+  const ownPolicy = !existsSync(policy);
+  if (ownPolicy) await writeFile(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+  try {
+    const aptEnv = { DEBIAN_FRONTEND: 'noninteractive' };
+    await step.run('apt-get', ['update', '-qq'], { env: aptEnv });
+    await step.run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+      env: aptEnv,
+    });
+  } finally {
+    if (ownPolicy) await rm(policy, { force: true });
+  }
+}
+
+/**
+ * The engine that answers (the user's, then ours if running), else ours started: installed first when
+ * missing (installDockerEngine), its config written, dockerd detached in its own session (a Ctrl-C to
+ * the harness must not stop it before our cluster is deleted) and waited for.
+ */
+export async function ensureDockerEngine(
+  step: ProvisionStep,
+  options: EngineOptions = {},
+): Promise<DockerEngine> {
+  const layout = options.layout ?? engineLayout();
+  const env = options.env ?? process.env;
+  // Where docker and dockerd are looked for (tests put fakes first).
+  const path = { PATH: env['PATH'] };
+  const userVersion = await engineVersion(path);
+  if (userVersion) {
+    step.note(
+      `using the Docker engine that answers (server ${userVersion}; DOCKER_HOST=${env['DOCKER_HOST'] ?? 'default'})`,
+      true,
+    );
+    return {
+      owner: 'user',
+      env: {},
+      serverVersion: userVersion,
+      wrapped: false,
+      release: () => Promise.resolve(),
+    };
+  }
+  const ours = { DOCKER_HOST: layout.dockerHost };
+  const running = await engineVersion({ ...path, ...ours });
+  const wrapped = (await readMissingCapabilities()).length > 0;
+  if (running) {
+    step.note(`using our Docker engine, already running (server ${running}, ${layout.dockerHost})`, true);
+    return { owner: 'ours', env: ours, serverVersion: running, wrapped, release: () => Promise.resolve() };
+  }
+  await installDockerEngine(step, env);
+  const pid = await startDaemon(step, layout, wrapped, env);
+  const started = await waitForAnswer(
+    step,
+    layout,
+    pid,
+    { ...path, ...ours },
+    options.startTimeoutMs ?? START_TIMEOUT_MS,
+  );
+  step.note(
+    `started our Docker engine (server ${started}, pid ${String(pid)}, ${layout.dockerHost}, log ${layout.log})`,
+    true,
+  );
+  let released: Promise<void> | undefined;
+  return {
+    owner: 'ours-started',
+    env: ours,
+    serverVersion: started,
+    wrapped,
+    release: () => (released ??= stopDaemon(layout, pid)),
+  };
+}
+
+async function startDaemon(
+  step: ProvisionStep,
+  layout: EngineLayout,
+  wrapped: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  await makeDirectory(layout.dir);
+  await makeDirectory(layout.dataRoot);
+  if (wrapped) {
+    await writeFile(layout.wrapper, runcWrapperScript());
+    await chmod(layout.wrapper, 0o755);
+  }
+  await writeFile(layout.config, `${JSON.stringify(buildDaemonConfig(layout, wrapped), null, 2)}\n`);
+  step.note(
+    `dockerd --config-file ${layout.config}${wrapped ? ' (with the runc wrapper: capabilities missing)' : ''}`,
+  );
+  const logFd = openSync(layout.log, 'a');
+  try {
+    const child = spawn('dockerd', ['--config-file', layout.config], {
+      env,
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+    });
+    child.unref();
+    const pid = child.pid;
+    if (pid === undefined)
+      throw new HarnessError(ErrorCode.ProvisionFailed, `dockerd did not start; its log: ${layout.log}`);
+    return pid;
+  } finally {
+    closeSync(logFd);
+  }
+}
+
+async function waitForAnswer(
+  step: ProvisionStep,
+  layout: EngineLayout,
+  pid: number,
+  env: Record<string, string | undefined>,
+  timeoutMs: number,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    step.signal?.throwIfAborted();
+    const version = await engineVersion(env);
+    if (version) return version;
+    const exited = !isAlive(pid);
+    if (exited || Date.now() > deadline) {
+      await stopDaemon(layout, pid);
+      const tail = (await readFile(layout.log, 'utf8').catch(() => ''))
+        .trim()
+        .split('\n')
+        .slice(-5)
+        .join(' | ');
+      throw new HarnessError(
+        ErrorCode.ProvisionFailed,
+        `our dockerd ${exited ? 'exited' : `did not answer within ${String(timeoutMs / 1000)} s and was stopped`}: ${tail}; its log: ${layout.log}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    // ESRCH: gone (the answer asked for); EPERM cannot happen for a child of ours as root.
+    return false;
+  }
+}
+
+/** SIGTERM to our dockerd (it stops its containers and its containerd), SIGKILL after 30 s. */
+export async function stopDaemon(layout: EngineLayout, pid?: number): Promise<void> {
+  const target = pid ?? Number((await readFile(layout.pidfile, 'utf8').catch(() => '')).trim());
+  if (!Number.isInteger(target) || target <= 0 || !isAlive(target)) return;
+  // A pidfile outlives its daemon: only a dockerd is signalled on its word.
+  const comm = (await readFile(`/proc/${String(target)}/comm`, 'utf8').catch(() => '')).trim();
+  if (pid === undefined && comm !== 'dockerd') return;
+  process.kill(target, 'SIGTERM');
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (isAlive(target) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  if (isAlive(target)) process.kill(target, 'SIGKILL');
+}

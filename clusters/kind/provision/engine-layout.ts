@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import { DEFAULT_TOOLS_DIR } from '../../../lib/index.ts';
+
+/**
+ * Where our own Docker daemon keeps its things, apart from any daemon the user runs: its config,
+ * data root, log and the runc wrapper under the tools folder (images survive between runs: the
+ * node image is built once); its socket, pidfile and exec root under /run, short enough for the unix
+ * socket paths containerd makes below the exec root.
+ */
+export interface EngineLayout {
+  dir: string;
+  config: string;
+  dataRoot: string;
+  log: string;
+  wrapper: string;
+  execRoot: string;
+  pidfile: string;
+  socket: string;
+  /** DOCKER_HOST for the docker CLI and kind. */
+  dockerHost: string;
+}
+
+export function engineLayout(toolsDir = DEFAULT_TOOLS_DIR, runDir = '/run'): EngineLayout {
+  const dir = join(toolsDir, 'kind', 'engine');
+  const socket = join(runDir, 'ztunnel-harness-docker.sock');
+  return {
+    dir,
+    config: join(dir, 'daemon.json'),
+    dataRoot: join(dir, 'data'),
+    log: join(dir, 'dockerd.log'),
+    wrapper: join(dir, 'runc-harness'),
+    execRoot: join(runDir, 'ztunnel-harness-docker'),
+    pidfile: join(runDir, 'ztunnel-harness-docker.pid'),
+    socket,
+    dockerHost: `unix://${socket}`,
+  };
+}
+
+/** The runtime name our daemon registers the wrapper under. */
+export const WRAPPER_RUNTIME = 'harness-runc';
+
+/**
+ * dockerd's config (`--config-file`): its own socket, data root, exec root and pidfile; no default
+ * bridge (kind makes its own network, and nothing else of ours needs one: a daemon of ours must not
+ * take docker0 from a daemon the user starts later); the runc wrapper as the default runtime only
+ * where capabilities are missing (runc-wrapper.ts).
+ */
+export function buildDaemonConfig(layout: EngineLayout, useWrapper: boolean): Record<string, unknown> {
+  return {
+    hosts: [layout.dockerHost],
+    'data-root': layout.dataRoot,
+    'exec-root': layout.execRoot,
+    pidfile: layout.pidfile,
+    bridge: 'none',
+    'storage-driver': 'overlay2',
+    ...(useWrapper
+      ? { runtimes: { [WRAPPER_RUNTIME]: { path: layout.wrapper } }, 'default-runtime': WRAPPER_RUNTIME }
+      : {}),
+  };
+}
