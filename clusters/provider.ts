@@ -40,6 +40,8 @@ export type BackendColumnRole = 'parameter' | 'bookkeeping';
 export interface BackendColumnSpec {
   name: string;
   role: BackendColumnRole;
+  /** What docs/reference.md says the column holds. */
+  note: string;
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, isHarnessError } from '../lib/index.ts';
-import { BACKEND_COLUMN_ROLES, BACKEND_COLUMNS } from './backend-columns.ts';
+import { BACKEND_COLUMN_SPECS, BACKEND_COLUMNS } from './backend-columns.ts';
 import { KIND_PROVIDER } from './kind/provider.ts';
 import {
   allBackendOptions,
@@ -52,7 +52,7 @@ test("runs.csv's backend columns keep their order as backends declare their own 
   assert.deepEqual(new Set(own).size, own.length);
   for (const b of BACKENDS) for (const c of b.columns) assert.ok(own.includes(c.name), c.name);
   assert.deepEqual(
-    Object.keys(BACKEND_COLUMN_ROLES).filter((c) => BACKEND_COLUMN_ROLES[c] === 'parameter'),
+    BACKEND_COLUMN_SPECS.filter((c) => c.role === 'parameter').map((c) => c.name),
     ['backend', 'nodes', ...timing],
   );
 });

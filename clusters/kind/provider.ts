@@ -38,10 +38,10 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   // It measures what the local backend models, and sees pods only through the API server.
   capabilities: new Set(),
   columns: [
-    { name: 'kind_cluster', role: 'bookkeeping' },
-    { name: 'kind_version', role: 'bookkeeping' },
-    { name: 'docker_server_version', role: 'bookkeeping' },
-    { name: 'kubernetes_version', role: 'bookkeeping' },
+    { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },
+    { name: 'kind_version', role: 'bookkeeping', note: 'kind: `kind version`' },
+    { name: 'docker_server_version', role: 'bookkeeping', note: "kind: the Docker engine's version" },
+    { name: 'kubernetes_version', role: 'bookkeeping', note: "kind: the API server's version" },
   ],
   // kind pulls nothing (images are loaded) but schedules real pods and probes them: give it longer.
   readyTimeoutMs: 300_000,

@@ -21,10 +21,18 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   capabilities: new Set(Object.keys(CAPABILITIES) as Capability[]),
   // The timing model's values, each a parameter of the run (kind measures them instead).
   columns: [
-    ...TIMING_MODEL_KEYS.map((k) => ({ name: `timing_${k}`, role: 'parameter' as const })),
+    ...TIMING_MODEL_KEYS.map((k) => ({
+      name: `timing_${k}`,
+      role: 'parameter' as const,
+      note: `local: the timing model's \`${k}\`, ms (\`--timing\`)`,
+    })),
     // istiod (our CA over gRPC) or fake (FAKE_CA) with --ztunnel-impl istio-shared, else empty: how
     // the binary got certificates, not what the experiment varies (schema 12).
-    { name: 'istio_shared_ca', role: 'bookkeeping' as const },
+    {
+      name: 'istio_shared_ca',
+      role: 'bookkeeping' as const,
+      note: "local, --ztunnel-impl istio-shared: where istio/ztunnel's binary got its workload certificates: istiod (our CA over gRPC, CreateCertificate) or fake (FAKE_CA, minted in the binary); empty otherwise (schema 12; older rows: empty, and their istio-shared rows ran fake)",
+    },
   ],
   readyTimeoutMs: 60_000,
   bringUpText: 'starting control plane, nodes, ztunnels, gateway, httpbin',

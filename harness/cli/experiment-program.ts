@@ -8,7 +8,7 @@ import type { ExperimentParams } from '../options/experiment-params.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import type { ExperimentFlags } from '../options/experiment-options.ts';
 import { attributeOf, flagsText } from '../options/option.ts';
-import type { OptionSpec } from '../options/option.ts';
+import type { TableOption } from '../options/option.ts';
 import { paramsOf } from '../options/params.ts';
 import { NEEDS_IN_POD_CAPTURE } from '../run/scenario-manifests.ts';
 import { CLUSTER_SCENARIOS, SCENARIO_NAMES } from '../run/scenarios/index.ts';
@@ -19,7 +19,7 @@ import { suitePath } from '../campaigns/suite/suite-path.ts';
 export type { ExperimentFlags };
 
 /** The table with --scenario's choices and --suite's check, which live above it. */
-function programOptions(): OptionSpec[] {
+function programOptions(): TableOption[] {
   return experimentOptions({ names: SCENARIO_NAMES }).map((o) =>
     o.key === 'suite'
       ? {
@@ -39,7 +39,7 @@ export function buildExperimentProgram(): Command {
   );
   for (const spec of programOptions()) {
     const option = new Option(flagsText(spec), spec.description);
-    if (spec.parse) option.argParser(spec.parse as unknown as (raw: string, previous: never) => never);
+    if (spec.parse) option.argParser(spec.parse);
     if (spec.default !== undefined) option.default(spec.default);
     program.addOption(option);
   }
@@ -66,7 +66,7 @@ function requirementsOf(
         why: `with --mesh ambient ${NEEDS_IN_POD_CAPTURE}; use --gateway-mode hbone (the mesh-aware gateway) or --mesh off`,
       },
     ...experimentOptions().map((spec): Requirement | false => {
-      const needs = spec.requires?.(flags[attributeOf(spec.key)], flags);
+      const needs = spec.requires?.(flags[attributeOf(spec.key)]);
       return needs ? { ...needs, flag: `--${spec.key}` } : false;
     }),
   ];

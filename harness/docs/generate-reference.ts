@@ -6,16 +6,14 @@ import { join, relative, sep } from 'node:path';
 import type { Option } from 'commander';
 import { format, resolveConfig } from 'prettier';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
-import { buildExperimentProgram, paramsFromFlags } from '../cli/experiment-program.ts';
-import type { ExperimentFlags } from '../cli/experiment-program.ts';
+import { buildExperimentProgram } from '../cli/experiment-program.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import { optionTable } from '../options/option-table.ts';
 import { summaryColumnRoles } from '../results/column-roles.ts';
-import { buildSummaryRow, EMPTY_FACTS, SUMMARY_SCHEMA_VERSION } from '../results/run-row.ts';
+import { SUMMARY_COLUMNS, SUMMARY_SCHEMA_VERSION } from '../results/run-row.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { CLUSTER_SCENARIOS } from '../run/scenarios/index.ts';
 import { COMMANDS } from '../cli/commands.ts';
-import { columnNote } from './column-notes.ts';
 import { RUN_FOLDER_FILES } from './run-folder-files.ts';
 
 export const REFERENCE_PATH = join(PROJECT_ROOT, 'docs', 'reference.md');
@@ -154,16 +152,11 @@ function roleOf(column: string): string {
 }
 
 function columnsSection(): string {
-  const program = buildExperimentProgram();
-  const flags = program.parse([], { from: 'user' }).opts<ExperimentFlags>();
-  const scenario = CLUSTER_SCENARIOS['ztunnel-upgrade'];
-  if (!scenario) throw new Error('no ztunnel-upgrade scenario');
-  const row = buildSummaryRow(paramsFromFlags(program, flags, scenario), undefined, [], EMPTY_FACTS);
   const own = Object.values(CLUSTER_SCENARIOS).flatMap((s) =>
-    (s.companionColumns ?? []).map((c) => [
+    Object.entries(s.companionColumns ?? {}).map(([c, note]) => [
       code(c),
       roleOf(c),
-      cell(`${columnNote(c)} (summary.csv of ${s.name} only)`),
+      cell(`${note} (summary.csv of ${s.name} only)`),
     ]),
   );
   return [
@@ -171,7 +164,7 @@ function columnsSection(): string {
     "In this order (`harness/results/run-row.ts`); a scenario's own columns follow in its summary.csv. Role: `npm run compare` keys configurations on the parameters (a column it does not know counts as one); measures are what it compares; bookkeeping is neither (`harness/run/column-roles.ts`).",
     table(
       ['column', 'role', 'what it holds'],
-      [...Object.keys(row).map((c) => [code(c), roleOf(c), cell(columnNote(c))]), ...own],
+      [...SUMMARY_COLUMNS.map((c) => [code(c.name), roleOf(c.name), cell(c.note)]), ...own],
     ),
   ].join('\n\n');
 }

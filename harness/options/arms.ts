@@ -13,12 +13,14 @@ import { checkRetryOn, ISTIO_DEFAULT_RETRY_ON } from '../../mesh/xds/route-polic
 import { DRAIN_STRATEGIES } from '../../ztunnel/drain-strategy.ts';
 import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
 import { choiceParser, numberParser } from './parse-values.ts';
-import type { ColumnBinding, OptionSpec } from './option.ts';
+import type { ColumnBinding } from './column-binding.ts';
+import { eraseParamSpec } from './option.ts';
+import type { FlagSpec, ParamSpec, TableOption } from './option.ts';
 
 /** A component that reads arms from its environment (the manifests set the variable). */
 export type ArmComponent = 'ztunnel' | 'sidecar';
 
-export interface ArmSpec<T> extends Omit<OptionSpec<T>, 'param' | 'column' | 'default' | 'parse'> {
+export interface ArmSpec<T> extends Omit<FlagSpec<T>, 'default' | 'parse'> {
   default: T;
   parse?: (raw: string) => T;
   column: Omit<ColumnBinding<T>, 'group'>;
@@ -168,42 +170,50 @@ type ArmValue<S> = S extends ArmSpec<infer T> ? T : never;
 /** The arms' values: one field per entry of ARMS. */
 export type MitigationArms = { [K in ArmKey]: ArmValue<(typeof ARMS)[K]> };
 
-const entries = (): [ArmKey, ArmSpec<unknown>][] =>
-  Object.entries(ARMS) as unknown as [ArmKey, ArmSpec<unknown>][];
+/** Each arm's entry with its value's type: ARMS seen per key, so one arm's value meets its own spec. */
+const SPECS: { [K in ArmKey]: ArmSpec<MitigationArms[K]> } = ARMS;
+const ARM_KEYS = Object.keys(ARMS) as ArmKey[];
 
 export const DEFAULT_ARMS: MitigationArms = Object.fromEntries(
-  entries().map(([k, spec]) => [k, spec.default]),
+  ARM_KEYS.map((k) => [k, SPECS[k].default]),
 ) as MitigationArms;
 
 /** Every arm at a value other than its default (tests: a field dropped anywhere shows). */
 export const EXAMPLE_ARMS: MitigationArms = Object.fromEntries(
-  entries().map(([k, spec]) => [k, spec.example]),
+  ARM_KEYS.map((k) => [k, SPECS[k].example]),
 ) as MitigationArms;
+
+/** The variable an arm sets for `component`, if any. */
+// K ties SPECS[k] to arms[k] (one arm's value meets its own spec), which a plain ArmKey would not.
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
+function envEntry<K extends ArmKey>(k: K, arms: MitigationArms, component: ArmComponent): [string, string][] {
+  const spec: ArmSpec<MitigationArms[K]> = SPECS[k];
+  if (spec.env?.component !== component) return [];
+  const value = spec.env.value(arms[k]);
+  return value === undefined ? [] : [[spec.env.name, value]];
+}
 
 /** The environment variables `component` gets from the arms (scenario-manifests.ts sets them). */
 export function armEnv(arms: MitigationArms, component: ArmComponent): Record<string, string> {
-  return Object.fromEntries(
-    entries().flatMap(([k, spec]) => {
-      if (spec.env?.component !== component) return [];
-      const value = spec.env.value(arms[k]);
-      return value === undefined ? [] : [[spec.env.name, value]];
-    }),
-  );
+  return Object.fromEntries(ARM_KEYS.flatMap((k) => envEntry(k, arms, component)));
 }
 
-/** The arms as option specs (experiment-options.ts puts them in the table). */
-export function armOptions(): OptionSpec[] {
-  return entries().map(([k, spec]) => {
-    const option: OptionSpec = {
-      key: spec.key,
-      description: spec.description,
-      default: spec.default,
-      param: `arms.${k}`,
-      column: { ...spec.column, group: 'arm' },
-    };
-    if (spec.arg) option.arg = spec.arg;
-    if (spec.parse) option.parse = spec.parse;
-    if (spec.requires) option.requires = spec.requires;
-    return option;
-  });
+/** An arm as a parameter option: its flag, `arms.<key>`, its column with the arms. */
+function armParamSpec<K extends ArmKey>(k: K): ParamSpec<MitigationArms[K], MitigationArms[K], never> {
+  const spec: ArmSpec<MitigationArms[K]> = SPECS[k];
+  const option: ParamSpec<MitigationArms[K], MitigationArms[K], never> = {
+    key: spec.key,
+    description: spec.description,
+    default: spec.default,
+    column: { ...spec.column, group: 'arm' },
+  };
+  if (spec.arg) option.arg = spec.arg;
+  if (spec.parse) option.parse = spec.parse;
+  if (spec.requires) option.requires = spec.requires;
+  return option;
+}
+
+/** The arms as table entries (experiment-options.ts puts them in the table). */
+export function armOptions(): TableOption[] {
+  return ARM_KEYS.map((k) => eraseParamSpec(`arms.${k}`, armParamSpec(k)));
 }

@@ -1,7 +1,9 @@
 // Every option of `npm run experiment`, in --help order: the one table the CLI, experiment files,
 // run folders, the suite, the summary row's parameter columns, compare and docs/reference.md share.
 import { BACKEND_NAMES, BACKENDS, allBackendOptions } from '../../clusters/registry.ts';
+import type { BackendName } from '../../clusters/registry.ts';
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
+import type { TimingModel } from '../../clusters/local/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
 import { badInput } from '../../lib/index.ts';
 import { ASM_E1_RATE_PER_S } from '../run/explain/deadline-accounting.ts';
@@ -11,8 +13,8 @@ import { GENERATOR_KINDS } from '../tools/index.ts';
 import type { GeneratorChoice } from '../tools/index.ts';
 import { armOptions } from './arms.ts';
 import type { MitigationArms } from './arms.ts';
-import { attributeOf } from './option.ts';
-import type { OptionSpec, ResolveContext } from './option.ts';
+import { attributeOf, commandOption, paramOption } from './option.ts';
+import type { ParamsOf, ResolveContext, TableOption } from './option.ts';
 import { choiceParser, numberParser, pathParser, restartAtParser, timingParser } from './parse-values.ts';
 
 /**
@@ -37,8 +39,6 @@ export interface ExperimentFlags extends Partial<Record<string, unknown>> {
   timing?: Record<string, number>;
 }
 
-type Context = ResolveContext<ExperimentFlags>;
-
 /** Repeatable --k6-out: k6's `name` or `name=argument` output syntax. */
 function k6OutCollector(raw: string, previous: string[] = []): string[] {
   if (!/^[a-z][a-z0-9-]*(=.+)?$/.test(raw))
@@ -52,9 +52,10 @@ function k6OutCollector(raw: string, previous: string[] = []): string[] {
 }
 
 /** --restart-at's seconds: "none" for load only, else before the end of the load. */
-function restartAtOf(raw: string | undefined, c: Context): number | undefined {
-  const durationS = c.params['durationS'] as number;
-  const fallback = c.scenario.defaults['restartAtS'] as number | undefined;
+function restartAtOf(raw: string | undefined, c: ResolveContext<{ durationS: number }>): number | undefined {
+  const { durationS } = c.params;
+  const scenarioDefault = c.scenario.defaults['restartAtS'];
+  const fallback = typeof scenarioDefault === 'number' ? scenarioDefault : undefined;
   if (raw === 'none') return undefined;
   if (raw === undefined && fallback !== undefined && fallback >= durationS)
     throw badInput('--duration', `longer than the restart time ${String(fallback)} s`, durationS);
@@ -65,33 +66,30 @@ function restartAtOf(raw: string | undefined, c: Context): number | undefined {
   return value;
 }
 
-/** An option whose value and parameter have types of their own, in the table's common type. */
-/** istio/ztunnel's binary in either mode: the pods in network namespaces of their own. */
-const isIstioImpl = (impl: unknown): boolean => impl === 'istio' || impl === 'istio-shared';
+type ZtunnelImpl = 'ours' | 'istio' | 'istio-shared';
 
-function option<V, P = V>(spec: OptionSpec<V, P, ExperimentFlags>): OptionSpec {
-  return spec as unknown as OptionSpec;
-}
+/** istio/ztunnel's binary in either mode: the pods in network namespaces of their own. */
+const isIstioImpl = (impl: ZtunnelImpl): boolean => impl === 'istio' || impl === 'istio-shared';
 
 const COMMAND_OPTIONS = {
-  suite: option<string>({
+  suite: commandOption<string>({
     key: 'suite',
     arg: '<name|file>',
     description:
       'run a whole suite instead: seeds (suites/seeds.yaml: every source experiment and arm) or a suite file of the same format',
   }),
-  config: option<string>({
+  config: commandOption<string>({
     key: 'config',
     arg: '<file>',
     description:
       "an experiment file (YAML or JSON, keys are these options' long names, e.g. examples/e1-grace-120.yaml); flags given too override it",
   }),
-  only: option<string>({
+  only: commandOption<string>({
     key: 'only',
     arg: '<experiment>',
     description: 'suite: only the entries whose experiment starts with this (e.g. E5)',
   }),
-  from: option<string>({
+  from: commandOption<string>({
     key: 'from',
     arg: '<run dir>',
     description:
@@ -106,31 +104,29 @@ export const COMMAND_KEYS: ReadonlySet<string> = new Set([
   'version',
 ]);
 
-const EXPERIMENT_OPTIONS: OptionSpec[] = [
-  option<string>({
+const EXPERIMENT_OPTIONS = {
+  scenario: paramOption<string, string>({
     key: 'scenario',
     arg: '<name>',
     // Its choices come from the scenarios (experimentOptions), which sit above this table.
     description: 'the cluster scenario',
     default: 'ztunnel-upgrade',
-    param: 'scenario',
     toParam: (_, c) => c.scenario.name,
     column: { name: 'scenario', group: 'lead' },
   }),
-  COMMAND_OPTIONS.suite,
-  COMMAND_OPTIONS.config,
-  COMMAND_OPTIONS.from,
-  COMMAND_OPTIONS.only,
-  option<string>({
+  suite: COMMAND_OPTIONS.suite,
+  config: COMMAND_OPTIONS.config,
+  from: COMMAND_OPTIONS.from,
+  only: COMMAND_OPTIONS.only,
+  backend: paramOption<BackendName>({
     key: 'backend',
     arg: '<name>',
     description: BACKENDS.map((b) => b.summary).join(' or '),
     parse: choiceParser('--backend', BACKEND_NAMES),
     default: 'local',
-    param: 'backend',
     column: { name: 'backend', note: ' (local or kind)', group: 'lead' },
   }),
-  option<GeneratorChoice>({
+  generator: paramOption<GeneratorChoice>({
     key: 'generator',
     arg: '<name>',
     description:
@@ -138,89 +134,81 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
     parse: choiceParser('--generator', [...GENERATOR_KINDS, 'auto'] as const),
     default: 'auto',
     // The row's `generator` column is the one that ran (results/run-row.ts), not the one asked for.
-    param: 'generator',
   }),
-  option<'ambient' | 'off'>({
+  mesh: paramOption<'ambient' | 'off'>({
     key: 'mesh',
     arg: '<mode>',
     description: 'ambient | off',
     parse: choiceParser('--mesh', ['ambient', 'off'] as const),
     default: 'ambient',
-    param: 'mesh',
     column: { name: 'mesh', note: ' (ambient or off)', group: 'lead' },
   }),
-  option<number>({
+  graceS: paramOption<number>({
     key: 'grace',
     arg: '<s>',
     description:
       'terminationGracePeriodSeconds of what the fault stops: ztunnel (with TERMINATION_GRACE_PERIOD_SECONDS, as the chart sets it); httpbin in sidecar-drain',
     parse: numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
     default: 30,
-    param: 'graceS',
     scenarioDefault: true,
     column: { name: 'grace_s', note: ', seconds', group: 'lead' },
   }),
-  option<number>({
+  qps: paramOption<number>({
     key: 'qps',
     arg: '<n>',
     description: 'requests per second, 0 = as fast as the connections go',
     parse: numberParser('--qps', { min: 0, max: 100_000 }),
     default: 0,
-    param: 'qps',
     scenarioDefault: true,
     column: { name: 'qps', note: ' (0 = as fast as the connections go)', group: 'lead' },
   }),
-  option<number>({
+  connections: paramOption<number>({
     key: 'connections',
     short: '-c',
     arg: '<n>',
     description: 'connections (k6 VUs)',
     parse: numberParser('--connections', { min: 1, max: 10_000, integer: true }),
     default: 100,
-    param: 'connections',
     scenarioDefault: true,
     column: { name: 'connections', group: 'lead' },
   }),
-  option<number>({
+  durationS: paramOption<number>({
     key: 'duration',
     arg: '<s>',
     description: 'seconds of load',
     parse: numberParser('--duration', { min: 1, max: 86_400, unit: 'seconds' }),
     default: 60,
-    param: 'durationS',
     scenarioDefault: true,
     column: { name: 'duration_s', note: ', seconds of load', group: 'lead' },
   }),
-  option<number>({
+  timeoutS: paramOption<number>({
     key: 'timeout',
     arg: '<s>',
     description: 'per-request timeout, seconds',
     parse: numberParser('--timeout', { min: 0.001, max: 600, unit: 'seconds' }),
     default: 10,
-    param: 'timeoutS',
     scenarioDefault: true,
     column: { name: 'timeout_s', note: ', seconds', group: 'shape' },
   }),
-  option<string>({
+  path: paramOption<string>({
     key: 'path',
     arg: '<path>',
     description: 'request path (418 counts as OK, like the ASM runs)',
     parse: pathParser('--path'),
     default: '/status/418',
-    param: 'path',
     scenarioDefault: true,
     column: { name: 'path', group: 'shape' },
   }),
-  option<string | undefined, number | undefined>({
+  restartAtS: paramOption<string | undefined, number | undefined, { durationS: number }>({
     key: 'restart-at',
     arg: '<s>',
     description:
       'seconds into the load to apply the fault; "none" for load only (default: a third of --duration)',
     parse: restartAtParser('--restart-at'),
-    param: 'restartAtS',
+    reads: ['durationS'],
     toParam: restartAtOf,
     // A number reads as the number it is in experiment.yaml (the flag is a string for "none").
-    fromParam: (s) => (s === undefined ? 'none' : (s as unknown as string)),
+    fromParam: (s) => s ?? 'none',
     column: {
       name: 'restart_at_s',
       note: ', seconds into the load, or none',
@@ -228,45 +216,41 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
       render: (s) => s ?? 'none',
     },
   }),
-  option<number>({
+  replicas: paramOption<number>({
     key: 'replicas',
     arg: '<n>',
     description: 'httpbin replicas (1-4, as the documents ran them)',
     parse: numberParser('--replicas', { min: 1, max: 4, integer: true }),
     default: 3,
-    param: 'replicas',
     scenarioDefault: true,
     column: { name: 'replicas', group: 'shape' },
   }),
-  option<number>({
+  gatewayConcurrency: paramOption<number>({
     key: 'gateway-concurrency',
     arg: '<n>',
     description:
       "the gateway Envoy's --concurrency, its worker threads (set from the proxy's CPU limit as pilot-agent does; the Istio gateway chart's 2000m gives 2)",
     parse: numberParser('--gateway-concurrency', { min: 1, max: 16, integer: true }),
     default: GATEWAY_DEFAULT_CONCURRENCY,
-    param: 'gatewayConcurrency',
     column: { name: 'gateway_concurrency', group: 'shape' },
   }),
-  option<'hbone' | 'plain'>({
+  gatewayMode: paramOption<'hbone' | 'plain'>({
     key: 'gateway-mode',
     arg: '<mode>',
     description:
       "how the gateway reaches ambient pods: hbone (Istio >= 1.25's default) or plain (outside the mesh, captured by the pod's ztunnel); default: the scenario's",
     parse: choiceParser('--gateway-mode', ['hbone', 'plain'] as const),
     default: 'hbone',
-    param: 'gatewayMode',
     scenarioDefault: true,
     column: { name: 'gateway_mode', note: ' (hbone or plain)', group: 'shape' },
   }),
-  option<'ours' | 'istio' | 'istio-shared'>({
+  ztunnelImpl: paramOption<ZtunnelImpl>({
     key: 'ztunnel-impl',
     arg: '<impl>',
     description:
       "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); each pod in a network namespace of its own (root, Go, local backend)",
     parse: choiceParser('--ztunnel-impl', ['ours', 'istio', 'istio-shared'] as const),
     default: 'ours',
-    param: 'ztunnelImpl',
     column: {
       name: 'ztunnel_impl',
       note: ' (ours, istio or istio-shared)',
@@ -275,15 +259,15 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
     },
     requires: (impl) => impl !== 'ours' && { capability: 'podNamespaces', value: impl },
   }),
-  option<boolean, 'loopback' | 'netns'>({
+  podNetwork: paramOption<boolean, 'loopback' | 'netns', { ztunnelImpl: ZtunnelImpl }>({
     key: 'netns',
     description:
       'each httpbin (and mesh client) pod in a network namespace of its own, on a bridge per node, ztunnel binding its listeners inside it (root, local backend; the default keeps every pod on loopback)',
     default: false,
-    param: 'podNetwork',
     // --ztunnel-impl istio and istio-shared imply it (the binary binds inside the pods' namespaces).
-    toParam: (on, c) => (on || isIstioImpl(c.flags['ztunnelImpl']) ? 'netns' : 'loopback'),
-    fromParam: (network, p) => network === 'netns' && !isIstioImpl(p['ztunnelImpl']),
+    reads: ['ztunnelImpl'],
+    toParam: (on, c) => (on || isIstioImpl(c.params.ztunnelImpl) ? 'netns' : 'loopback'),
+    fromParam: (network, p) => network === 'netns' && !isIstioImpl(p.ztunnelImpl),
     column: {
       name: 'pod_network',
       note: ': loopback, or netns (also with `--ztunnel-impl istio` or `istio-shared`)',
@@ -292,14 +276,13 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
     },
     requires: (on) => on && { capability: 'podNamespaces', value: 'set' },
   }),
-  option<number>({
+  meshClientRps: paramOption<number>({
     key: 'mesh-client',
     arg: '<rps>',
     description:
       'a meshed client pod calling httpbin at this rate, a new app connection per request, through its ztunnel (E5); 0 = none',
     parse: numberParser('--mesh-client', { min: 0, max: 1000 }),
     default: 0,
-    param: 'meshClientRps',
     column: {
       name: 'mesh_client_rps',
       note: ', requests per second of the meshed client pod',
@@ -312,80 +295,78 @@ const EXPERIMENT_OPTIONS: OptionSpec[] = [
         why: 'the meshed client reaches ztunnel through in-pod outbound capture',
       },
   }),
-  option<number | undefined, number>({
+  maxFailed: paramOption<number | undefined, number>({
     key: 'max-failed',
     arg: '<n>',
     description: "failed requests a passing run may have (default: the scenario's)",
     parse: numberParser('--max-failed', { min: 0, max: 1_000_000_000, integer: true }),
-    param: 'maxFailed',
     toParam: (n, c) => n ?? c.scenario.defaultMaxFailed,
     column: { name: 'max_failed', note: ", else the scenario's budget", group: 'shape', role: 'bookkeeping' },
   }),
-  option<string[] | undefined, string[]>({
+  thresholds: paramOption<string[] | undefined, string[]>({
     key: 'threshold',
     arg: '<expr>',
     description:
       "pass/fail criterion in k6's style, repeatable: metric<op>number on failed, failed_rate, http_503, p99_ms, max_burst_ms, ... (e.g. 'p99_ms<500'); with --max-failed (failed<=N) all must hold",
     parse: thresholdCollector('--threshold'),
     repeatable: 'list',
-    param: 'thresholds',
     toParam: (list) => list ?? [],
   }),
-  option<string[] | undefined, string[]>({
+  k6Out: paramOption<string[] | undefined, string[]>({
     key: 'k6-out',
     arg: '<output>',
     description:
       "a k6 output, repeatable, passed as k6's --out (e.g. json=k6.json, web-dashboard=export=k6-dashboard.html; relative paths land in the run's k6 folder). K6_* variables from the environment are not passed to k6",
     parse: k6OutCollector,
     repeatable: 'list',
-    param: 'k6Out',
     toParam: (list) => list ?? [],
   }),
-  option<number>({
+  repeat: commandOption<number>({
     key: 'repeat',
     arg: '<n>',
     description: 'runs in a row, each on a fresh cluster; prints min/median/max',
     parse: numberParser('--repeat', { min: 1, max: 100, integer: true }),
   }),
-  option<Record<string, number> | undefined, Record<string, number>>({
+  timing: paramOption<Record<string, number> | undefined, Partial<TimingModel>>({
     key: 'timing',
     arg: '<name=ms>',
     description: `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')}); debounceQuietMs is the debounce arm`,
     parse: timingParser('--timing', TIMING_MODEL_KEYS),
     repeatable: 'timing',
-    param: 'timing',
     toParam: (t) => t ?? {},
     // The row records the model in the backend's timing_* columns.
     requires: (t) =>
       t !== undefined &&
       Object.keys(t).length > 0 && { capability: 'timingModel', value: Object.keys(t).join(',') },
   }),
-  option<string>({
+  resultsDir: commandOption<string>({
     key: 'results-dir',
     arg: '<dir>',
     description: 'where run folders and runs.csv go',
     default: DEFAULT_RESULTS_DIR,
   }),
-  option<number>({
+  projectRatePerS: paramOption<number>({
     key: 'project-rate',
     arg: '<req/s>',
     description:
       "E1: the rate the run's projection line answers for (\"how many would I lose at N req/s?\"), from the run's own T_past and L (ASM's rate by default)",
     parse: numberParser('--project-rate', { min: 1, max: 10_000_000 }),
     default: ASM_E1_RATE_PER_S,
-    param: 'projectRatePerS',
   }),
-];
+};
+
+/** The parameters the experiment's own options set (the arms' are MitigationArms). */
+export type OptionParams = ParamsOf<typeof EXPERIMENT_OPTIONS>;
 
 /** A backend's own options (clusters/registry.ts) in the table: the run hands them back by key. */
-function backendOptions(): OptionSpec[] {
+function backendOptions(): TableOption[] {
   return allBackendOptions().map((o) => {
     const arg = /<[^>]+>/.exec(o.flags)?.[0];
-    const spec: OptionSpec = { key: o.key, description: o.description };
-    if (arg) spec.arg = arg;
-    if (o.parse) spec.parse = o.parse;
-    if (o.default !== undefined) spec.default = o.default;
-    return spec;
+    const entry: TableOption = { key: o.key, description: o.description };
+    if (arg) entry.arg = arg;
+    if (o.parse) entry.parse = o.parse;
+    if (o.default !== undefined) entry.default = o.default;
+    return entry;
   });
 }
 
@@ -398,8 +379,11 @@ export function backendSettings(flags: Readonly<Record<string, unknown>>): Recor
  * The whole table: the experiment's options, the arms, then each backend's own (registry). With the
  * scenarios' names, --scenario takes exactly those (the CLI passes them; columns need no parser).
  */
-export function experimentOptions(scenarios?: { names: readonly string[]; help?: string }): OptionSpec[] {
-  const table = [...EXPERIMENT_OPTIONS, ...armOptions(), ...backendOptions()];
+export function experimentOptions(scenarios?: { names: readonly string[]; help?: string }): TableOption[] {
+  const own = Object.entries(EXPERIMENT_OPTIONS).map(([name, o]) =>
+    o.kind === 'param' ? o.table(name) : o.table(),
+  );
+  const table = [...own, ...armOptions(), ...backendOptions()];
   if (!scenarios) return table;
   return table.map((o) =>
     o.key === 'scenario'

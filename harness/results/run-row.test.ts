@@ -6,7 +6,7 @@ import { createKindBackend } from '../../clusters/kind/index.ts';
 import { createLocalBackend } from '../../clusters/local/index.ts';
 import { EVERY_FIELD } from '../config/test/experiment-fixtures.ts';
 import { PROJECT_ROOT } from '../paths.ts';
-import { buildSummaryRow, EMPTY_FACTS } from './run-row.ts';
+import { buildSummaryRow, EMPTY_FACTS, SUMMARY_COLUMN_NAMES, SUMMARY_COLUMNS } from './run-row.ts';
 
 test('a local row and a kind row have the same columns in the same order; each backend fills its own', () => {
   const local = createLocalBackend({ nodeCount: 2 }).describe();
@@ -48,4 +48,15 @@ test("a run with accounted deadlines has the columns planned before it, in the s
   });
   assert.deepEqual(Object.keys(ran), Object.keys(planned));
   assert.equal(ran['deadline_reset_share'], '0.50');
+});
+
+test('the row has exactly the declared columns, in declared order, each named once with a note', () => {
+  const backend = createLocalBackend({ nodeCount: 2 }).describe();
+  const row = buildSummaryRow(EVERY_FIELD, undefined, [], { ...EMPTY_FACTS, backend });
+  assert.deepEqual(Object.keys(row), SUMMARY_COLUMN_NAMES);
+  assert.equal(new Set(SUMMARY_COLUMN_NAMES).size, SUMMARY_COLUMN_NAMES.length);
+  assert.deepEqual(
+    SUMMARY_COLUMNS.filter((c) => c.note.trim() === '').map((c) => c.name),
+    [],
+  );
 });

@@ -33,7 +33,7 @@ export async function readCsvRows(path: string): Promise<CsvRow[]> {
 }
 
 /** Throws (BadInput) when an existing CSV's header is not `columns`; a missing file is fine. */
-export async function checkCsvHeader(path: string, columns: string[]): Promise<void> {
+export async function checkCsvHeader(path: string, columns: readonly string[]): Promise<void> {
   if (!existsSync(path)) return;
   const rows: unknown = parse(await readFile(path, 'utf8'), { to_line: 1 });
   const header = (rows as string[][])[0];

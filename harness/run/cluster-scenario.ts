@@ -50,8 +50,11 @@ export interface ClusterScenario {
   /** Exactly this many calls instead of a duration of load (E4's one request, as its `curl`). */
   exactCalls?: number;
   companion?(context: CompanionContext): Companion;
-  /** The summary-row columns its companion adds (CompanionResult.columns has exactly these). */
-  companionColumns?: readonly string[];
+  /**
+   * The summary-row columns its companion adds (CompanionResult.columns has exactly these), each a
+   * measure, with its note for docs/reference.md.
+   */
+  companionColumns?: Readonly<Record<string, string>>;
   /** Backend capabilities it needs (clusters/capabilities.ts), each with why when more specific. */
   requires?: { capability: Capability; why?: string }[];
   /**

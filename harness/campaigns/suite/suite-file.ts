@@ -12,7 +12,7 @@ import { badInput } from '../../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
 import { experimentArgsOf } from '../../config/experiment-file.ts';
-import { buildSummaryRow, EMPTY_FACTS } from '../../results/run-row.ts';
+import { SUMMARY_COLUMN_NAMES } from '../../results/run-row.ts';
 import { CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
 import { ENTRY_REPORT_NAMES } from './entry-reports.ts';
 import type { EntryReport } from './entry-reports.ts';
@@ -158,11 +158,10 @@ function entryOf(e: EntryData, where: string): SuiteEntry {
   const flags = program.parse(args, { from: 'user' }).opts<ExperimentFlags>();
   const scenario = CLUSTER_SCENARIOS[flags.scenario];
   if (!scenario) throw badInput(`${where}.run.scenario`, 'a cluster scenario', flags.scenario);
+  // The entry's parameters, checked as a run checks them (refusals are this file's bad input).
+  paramsFromFlags(program, flags, scenario);
   // The columns this entry's runs will have: the rule may use only those.
-  const columns = new Set([
-    ...Object.keys(buildSummaryRow(paramsFromFlags(program, flags, scenario), undefined, [], EMPTY_FACTS)),
-    ...(scenario.companionColumns ?? []),
-  ]);
+  const columns = new Set([...SUMMARY_COLUMN_NAMES, ...Object.keys(scenario.companionColumns ?? {})]);
   const parse = (list: readonly string[], key: string) =>
     list.map((text, i) => {
       try {

@@ -13,16 +13,16 @@ const INTERVAL_MS = 1000;
 /** An end counts as "at the deadline" within this window after SIGTERM + deadline. */
 const AT_DEADLINE_MS = { before: 250, after: 1500 };
 
-/** E3's summary-row columns. */
-export const LONG_LIVED_COLUMNS = [
-  'long_lived_connections',
-  'long_lived_fin',
-  'long_lived_reset',
-  'long_lived_ended_at_deadline',
-  'long_lived_end_offset_s',
-  'long_lived_reconnects',
-  'long_lived_reconnect_failures',
-] as const;
+/** E3's summary-row columns (measures), each with what docs/reference.md says it holds. */
+export const LONG_LIVED_COLUMNS = {
+  long_lived_connections: 'E3: long-lived connections opened',
+  long_lived_fin: 'E3: of them, ended by a FIN',
+  long_lived_reset: 'E3: of them, ended by a RST',
+  long_lived_ended_at_deadline: "E3: of them, ended at their node's ztunnel drain deadline",
+  long_lived_end_offset_s: "E3: when each ended, seconds after its node's ztunnel SIGTERM",
+  long_lived_reconnects: 'E3: reconnects after an end',
+  long_lived_reconnect_failures: 'E3: reconnects that failed',
+} as const;
 
 /** The Ready httpbin pods, whose addresses their node's ztunnel captures. */
 function httpbinPods(addresses: ClusterAddresses) {
@@ -40,7 +40,7 @@ export function judgeLongLived(
   ztunnelSigtermByNode: ReadonlyMap<string, number>,
   deadlineMs: number,
   loadStartMs: number,
-): CompanionResult & { columns: Record<(typeof LONG_LIVED_COLUMNS)[number], string | number> } {
+): CompanionResult & { columns: Record<keyof typeof LONG_LIVED_COLUMNS, string | number> } {
   const first = lives.filter((l) => l.generation === 0);
   const later = lives.filter((l) => l.generation > 0);
   const offsets: number[] = [];

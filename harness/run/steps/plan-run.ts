@@ -9,7 +9,7 @@ import { strayK6Variables } from '../load/run-k6.ts';
 import { badInput, makeDirectory } from '../../../lib/index.ts';
 import { chooseGenerator } from '../../tools/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
-import { buildSummaryRow, EMPTY_FACTS } from '../../results/run-row.ts';
+import { SUMMARY_COLUMN_NAMES } from '../../results/run-row.ts';
 import type { RunPlan, RunRequest } from './run-context.ts';
 
 /**
@@ -20,13 +20,11 @@ import type { RunPlan, RunRequest } from './run-context.ts';
  */
 export async function planRun(request: RunRequest): Promise<RunPlan> {
   const { params, clock } = request;
-  // Creating a backend starts nothing; this one checks the machine and describes itself (its columns).
+  // Creating a backend starts nothing; this one checks the machine.
   const provider = providerOf(params.backend);
   const probe = provider.create(params, { clock, settings: request.backendSettings ?? {} });
   await probe.preflight();
-  const described = probe.describe();
-  const columns = Object.keys(buildSummaryRow(params, undefined, [], { ...EMPTY_FACTS, backend: described }));
-  await checkCsvHeader(join(request.resultsDir, 'runs.csv'), columns);
+  await checkCsvHeader(join(request.resultsDir, 'runs.csv'), SUMMARY_COLUMN_NAMES);
   const generator = await prepareGenerator(request);
   // What the backend runs from this machine (local: go-httpbin, Envoy; kind: its images), and the
   // Envoy the gateway and sidecar run.
