@@ -1,7 +1,6 @@
 // Flags <-> parameters, both ways, from the option table: each entry names its parameter field (arms
 // under `arms.`), how a flag becomes it and back. No option is mapped by hand.
 import type { ExperimentParams } from './experiment-params.ts';
-import type { ExperimentFlags } from './experiment-options.ts';
 import { attributeOf } from './option.ts';
 import type { ColumnGroup, ScenarioInfo, TableOption } from './option.ts';
 
@@ -37,7 +36,7 @@ function readsOf(spec: TableOption, params: Readonly<Record<string, unknown>>): 
  */
 export function paramsOf(
   table: readonly TableOption[],
-  flags: ExperimentFlags,
+  flags: Readonly<Record<string, unknown>>,
   scenario: ScenarioInfo,
   given: (attribute: string) => boolean,
 ): ExperimentParams {
@@ -54,6 +53,14 @@ export function paramsOf(
     write(params, spec.param, value);
   }
   return params as ExperimentParams;
+}
+
+/** The parameters of a run given no flag: each option's default, the scenario's where it has one. */
+export function defaultParams(table: readonly TableOption[], scenario: ScenarioInfo): ExperimentParams {
+  const flags = Object.fromEntries(
+    table.flatMap((o) => (o.default === undefined ? [] : [[attributeOf(o.key), o.default]])),
+  );
+  return paramsOf(table, flags, scenario, () => false);
 }
 
 /**

@@ -6,10 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../../lib/index.ts';
-import { GATEWAY_DEFAULT_CONCURRENCY } from '../../../clusters/manifests/index.ts';
 import type { ExperimentParams } from '../../options/experiment-params.ts';
-import { ASM_E1_RATE_PER_S } from '../../run/explain/deadline-accounting.ts';
-import { DEFAULT_ARMS } from '../../options/arms.ts';
+import { experimentOptions } from '../../options/experiment-options.ts';
+import { defaultParams } from '../../options/params.ts';
 import { runClusterExperiment } from '../../run/run-cluster-experiment.ts';
 import { CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
 
@@ -35,7 +34,7 @@ const PATHS = [
   { path: 'gateway -> httpbin (mesh off)', mesh: 'off' as const },
 ];
 
-/** The experiment a bench row runs: E2's topology at max rate, no restart. */
+/** The experiment a bench row runs: E2's topology at max rate, no restart, every other option at its default. */
 function paramsOf(
   scenario: string,
   mesh: 'ambient' | 'off',
@@ -43,29 +42,13 @@ function paramsOf(
   durationS: number,
 ): ExperimentParams {
   return {
-    scenario,
-    backend: 'local',
-    generator: 'auto',
+    ...defaultParams(experimentOptions(), { name: scenario, defaultMaxFailed: 0 }),
     mesh,
-    graceS: 30,
     qps: 0,
     connections,
     durationS,
-    timeoutS: 10,
-    path: '/status/418',
     restartAtS: undefined,
-    replicas: 3,
-    gatewayConcurrency: GATEWAY_DEFAULT_CONCURRENCY,
-    gatewayMode: 'hbone',
-    meshClientRps: 0,
-    projectRatePerS: ASM_E1_RATE_PER_S,
     maxFailed: 0,
-    thresholds: [],
-    k6Out: [],
-    timing: {},
-    arms: DEFAULT_ARMS,
-    ztunnelImpl: 'ours',
-    podNetwork: 'loopback',
   };
 }
 
