@@ -8,6 +8,7 @@ import type { Clock } from '../lib/index.ts';
 import type { ClusterBackend } from './backend.ts';
 import type { BackendOption } from './backend-option.ts';
 import type { GatewayManifestOptions, ZtunnelManifestOptions } from './manifests/index.ts';
+import type { ZtunnelImplName } from './ztunnel-impl.ts';
 
 /**
  * What a backend can do that an experiment may need. Each backend declares its set; a scenario and
@@ -61,7 +62,7 @@ export interface BackendParams {
   /** The local timing model's overrides (ms), by key. */
   timing?: Readonly<Partial<Record<string, number>>>;
   /** Which ztunnel serves the workload's pods: ours, or istio/ztunnel's own binary. */
-  ztunnelImpl?: 'ours' | 'istio' | 'istio-shared';
+  ztunnelImpl?: ZtunnelImplName;
   /** Where the workload pods' addresses live. */
   podNetwork?: 'loopback' | 'netns';
   arms?: { tcpMigrateReq?: number; cpuIsolation?: string };

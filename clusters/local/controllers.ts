@@ -24,7 +24,7 @@ export interface ControllerOptions {
   addresses: AddressPool;
   nodes: { name: string; ip: string }[];
   /** istio/ztunnel in shared mode is the node's ztunnel (pod-factory.ts). */
-  sharedIstioZtunnel?: boolean;
+  istioShared?: boolean;
 }
 
 /**
@@ -74,7 +74,7 @@ export function startControllers(options: ControllerOptions): () => void {
       nodeIndex: options.nodes.indexOf(node) + 1,
       addresses: options.addresses,
       nowMs: clock.now(),
-      ...(options.sharedIstioZtunnel ? { sharedIstioZtunnel: true } : {}),
+      ...(options.istioShared ? { istioShared: true } : {}),
     });
     state.pods.set(podKey(pod), pod);
     emit('pod-created', podKey(pod), `${pod.podIp} (app ${pod.appIp})`, node.name);

@@ -73,7 +73,7 @@ test('with shared istio/ztunnel the DaemonSet pod gets a namespace and a meshed 
       nodeIndex: 1,
       addresses,
       nowMs: 0,
-      ...(shared ? { sharedIstioZtunnel: true } : {}),
+      ...(shared ? { istioShared: true } : {}),
     });
   const ztunnel = make(IMAGES.ztunnel, {}, true);
   assert.equal(ztunnel.netns, true);

@@ -39,7 +39,7 @@ export function createPodRecord(options: {
    * DaemonSet's pods get a network namespace each (its fixed ports), and a meshed pod's app binds
    * the pod's own address, where the binary's inbound connects from inside the pod's namespace.
    */
-  sharedIstioZtunnel?: boolean;
+  istioShared?: boolean;
 }): PodRecord {
   const { template, owner } = options;
   const spec = template.spec ?? { containers: [] };
@@ -48,11 +48,11 @@ export function createPodRecord(options: {
   // A sidecar owns the pod address the same way ztunnel does for ambient pods.
   const hasSidecar = labels[SIDECAR_INJECT_LABEL] === 'true';
   const isSharedIstio =
-    options.sharedIstioZtunnel === true && spec.containers.some((c) => c.image === IMAGES.ztunnel);
+    options.istioShared === true && spec.containers.some((c) => c.image === IMAGES.ztunnel);
   const netns = template.metadata?.annotations?.[POD_NETWORK_ANNOTATION] === 'netns' || isSharedIstio;
   const dedicatedZtunnel = spec.containers.some((c) => c.image === ISTIO_ZTUNNEL_IMAGE);
   // The binary's inbound dials the CONNECT's pod address inside the pod (no in-pod redirection here).
-  const appOnPodIp = dedicatedZtunnel || options.sharedIstioZtunnel === true;
+  const appOnPodIp = dedicatedZtunnel || options.istioShared === true;
   const { podIp, appIp } = netns
     ? ((ip) => ({ podIp: ip, appIp: appAddressOf(ip) }))(options.addresses.nextNetnsPod(options.nodeIndex))
     : options.addresses.nextPod();
@@ -73,9 +73,7 @@ export function createPodRecord(options: {
     isMeshed,
     ...(netns ? { netns: true } : {}),
     ...(dedicatedZtunnel ? { dedicatedZtunnel: true } : {}),
-    ...(netns && isMeshed && !dedicatedZtunnel && options.sharedIstioZtunnel === true
-      ? { inpodCapture: true }
-      : {}),
+    ...(netns && isMeshed && !dedicatedZtunnel && options.istioShared === true ? { inpodCapture: true } : {}),
     serviceAccount: spec.serviceAccountName ?? 'default',
     labels,
     owner,

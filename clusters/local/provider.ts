@@ -1,5 +1,6 @@
 // The local backend as a provider (clusters/provider.ts): the embedded process cluster, what it can
 // do, the columns it fills, and how a run's parameters become its options.
+import type { ZtunnelImplName } from '../ztunnel-impl.ts';
 import { badInput } from '../../lib/index.ts';
 import { ensureEnvoy, ensureGoTool, GO_HTTPBIN } from '../../lib/tools/index.ts';
 import { ISTIO_ZTUNNEL_IMAGE } from '../manifests/index.ts';
@@ -65,10 +66,7 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
       ...(logDir ? { logDir } : {}),
       ...(envoyBinary ? { tools: { envoyBinary } } : {}),
       ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
-      ...(params.ztunnelImpl === 'istio' ? istioZtunnelOptions() : {}),
-      ...(params.ztunnelImpl === 'istio-shared'
-        ? istioSharedZtunnelOptions(settings['istio-shared-ca'] === 'fake' ? 'fake' : 'istiod')
-        : {}),
+      ...ZTUNNEL_IMPL_OPTIONS[params.ztunnelImpl ?? 'ours'](settings),
       ...cpuIsolationOptions(params.arms?.cpuIsolation),
     }),
 };
@@ -130,6 +128,16 @@ function istioSharedZtunnelOptions(
   if (typeof real === 'string') throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary", real);
   return { netns: true, istioShared: { binary: real.binary, ca } };
 }
+
+/** How this backend runs each ztunnel implementation (clusters/ztunnel-impl.ts). */
+const ZTUNNEL_IMPL_OPTIONS: Readonly<
+  Record<ZtunnelImplName, (settings: Readonly<Record<string, unknown>>) => Partial<LocalBackendOptions>>
+> = {
+  ours: () => ({}),
+  istio: () => istioZtunnelOptions(),
+  'istio-shared': (settings) =>
+    istioSharedZtunnelOptions(settings['istio-shared-ca'] === 'fake' ? 'fake' : 'istiod'),
+};
 
 /** --cpu-isolation: the nodes' and the generator's cpu cgroups; none (the default) adds nothing. */
 function cpuIsolationOptions(mode: string | undefined): Pick<LocalBackendOptions, 'cpuIsolation'> {

@@ -3,6 +3,8 @@ import { refusal } from '../../clusters/capabilities.ts';
 import { badInput } from '../../lib/index.ts';
 import type { HarnessError } from '../../lib/index.ts';
 import type { Requirement } from '../../clusters/capabilities.ts';
+import { ZTUNNEL_IMPLS } from '../../clusters/ztunnel-impl.ts';
+import type { ZtunnelImplName } from '../../clusters/ztunnel-impl.ts';
 import type { ClusterScenario } from '../run/cluster-scenario.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
@@ -73,31 +75,22 @@ function requirementsOf(
   return asked.filter((r): r is Requirement => r !== false);
 }
 
-/** What the scenario cannot run with: istio/ztunnel where it cannot serve, then its own refusals. */
+/** What the scenario cannot run with: a ztunnel implementation that cannot serve it, then its own refusals. */
 function scenarioRefusal(scenario: ClusterScenario, params: ExperimentParams): HarnessError | undefined {
-  if (params.ztunnelImpl === 'istio' && !(scenario.servesIstioZtunnel && params.mesh === 'ambient'))
+  const impl = ZTUNNEL_IMPLS[params.ztunnelImpl];
+  if (impl.name !== 'ours' && !(scenario.ztunnelImpls?.includes(impl.name) && params.mesh === 'ambient'))
     return badInput(
       '--ztunnel-impl',
-      `ours, unless --scenario ${scenarioNamesServing('servesIstioZtunnel').join('|')} with --mesh ambient`,
-      `istio with --scenario ${scenario.name} --mesh ${params.mesh}`,
-      'istio/ztunnel runs in dedicated mode beside each httpbin pod: the rollout of those pods (E2) is what it can serve; for its upgrade (E1) use --ztunnel-impl istio-shared',
-    );
-  if (
-    params.ztunnelImpl === 'istio-shared' &&
-    !(scenario.servesIstioSharedZtunnel && params.mesh === 'ambient')
-  )
-    return badInput(
-      '--ztunnel-impl',
-      `ours, unless --scenario ${scenarioNamesServing('servesIstioSharedZtunnel').join('|')} with --mesh ambient`,
-      `istio-shared with --scenario ${scenario.name} --mesh ${params.mesh}`,
-      'istio/ztunnel runs as the ztunnel DaemonSet in shared mode: the scenarios whose traffic it carries and whose fault it can take are listed',
+      `ours, unless --scenario ${scenarioNamesServing(impl.name).join('|')} with --mesh ambient`,
+      `${impl.name} with --scenario ${scenario.name} --mesh ${params.mesh}`,
+      impl.serves,
     );
   return scenario.refuses?.(params);
 }
 
-const scenarioNamesServing = (field: 'servesIstioZtunnel' | 'servesIstioSharedZtunnel'): string[] =>
+const scenarioNamesServing = (impl: Exclude<ZtunnelImplName, 'ours'>): string[] =>
   Object.values(CLUSTER_SCENARIOS)
-    .filter((s) => s[field])
+    .filter((s) => s.ztunnelImpls?.includes(impl))
     .map((s) => s.name);
 
 /** The run's parameters: the user's flags, else the scenario's defaults, else the table's. */

@@ -5,6 +5,8 @@ import type { BackendName } from '../../clusters/registry.ts';
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import type { TimingModel } from '../../clusters/local/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
+import { ZTUNNEL_IMPL_NAMES, ZTUNNEL_IMPLS } from '../../clusters/ztunnel-impl.ts';
+import type { ZtunnelImplName } from '../../clusters/ztunnel-impl.ts';
 import { badInput } from '../../lib/index.ts';
 import { ASM_E1_RATE_PER_S } from '../run/explain/deadline-accounting.ts';
 import { thresholdCollector } from '../run/thresholds.ts';
@@ -65,11 +67,6 @@ function restartAtOf(raw: string | undefined, c: ResolveContext<{ durationS: num
     throw badInput('--restart-at', `a number of seconds in [0, --duration) or "none"`, raw);
   return value;
 }
-
-type ZtunnelImpl = 'ours' | 'istio' | 'istio-shared';
-
-/** istio/ztunnel's binary in either mode: the pods in network namespaces of their own. */
-const isIstioImpl = (impl: ZtunnelImpl): boolean => impl === 'istio' || impl === 'istio-shared';
 
 const COMMAND_OPTIONS = {
   suite: commandOption<string>({
@@ -244,12 +241,12 @@ const EXPERIMENT_OPTIONS = {
     scenarioDefault: true,
     column: { name: 'gateway_mode', note: ' (hbone or plain)', group: 'shape' },
   }),
-  ztunnelImpl: paramOption<ZtunnelImpl>({
+  ztunnelImpl: paramOption<ZtunnelImplName>({
     key: 'ztunnel-impl',
     arg: '<impl>',
     description:
       "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); each pod in a network namespace of its own (root, Go, local backend)",
-    parse: choiceParser('--ztunnel-impl', ['ours', 'istio', 'istio-shared'] as const),
+    parse: choiceParser('--ztunnel-impl', ZTUNNEL_IMPL_NAMES),
     default: 'ours',
     column: {
       name: 'ztunnel_impl',
@@ -257,17 +254,18 @@ const EXPERIMENT_OPTIONS = {
       group: 'shape',
       added: { since: 5, olderRowsRan: 'ours' },
     },
-    requires: (impl) => impl !== 'ours' && { capability: 'podNamespaces', value: impl },
+    requires: (impl) =>
+      ZTUNNEL_IMPLS[impl].needsPodNamespaces && { capability: 'podNamespaces', value: impl },
   }),
-  podNetwork: paramOption<boolean, 'loopback' | 'netns', { ztunnelImpl: ZtunnelImpl }>({
+  podNetwork: paramOption<boolean, 'loopback' | 'netns', { ztunnelImpl: ZtunnelImplName }>({
     key: 'netns',
     description:
       'each httpbin (and mesh client) pod in a network namespace of its own, on a bridge per node, ztunnel binding its listeners inside it (root, local backend; the default keeps every pod on loopback)',
     default: false,
     // --ztunnel-impl istio and istio-shared imply it (the binary binds inside the pods' namespaces).
     reads: ['ztunnelImpl'],
-    toParam: (on, c) => (on || isIstioImpl(c.params.ztunnelImpl) ? 'netns' : 'loopback'),
-    fromParam: (network, p) => network === 'netns' && !isIstioImpl(p.ztunnelImpl),
+    toParam: (on, c) => (on || ZTUNNEL_IMPLS[c.params.ztunnelImpl].needsPodNamespaces ? 'netns' : 'loopback'),
+    fromParam: (network, p) => network === 'netns' && !ZTUNNEL_IMPLS[p.ztunnelImpl].needsPodNamespaces,
     column: {
       name: 'pod_network',
       note: ': loopback, or netns (also with `--ztunnel-impl istio` or `istio-shared`)',

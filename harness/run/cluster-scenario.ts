@@ -1,5 +1,6 @@
 import type { ClusterAddresses, ClusterBackend, WorkloadRef } from '../../clusters/backend.ts';
 import type { Capability } from '../../clusters/capabilities.ts';
+import type { ZtunnelImplName } from '../../clusters/ztunnel-impl.ts';
 import type { ClusterObject } from '../../clusters/manifests/index.ts';
 import type { Clock, HarnessError } from '../../lib/index.ts';
 import type { ExperimentParams, ScenarioDefaults } from '../options/experiment-params.ts';
@@ -58,16 +59,13 @@ export interface ClusterScenario {
   /** Backend capabilities it needs (clusters/capabilities.ts), each with why when more specific. */
   requires?: { capability: Capability; why?: string }[];
   /**
-   * istio/ztunnel's own binary can serve it in dedicated mode beside each pod (--ztunnel-impl istio):
-   * the pods' rollout (E2).
+   * The ztunnel implementations besides ours that can carry its traffic and take its fault
+   * (clusters/ztunnel-impl.ts), with --mesh ambient: istio in dedicated mode beside each pod serves
+   * the pods' rollout (E2); istio-shared, the DaemonSet in shared mode, is reached by the gateway's
+   * HBONE on its in-pod :15008 and by plaintext on its :15006 through istio-cni's in-pod rules
+   * (clusters/netns/inpod-capture.ts).
    */
-  servesIstioZtunnel?: boolean;
-  /**
-   * istio/ztunnel's binary can serve it as the ztunnel DaemonSet in shared mode (--ztunnel-impl
-   * istio-shared): the gateway's HBONE reaches its in-pod :15008, plaintext to a pod its :15006
-   * through istio-cni's in-pod rules (clusters/netns/inpod-capture.ts).
-   */
-  servesIstioSharedZtunnel?: boolean;
+  ztunnelImpls?: readonly Exclude<ZtunnelImplName, 'ours'>[];
   /** Parameters it cannot run with, as bad input (exit 2); undefined when it can. */
   refuses?(params: ExperimentParams): HarnessError | undefined;
 }

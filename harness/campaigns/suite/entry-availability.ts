@@ -1,4 +1,5 @@
 import { realZtunnelFromEnv, ztunnelBinaryFromEnv } from '../../../clusters/local/upstream-ztunnel.ts';
+import { isZtunnelImplName, ZTUNNEL_IMPLS } from '../../../clusters/ztunnel-impl.ts';
 import type { SuiteEntry } from './suite-file.ts';
 
 /**
@@ -12,13 +13,13 @@ export function entryUnavailable(
   uid: number | undefined = process.getuid?.(),
 ): string {
   const { flags } = entry;
-  const impl = flags['ztunnelImpl'];
-  const istio = impl === 'istio' || impl === 'istio-shared';
+  const impl = ZTUNNEL_IMPLS[isZtunnelImplName(flags['ztunnelImpl']) ? flags['ztunnelImpl'] : 'ours'];
+  const istio = impl.isUpstreamBinary;
   const cpuIsolation = typeof flags['cpuIsolation'] === 'string' ? flags['cpuIsolation'] : 'none';
   const namespaces = [
     flags['tcpMigrateReq'] === 1 && 'tcp_migrate_req=1',
     flags['netns'] === true && '--netns',
-    istio && `--ztunnel-impl ${impl}`,
+    impl.needsPodNamespaces && `--ztunnel-impl ${impl.name}`,
   ].filter((f): f is string => typeof f === 'string');
   if (namespaces.length > 0 && uid !== 0)
     return `not available: ${namespaces.join(', ')} needs root for network namespaces`;
@@ -27,7 +28,7 @@ export function entryUnavailable(
   if (istio) {
     // Shared mode asks our CA over gRPC (the suites run the default --istio-shared-ca istiod): the
     // binary alone; dedicated mode runs FAKE_CA and needs the test root too.
-    const real = impl === 'istio-shared' ? ztunnelBinaryFromEnv(env) : realZtunnelFromEnv(env);
+    const real = impl.name === 'istio-shared' ? ztunnelBinaryFromEnv(env) : realZtunnelFromEnv(env);
     if (typeof real === 'string') return `not available: istio/ztunnel ${real}`;
   }
   return '';

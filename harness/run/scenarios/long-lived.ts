@@ -95,7 +95,7 @@ export function judgeLongLived(
 export const longLived: ClusterScenario = {
   name: 'long-lived',
   // The connections to pod IP:port reach the binary's :15006 through istio-cni's in-pod rules.
-  servesIstioSharedZtunnel: true,
+  ztunnelImpls: ['istio-shared'],
   summary:
     'long-lived connections and a stream of new ones during a ztunnel DaemonSet restart (ztunnel upgrade blog, seed 000)',
   source: 'E3, seed 000 (Istio blog: ztunnel upgrades)',

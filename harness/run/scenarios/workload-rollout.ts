@@ -9,9 +9,9 @@ import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../scenario-manifests.ts'
  */
 export const workloadRollout: ClusterScenario = {
   name: 'workload-rollout',
-  servesIstioZtunnel: true,
-  // istio/ztunnel as the DaemonSet learns the rolled pods over delta ADS (clusters/local/istio-shared-ztunnel.ts).
-  servesIstioSharedZtunnel: true,
+  // istio beside each pod serves the pods' rollout; istio/ztunnel as the DaemonSet learns the rolled
+  // pods over delta ADS (clusters/local/istio-shared-ztunnel.ts).
+  ztunnelImpls: ['istio', 'istio-shared'],
   summary:
     'httpbin Deployment rollout restart under load through a mesh-aware gateway (Istio 1.28, seed 002)',
   source: 'E2, seed 002 (istio/istio#58514)',

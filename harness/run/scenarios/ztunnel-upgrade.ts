@@ -12,7 +12,7 @@ import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_CAPTURE, scenarioManifests } from '../s
 export const ztunnelUpgrade: ClusterScenario = {
   name: 'ztunnel-upgrade',
   // The gateway's HBONE reaches the binary's in-pod :15008 (plain: its :15006, by the in-pod rules).
-  servesIstioSharedZtunnel: true,
+  ztunnelImpls: ['istio-shared'],
   summary: 'ztunnel DaemonSet rollout restart under load through the ingress gateway (ASM, seed 001)',
   source: 'E1, seed 001 (ASM fortio tests)',
   manifests: (p) => scenarioManifests(p),
