@@ -43,9 +43,10 @@ export async function teardown(run: KindRun, failure?: unknown): Promise<void> {
     // Our network goes with our cluster (kind leaves the networks it makes).
     if (run.provisioned?.env['KIND_EXPERIMENTAL_DOCKER_NETWORK'] === KIND_NETWORK)
       await run.tools.removeNetwork(KIND_NETWORK);
+    await run.provisioned?.noteCluster?.(undefined);
   }
   run.created = false;
   run.hasNodes = false;
-  // A kept cluster keeps its engine; otherwise a daemon this run started is stopped.
-  if (!keepCluster) await run.provisioned?.release();
+  // A kept cluster keeps its engine (after this process too); otherwise a daemon this run started is stopped.
+  await (keepCluster ? run.provisioned?.keep?.() : run.provisioned?.release());
 }

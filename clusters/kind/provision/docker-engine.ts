@@ -7,6 +7,8 @@ import { findOnPath } from '../../../lib/tools/find-on-path.ts';
 import { readMissingCapabilities } from './capabilities.ts';
 import { buildDaemonConfig, engineLayout } from './engine-layout.ts';
 import type { EngineLayout } from './engine-layout.ts';
+import { startEngineWatcher } from './engine-watcher.ts';
+import type { WatchedCluster } from './engine-watcher.ts';
 import type { ProvisionStep } from './provision-step.ts';
 import { runcWrapperScript } from './runc-wrapper.ts';
 
@@ -27,6 +29,13 @@ export interface DockerEngine {
   /** The wrapper was registered: privileged containers lose the capabilities this machine lacks. */
   wrapped: boolean;
   release(): Promise<void>;
+  /**
+   * Leaves ours running after this process ends (a kept cluster): the watcher that would stop it when
+   * the run's process dies is dismissed. Nothing for an engine this call did not start.
+   */
+  keep(): Promise<void>;
+  /** Tells the watcher which kind cluster to delete if the run's process dies (undefined: none). */
+  noteCluster(cluster: WatchedCluster | undefined): Promise<void>;
 }
 
 export interface EngineOptions {
@@ -35,7 +44,19 @@ export interface EngineOptions {
   startTimeoutMs?: number;
   /** The environment the user's engine is looked for with (DOCKER_HOST, PATH). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Ours, when started here, outlives this process (`npm run kind-engine -- start`). Otherwise a
+   * watcher (engine-watcher.ts) stops it when this process dies without stopping it.
+   */
+  keepAfterExit?: boolean;
 }
+
+/** An engine this call did not start: nothing to release, keep or watch. */
+const NOT_OURS_TO_STOP = {
+  release: () => Promise.resolve(),
+  keep: () => Promise.resolve(),
+  noteCluster: () => Promise.resolve(),
+};
 
 /** `docker version` against an engine: its server version, or undefined when it does not answer. */
 export async function engineVersion(env: Record<string, string | undefined>): Promise<string | undefined> {
@@ -103,20 +124,14 @@ export async function ensureDockerEngine(
       `using the Docker engine that answers (server ${userVersion}; DOCKER_HOST=${env['DOCKER_HOST'] ?? 'default'})`,
       true,
     );
-    return {
-      owner: 'user',
-      env: {},
-      serverVersion: userVersion,
-      wrapped: false,
-      release: () => Promise.resolve(),
-    };
+    return { owner: 'user', env: {}, serverVersion: userVersion, wrapped: false, ...NOT_OURS_TO_STOP };
   }
   const ours = { DOCKER_HOST: layout.dockerHost };
   const running = await engineVersion({ ...path, ...ours });
   const wrapped = (await readMissingCapabilities()).length > 0;
   if (running) {
     step.note(`using our Docker engine, already running (server ${running}, ${layout.dockerHost})`, true);
-    return { owner: 'ours', env: ours, serverVersion: running, wrapped, release: () => Promise.resolve() };
+    return { owner: 'ours', env: ours, serverVersion: running, wrapped, ...NOT_OURS_TO_STOP };
   }
   await installDockerEngine(step, env);
   const pid = await startDaemon(step, layout, wrapped, env);
@@ -131,13 +146,26 @@ export async function ensureDockerEngine(
     `started our Docker engine (server ${started}, pid ${String(pid)}, ${layout.dockerHost}, log ${layout.log})`,
     true,
   );
+  const watcher = options.keepAfterExit
+    ? undefined
+    : await startEngineWatcher({ daemonPid: pid, layout, env: { ...ours, PATH: env['PATH'] ?? '' } });
   let released: Promise<void> | undefined;
   return {
     owner: 'ours-started',
     env: ours,
     serverVersion: started,
     wrapped,
-    release: () => (released ??= stopDaemon(layout, pid)),
+    release: () =>
+      (released ??= (async () => {
+        await watcher?.dismiss();
+        await stopDaemon(layout, pid);
+      })()),
+    keep: async () => {
+      await watcher?.dismiss();
+    },
+    noteCluster: async (cluster) => {
+      await watcher?.noteCluster(cluster);
+    },
   };
 }
 

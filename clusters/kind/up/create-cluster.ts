@@ -1,5 +1,6 @@
 import { buildKindConfig } from '../kind-config.ts';
 import { explainCreateFailure } from '../kind-preflight.ts';
+import { KIND_NETWORK } from '../provision/kind-provisioner.ts';
 import type { KindUp } from './kind-up.ts';
 
 /**
@@ -20,6 +21,15 @@ export async function createClusterStep(up: KindUp): Promise<void> {
     ...(nodeImage ? { nodeImage } : {}),
   });
   run.created = true;
+  // Deleted by the engine watcher if the run's process dies (SIGKILL) before deleting it itself.
+  await run.provisioned?.noteCluster?.({
+    kindPath: run.provisioned.kindPath,
+    name: settings.name,
+    kubeconfigPath: settings.kubeconfigPath,
+    ...(run.provisioned.env['KIND_EXPERIMENTAL_DOCKER_NETWORK'] === KIND_NETWORK
+      ? { network: KIND_NETWORK }
+      : {}),
+  });
   await run.tools
     .createCluster(settings.name, config, settings.waitS, settings.kubeconfigPath)
     .catch((err: unknown) => {
