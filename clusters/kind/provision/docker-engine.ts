@@ -8,7 +8,7 @@ import { readMissingCapabilities } from './capabilities.ts';
 import { buildDaemonConfig, engineLayout } from './engine-layout.ts';
 import type { EngineLayout } from './engine-layout.ts';
 import { startEngineWatcher } from './engine-watcher.ts';
-import type { WatchedCluster } from './engine-watcher.ts';
+import type { EngineWatcher, WatchedCluster } from './engine-watcher.ts';
 import type { ProvisionStep } from './provision-step.ts';
 import { runcWrapperScript } from './runc-wrapper.ts';
 
@@ -135,26 +135,38 @@ export async function ensureDockerEngine(
   }
   await installDockerEngine(step, env);
   const pid = await startDaemon(step, layout, wrapped, env);
-  const started = await waitForAnswer(
-    step,
-    layout,
-    pid,
-    { ...path, ...ours },
-    options.startTimeoutMs ?? START_TIMEOUT_MS,
+  // Watched from its start: a run killed while waiting for it to answer leaves it running otherwise.
+  const watcher = options.keepAfterExit
+    ? undefined
+    : await startEngineWatcher({ daemonPid: pid, layout, env: { ...ours, PATH: env['PATH'] ?? '' } });
+  const timeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+  const started = await waitForAnswer(step, layout, pid, { ...path, ...ours }, timeoutMs).catch(
+    async (err: unknown) => {
+      await watcher?.dismiss();
+      throw err;
+    },
   );
   step.note(
     `started our Docker engine (server ${started}, pid ${String(pid)}, ${layout.dockerHost}, log ${layout.log})`,
     true,
   );
-  const watcher = options.keepAfterExit
-    ? undefined
-    : await startEngineWatcher({ daemonPid: pid, layout, env: { ...ours, PATH: env['PATH'] ?? '' } });
-  let released: Promise<void> | undefined;
   return {
     owner: 'ours-started',
     env: ours,
     serverVersion: started,
     wrapped,
+    ...stopsOurs(layout, pid, watcher),
+  };
+}
+
+/** What a run does with the daemon it started: stop it (watcher dismissed first), keep it, tell the watcher. */
+function stopsOurs(
+  layout: EngineLayout,
+  pid: number,
+  watcher: EngineWatcher | undefined,
+): Pick<DockerEngine, 'release' | 'keep' | 'noteCluster'> {
+  let released: Promise<void> | undefined;
+  return {
     release: () =>
       (released ??= (async () => {
         await watcher?.dismiss();

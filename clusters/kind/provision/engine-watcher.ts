@@ -49,14 +49,11 @@ export async function startEngineWatcher(options: {
   /** The run's process (default this one). */
   harnessPid?: number;
   pollMs?: number;
-}): Promise<EngineWatcher> {
+}): Promise<EngineWatcher | undefined> {
   const harness = await identify(options.harnessPid ?? process.pid);
   const daemon = await identify(options.daemonPid);
-  if (!harness || !daemon)
-    throw new HarnessError(
-      ErrorCode.ProvisionFailed,
-      `our dockerd (pid ${String(options.daemonPid)}) is gone`,
-    );
+  // Nothing to watch: the daemon exited already (waiting for it to answer says why), or the run did.
+  if (!harness || !daemon) return undefined;
   const spec: WatcherSpec = {
     harness,
     daemon,
