@@ -1,16 +1,14 @@
-import type { ClusterAddresses, ClusterBackend } from '../backend.ts';
+import type { ClusterBackend } from '../backend.ts';
 import { drain } from './down/drain.ts';
 import { teardown } from './down/teardown.ts';
-import { kindAddresses } from './kind-addresses.ts';
 import { normalizeKindOptions } from './kind-options.ts';
 import type { KindBackendOptions } from './kind-options.ts';
 import { createKindRun } from './kind-run.ts';
-import { GATEWAY, need, ours, workloadOf } from './kind-workloads.ts';
+import { addressesOf } from './ops/addresses.ts';
 import { applyAll } from './ops/apply-all.ts';
 import { deletePod } from './ops/delete-pod.ts';
 import { rolloutRestart, scale, waitForRollout } from './ops/rollout.ts';
 import { waitForBringUpReady } from './ops/wait-for-ready.ts';
-import { isRolledOut } from './rollout-predicate.ts';
 import { bringUp, createKindStepRunner } from './up/bring-up.ts';
 import { checkBeforeStarting } from './up/check-before-starting.ts';
 
@@ -51,15 +49,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
       run.failureListeners.add(listener);
       return () => run.failureListeners.delete(listener);
     },
-    addresses(): ClusterAddresses {
-      const gateway = workloadOf(run, GATEWAY);
-      const isGatewayReady = gateway !== undefined && isRolledOut(gateway, 'Deployment');
-      return kindAddresses({
-        watch: need(run).watch,
-        ours,
-        ingress: isGatewayReady ? `127.0.0.1:${String(settings.ingressHostPort)}` : undefined,
-      });
-    },
+    addresses: () => addressesOf(run),
     // What was saved into logDir (every pod's at close, a failed run's troubled pods at destroy).
     logs: (pod) =>
       run.podLogs.lines(pod) ?? [
