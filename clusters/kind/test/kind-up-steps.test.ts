@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { StepTiming } from '../provision/provision-step.ts';
 import { KIND_UP_STEPS } from '../up/steps.ts';
+import type { FakeEngineCalls } from './fake-provision.ts';
 import { podObject, putPod, startKindFixture } from './kind-fixtures.ts';
 
 /** The fake provisioning's one step, then up()'s own, then waitForReady's first time. */
@@ -77,5 +78,31 @@ describe('kind bring-up steps', () => {
       ran.some((c) => c.startsWith('kind delete cluster')),
       'the cluster is ours: deleted',
     );
+  });
+});
+
+describe("the engine watcher's part in the bring-up", () => {
+  it('is told the cluster before `kind create` and that it is gone after `kind delete`; the engine released', async (t) => {
+    const engine: FakeEngineCalls = { count: 0 };
+    const { backend, runDir } = await startKindFixture(t, { engine });
+    await backend.up();
+    assert.deepEqual(engine.noted, [
+      { kindPath: 'kind', name: 'harness-test', kubeconfigPath: join(runDir, 'kubeconfig') },
+    ]);
+    await backend.close();
+    assert.deepEqual(engine.noted.at(-1), undefined);
+    assert.equal(engine.noted.length, 2);
+    assert.equal(engine.count, 1);
+    assert.equal(engine.kept, undefined);
+  });
+
+  it('a kept cluster keeps its engine after the run: kept, not released', async (t) => {
+    const engine: FakeEngineCalls = { count: 0 };
+    const { backend } = await startKindFixture(t, { engine, backend: { keepCluster: true } });
+    await backend.up();
+    await backend.close();
+    assert.equal(engine.kept, 1);
+    assert.equal(engine.count, 0);
+    assert.equal(engine.noted?.length, 1, 'the kept cluster stays noted only until the watcher is dismissed');
   });
 });
