@@ -1,5 +1,5 @@
 export { createKindBackend } from './kind-backend.ts';
-export type { KindBackendOptions } from './kind-backend.ts';
+export type { KindBackendOptions } from './kind-options.ts';
 export { buildKindConfig } from './kind-config.ts';
 export { KIND_IMAGES } from './kind-images.ts';
 export { createKindTools, KIND_VERSION } from './kind-tools.ts';

@@ -5,7 +5,8 @@ import { ENVOY } from '../../lib/tools/index.ts';
 import { GATEWAY_NODE_PORT } from '../manifests/index.ts';
 import type { BackendOption } from '../backend-option.ts';
 import type { BackendProvider } from '../provider.ts';
-import { createKindBackend, DEFAULT_INGRESS_HOST_PORT } from './kind-backend.ts';
+import { createKindBackend } from './kind-backend.ts';
+import { DEFAULT_INGRESS_HOST_PORT } from './kind-options.ts';
 
 /** A TCP port, decimal digits only (Number() would also take "1e3", "0x10" and " 5 "). */
 function parsePort(raw: string): number {

@@ -48,7 +48,7 @@ runMain(async (signal) => {
     signal,
   });
   // Started and left running: `npm run kind-engine -- stop` stops it.
-  const engine = await runner.step('engine', (step) => ensureDockerEngine(step));
+  const engine = await runner.step('engine', (step) => ensureDockerEngine(step, { keepAfterExit: true }));
   say(
     engine.owner === 'user'
       ? "the user's engine answers; nothing started"

@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, closeSync } from 'node:fs';
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { openSync, closeSync } from 'node:fs';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
-import { findOnPath } from '../../../lib/tools/find-on-path.ts';
 import { readMissingCapabilities } from './capabilities.ts';
+import { installDockerEngine } from './install-docker.ts';
 import { buildDaemonConfig, engineLayout } from './engine-layout.ts';
 import type { EngineLayout } from './engine-layout.ts';
+import { startEngineWatcher } from './engine-watcher.ts';
+import type { EngineWatcher, WatchedCluster } from './engine-watcher.ts';
 import type { ProvisionStep } from './provision-step.ts';
 import { runcWrapperScript } from './runc-wrapper.ts';
 
@@ -27,6 +29,13 @@ export interface DockerEngine {
   /** The wrapper was registered: privileged containers lose the capabilities this machine lacks. */
   wrapped: boolean;
   release(): Promise<void>;
+  /**
+   * Leaves ours running after this process ends (a kept cluster): the watcher that would stop it when
+   * the run's process dies is dismissed. Nothing for an engine this call did not start.
+   */
+  keep(): Promise<void>;
+  /** Tells the watcher which kind cluster to delete if the run's process dies (undefined: none). */
+  noteCluster(cluster: WatchedCluster | undefined): Promise<void>;
 }
 
 export interface EngineOptions {
@@ -35,7 +44,19 @@ export interface EngineOptions {
   startTimeoutMs?: number;
   /** The environment the user's engine is looked for with (DOCKER_HOST, PATH). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Ours, when started here, outlives this process (`npm run kind-engine -- start`). Otherwise a
+   * watcher (engine-watcher.ts) stops it when this process dies without stopping it.
+   */
+  keepAfterExit?: boolean;
 }
+
+/** An engine this call did not start: nothing to release, keep or watch. */
+const NOT_OURS_TO_STOP = {
+  release: () => Promise.resolve(),
+  keep: () => Promise.resolve(),
+  noteCluster: () => Promise.resolve(),
+};
 
 /** `docker version` against an engine: its server version, or undefined when it does not answer. */
 export async function engineVersion(env: Record<string, string | undefined>): Promise<string | undefined> {
@@ -47,41 +68,6 @@ export async function engineVersion(env: Record<string, string | undefined>): Pr
     stdin: 'ignore',
   });
   return r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : undefined;
-}
-
-/**
- * Debian's docker.io (dockerd 20.10, containerd, runc) and jq (the runc wrapper), as root on a Debian
- * machine, when dockerd is not on PATH. invoke-rc.d's policy layer (policy-rc.d exit 101, man
- * invoke-rc.d) keeps the package from starting a system daemon: we start our own.
- */
-export async function installDockerEngine(
-  step: ProvisionStep,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
-  const missing = [
-    ...((await findOnPath('dockerd', env)) ? [] : ['docker.io']),
-    ...((await findOnPath('jq', env)) ? [] : ['jq']),
-  ];
-  if (missing.length === 0) return;
-  const isDebian = existsSync('/etc/debian_version') && (await findOnPath('apt-get', env)) !== undefined;
-  if (process.getuid?.() !== 0 || !isDebian)
-    throw new HarnessError(
-      ErrorCode.ToolMissing,
-      `no Docker engine answers and ${missing.join(' and ')} cannot be installed here (needs root on Debian); start a Docker engine (https://docs.docker.com/engine/install/), or run on the embedded cluster with --backend local`,
-    );
-  step.note(`installing ${missing.join(' ')} (apt-get)`, true);
-  const policy = '/usr/sbin/policy-rc.d';
-  const ownPolicy = !existsSync(policy);
-  if (ownPolicy) await writeFile(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
-  try {
-    const aptEnv = { DEBIAN_FRONTEND: 'noninteractive' };
-    await step.run('apt-get', ['update', '-qq'], { env: aptEnv });
-    await step.run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
-      env: aptEnv,
-    });
-  } finally {
-    if (ownPolicy) await rm(policy, { force: true });
-  }
 }
 
 /**
@@ -103,41 +89,60 @@ export async function ensureDockerEngine(
       `using the Docker engine that answers (server ${userVersion}; DOCKER_HOST=${env['DOCKER_HOST'] ?? 'default'})`,
       true,
     );
-    return {
-      owner: 'user',
-      env: {},
-      serverVersion: userVersion,
-      wrapped: false,
-      release: () => Promise.resolve(),
-    };
+    return { owner: 'user', env: {}, serverVersion: userVersion, wrapped: false, ...NOT_OURS_TO_STOP };
   }
   const ours = { DOCKER_HOST: layout.dockerHost };
   const running = await engineVersion({ ...path, ...ours });
   const wrapped = (await readMissingCapabilities()).length > 0;
   if (running) {
     step.note(`using our Docker engine, already running (server ${running}, ${layout.dockerHost})`, true);
-    return { owner: 'ours', env: ours, serverVersion: running, wrapped, release: () => Promise.resolve() };
+    return { owner: 'ours', env: ours, serverVersion: running, wrapped, ...NOT_OURS_TO_STOP };
   }
   await installDockerEngine(step, env);
   const pid = await startDaemon(step, layout, wrapped, env);
-  const started = await waitForAnswer(
-    step,
-    layout,
-    pid,
-    { ...path, ...ours },
-    options.startTimeoutMs ?? START_TIMEOUT_MS,
+  // Watched from its start: a run killed while waiting for it to answer leaves it running otherwise.
+  const watcher = options.keepAfterExit
+    ? undefined
+    : await startEngineWatcher({ daemonPid: pid, layout, env: { ...ours, PATH: env['PATH'] ?? '' } });
+  const timeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+  const started = await waitForAnswer(step, layout, pid, { ...path, ...ours }, timeoutMs).catch(
+    async (err: unknown) => {
+      await watcher?.dismiss();
+      throw err;
+    },
   );
   step.note(
     `started our Docker engine (server ${started}, pid ${String(pid)}, ${layout.dockerHost}, log ${layout.log})`,
     true,
   );
-  let released: Promise<void> | undefined;
   return {
     owner: 'ours-started',
     env: ours,
     serverVersion: started,
     wrapped,
-    release: () => (released ??= stopDaemon(layout, pid)),
+    ...stopsOurs(layout, pid, watcher),
+  };
+}
+
+/** What a run does with the daemon it started: stop it (watcher dismissed first), keep it, tell the watcher. */
+function stopsOurs(
+  layout: EngineLayout,
+  pid: number,
+  watcher: EngineWatcher | undefined,
+): Pick<DockerEngine, 'release' | 'keep' | 'noteCluster'> {
+  let released: Promise<void> | undefined;
+  return {
+    release: () =>
+      (released ??= (async () => {
+        await watcher?.dismiss();
+        await stopDaemon(layout, pid);
+      })()),
+    keep: async () => {
+      await watcher?.dismiss();
+    },
+    noteCluster: async (cluster) => {
+      await watcher?.noteCluster(cluster);
+    },
   };
 }
 

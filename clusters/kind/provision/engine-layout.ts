@@ -18,6 +18,10 @@ export interface EngineLayout {
   socket: string;
   /** DOCKER_HOST for the docker CLI and kind. */
   dockerHost: string;
+  /** The kind cluster a run made on a daemon it started, for the watcher to delete if the run dies. */
+  watchFile: string;
+  /** The engine watcher's log (engine-watcher.ts). */
+  watcherLog: string;
 }
 
 export function engineLayout(toolsDir = DEFAULT_TOOLS_DIR, runDir = '/run'): EngineLayout {
@@ -33,6 +37,8 @@ export function engineLayout(toolsDir = DEFAULT_TOOLS_DIR, runDir = '/run'): Eng
     pidfile: join(runDir, 'ztunnel-harness-docker.pid'),
     socket,
     dockerHost: `unix://${socket}`,
+    watchFile: join(runDir, 'ztunnel-harness-docker.cluster.json'),
+    watcherLog: join(dir, 'watcher.log'),
   };
 }
 

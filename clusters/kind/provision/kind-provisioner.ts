@@ -4,6 +4,7 @@ import { ensureAppImages } from './app-images.ts';
 import type { AppImage } from './app-images.ts';
 import { ensureDockerEngine } from './docker-engine.ts';
 import type { DockerEngine, EngineOptions } from './docker-engine.ts';
+import type { WatchedCluster } from './engine-watcher.ts';
 import { hasImage } from './docker-images.ts';
 import { KIND } from './kind-cli.ts';
 import { ensureRootfsImage } from './node-image/debian-rootfs.ts';
@@ -26,6 +27,13 @@ export interface KindProvisioned {
   engineOwner: DockerEngine['owner'];
   /** Stops our engine if this run started it; nothing otherwise. */
   release(): Promise<void>;
+  /** Leaves an engine this run started running after it (a kept cluster); nothing otherwise. */
+  keep?: () => Promise<void>;
+  /**
+   * On an engine this run started: the cluster to delete, before stopping the engine, if the run's
+   * process dies without doing it (SIGKILL); undefined once it is deleted.
+   */
+  noteCluster?: (cluster: WatchedCluster | undefined) => Promise<void>;
   kindPath: string;
   /** What kind and docker run with: the engine's DOCKER_HOST, our network. */
   env: Record<string, string>;
@@ -80,6 +88,8 @@ export async function provisionKind(
     return {
       engineOwner: engine.owner,
       release: () => engine.release(),
+      keep: () => engine.keep(),
+      noteCluster: (cluster) => engine.noteCluster(cluster),
       kindPath: kind.path,
       env: { ...engine.env, KIND_EXPERIMENTAL_DOCKER_NETWORK: KIND_NETWORK },
       ...node,

@@ -49,8 +49,16 @@ export interface StepRunnerOptions {
   now?: () => number;
 }
 
+export interface StepHow {
+  /**
+   * The body's error is rethrown as it is, not named after the step and its log (a wait whose
+   * failure the run reports in its own words: waitForReady's timeout).
+   */
+  keepError?: boolean;
+}
+
 export interface StepRunner {
-  step<T>(name: string, body: (step: ProvisionStep) => Promise<T>): Promise<T>;
+  step<T>(name: string, body: (step: ProvisionStep) => Promise<T>, how?: StepHow): Promise<T>;
   timings(): readonly StepTiming[];
 }
 
@@ -59,7 +67,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
   const timings: StepTiming[] = [];
   return {
     timings: () => timings,
-    async step(name, body) {
+    async step(name, body, how = {}) {
       await makeDirectory(options.logDir);
       const logPath = join(options.logDir, `${name}.log`);
       const log = {
@@ -77,7 +85,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
         return result;
       } catch (err) {
         log.write(`FAILED: ${(err as Error).message}\n`);
-        throw asStepFailure(name, logPath, err);
+        throw how.keepError ? err : asStepFailure(name, logPath, err);
       } finally {
         const timing = { name, seconds: (now() - started) / 1000, ok, logPath };
         timings.push(timing);

@@ -2,12 +2,23 @@
 // "built" by the fake docker (`docker build --target <stage> --tag <image>`, killed on abort like a
 // real build), the user's engine, kind from PATH, kind's default node image.
 import { KIND_IMAGES } from '../kind-images.ts';
+import type { WatchedCluster } from '../provision/engine-watcher.ts';
 import type { KindProvisioned } from '../provision/kind-provisioner.ts';
 import type { StepRunner } from '../provision/provision-step.ts';
 
+/** What the run asked of the fake engine. */
+export interface FakeEngineCalls {
+  /** release() calls. */
+  count: number;
+  /** keep() calls: the engine left running after the run (a kept cluster). */
+  kept?: number;
+  /** What the engine's watcher was told to delete if the run dies, in order. */
+  noted?: (WatchedCluster | undefined)[];
+}
+
 export function fakeProvision(
   env: Record<string, string>,
-  released: { count: number } = { count: 0 },
+  released: FakeEngineCalls = { count: 0 },
 ): (runner: StepRunner) => Promise<KindProvisioned> {
   return async (runner) => {
     await runner.step('images', async (step) => {
@@ -18,6 +29,14 @@ export function fakeProvision(
       engineOwner: 'user',
       release: () => {
         released.count += 1;
+        return Promise.resolve();
+      },
+      keep: () => {
+        released.kept = (released.kept ?? 0) + 1;
+        return Promise.resolve();
+      },
+      noteCluster: (cluster) => {
+        (released.noted ??= []).push(cluster);
         return Promise.resolve();
       },
       kindPath: 'kind',

@@ -15,6 +15,7 @@ import { startControllerDouble } from './controller-double.ts';
 import { createFakeKindAndDocker, kindKubeconfig } from './fake-kind-docker.ts';
 import type { FakeTools } from './fake-kind-docker.ts';
 import { fakeProvision } from './fake-provision.ts';
+import type { FakeEngineCalls } from './fake-provision.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };
 
@@ -39,6 +40,8 @@ export interface KindFixtureOptions {
   /** The controller double plays the cluster's controllers and kubelets. */
   controllers?: boolean;
   backend?: Partial<KindBackendOptions>;
+  /** What the fake provisioning's engine was asked (release, keep, noteCluster). */
+  engine?: FakeEngineCalls;
 }
 
 /**
@@ -78,7 +81,7 @@ export async function startKindFixture(t: After, options: KindFixtureOptions = {
     name,
     projectRoot: PROJECT_ROOT,
     toolsEnv,
-    provision: fakeProvision(toolsEnv),
+    provision: fakeProvision(toolsEnv, options.engine),
     ingressHostPort: nextPort++,
     kubeconfigPath: join(runDir, 'kubeconfig'),
     logDir: join(runDir, 'pods'),

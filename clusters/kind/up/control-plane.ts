@@ -1,52 +1,54 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import type { KubernetesObject } from '@kubernetes/client-node';
 import { ErrorCode, HarnessError } from '../../../lib/index.ts';
 import { createClusterWatch } from '../cluster-watch.ts';
-import type { ClusterWatch, WatchUpdate } from '../cluster-watch.ts';
 import { buildKindControlPlane, ISTIOD } from '../kind-manifests.ts';
-import type { KindTools } from '../kind-tools.ts';
+import { failRun } from '../kind-run.ts';
+import type { KindRun } from '../kind-run.ts';
+import { waitRolledOut } from '../kind-workloads.ts';
 import { createKubeApi } from '../kube-api.ts';
-import type { KubeApi } from '../kube-api.ts';
-import type { WorkloadRef } from '../../backend.ts';
-
-export interface ControlPlaneStepOptions {
-  tools: KindTools;
-  name: string;
-  onUpdate: (update: WatchUpdate) => void;
-  fail: (err: HarnessError) => void;
-  /** The backend's apply (server-side apply, workloads remembered for waitForReady). */
-  apply: (api: KubeApi, objects: readonly KubernetesObject[]) => Promise<void>;
-  /** Waits until the workload is rolled out, failures explained (restarts). */
-  waitRolledOut: (ref: WorkloadRef) => Promise<unknown>;
-  /** Told once the API and the watches exist (the backend keeps them). */
-  onConnected: (api: KubeApi, watch: ClusterWatch, serverVersion: string) => void;
-}
+import { applyAll } from '../ops/apply-all.ts';
+import { handleWatchUpdate } from '../watch-updates.ts';
+import type { KindUp } from './kind-up.ts';
 
 /**
  * The control-plane step: the cluster's kubeconfig, the API, the watches started, istiod applied and
  * rolled out. istiod first: ztunnel and the gateway exit when they cannot reach it (Kubernetes
  * restarts them, and restarts before Ready are tolerated, but each costs a back-off).
  */
-export async function controlPlaneStep(options: ControlPlaneStepOptions): Promise<void> {
+export async function controlPlaneStep(up: KindUp): Promise<void> {
+  const { run } = up;
+  const { name, controlPlaneTimeoutMs } = run.settings;
   const kc = new KubeConfig();
-  kc.loadFromString(await options.tools.kubeconfig(options.name));
+  kc.loadFromString(await run.tools.kubeconfig(name));
   const api = createKubeApi(kc);
   const serverVersion = await api.serverVersion();
   const watch = createClusterWatch(kc);
-  watch.onUpdate(options.onUpdate);
+  watch.onUpdate((update) => {
+    handleWatchUpdate(run, update);
+  });
   watch.onError((err) => {
-    options.fail(
-      new HarnessError(
-        ErrorCode.ComponentFailed,
-        `watching kind cluster ${options.name} failed: ${err.message}`,
-        {
-          cause: err,
-        },
-      ),
+    failRun(
+      run,
+      new HarnessError(ErrorCode.ComponentFailed, `watching kind cluster ${name} failed: ${err.message}`, {
+        cause: err,
+      }),
     );
   });
-  options.onConnected(api, watch, serverVersion);
+  run.api = api;
+  run.watch = watch;
+  recordServerVersion(run, serverVersion);
   await watch.start();
-  await options.apply(api, buildKindControlPlane());
-  await options.waitRolledOut(ISTIOD);
+  await applyAll(run, buildKindControlPlane());
+  await waitRolledOut(run, ISTIOD, { timeoutMs: controlPlaneTimeoutMs, signal: up.signal }).catch(
+    (err: unknown) => {
+      throw run.restarts.explain(err);
+    },
+  );
+}
+
+/** Which node image ran, in the row (a column of its own needs a runs.csv schema change). */
+function recordServerVersion(run: KindRun, serverVersion: string): void {
+  const p = run.provisioned;
+  const image = p?.nodeImage ? ` (node image ${p.nodeImage}, ${p.nodeImageSource})` : '';
+  run.facts['kubernetes_version'] = `${serverVersion}${image}`;
 }

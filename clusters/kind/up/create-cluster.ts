@@ -1,29 +1,40 @@
 import { buildKindConfig } from '../kind-config.ts';
 import { explainCreateFailure } from '../kind-preflight.ts';
-import type { KindTools } from '../kind-tools.ts';
+import { KIND_NETWORK } from '../provision/kind-provisioner.ts';
+import type { KindUp } from './kind-up.ts';
 
 /**
  * The cluster step: `kind create cluster` with our config (one control plane, the workers, the
  * gateway's nodePort on 127.0.0.1, kubeadm told never to pull) on the node image provisioning chose;
- * the host port taken is bad input naming --kind-ingress-port.
+ * the host port taken is bad input naming --kind-ingress-port. The cluster is ours from before the
+ * create: one kind leaves half-made (Ctrl-C or SIGTERM during `kind create`, which installs no signal
+ * handler and so never cleans up) is deleted too, and `kind delete cluster` of one that is not there
+ * succeeds.
  */
-export async function createClusterStep(options: {
-  tools: KindTools;
-  name: string;
-  workers: number;
-  ingressHostPort: number;
-  nodeImage?: string;
-  waitS: number;
-  kubeconfigPath: string;
-}): Promise<void> {
+export async function createClusterStep(up: KindUp): Promise<void> {
+  const { run } = up;
+  const { settings } = run;
+  const nodeImage = run.provisioned?.nodeImage;
   const config = buildKindConfig({
-    workers: options.workers,
-    ingressHostPort: options.ingressHostPort,
-    ...(options.nodeImage ? { nodeImage: options.nodeImage } : {}),
+    workers: settings.workers,
+    ingressHostPort: settings.ingressHostPort,
+    ...(nodeImage ? { nodeImage } : {}),
   });
-  await options.tools
-    .createCluster(options.name, config, options.waitS, options.kubeconfigPath)
+  run.created = true;
+  // Deleted by the engine watcher if the run's process dies (SIGKILL) before deleting it itself.
+  await run.provisioned?.noteCluster?.({
+    kindPath: run.provisioned.kindPath,
+    name: settings.name,
+    kubeconfigPath: settings.kubeconfigPath,
+    ...(run.provisioned.env['KIND_EXPERIMENTAL_DOCKER_NETWORK'] === KIND_NETWORK
+      ? { network: KIND_NETWORK }
+      : {}),
+  });
+  await run.tools
+    .createCluster(settings.name, config, settings.waitS, settings.kubeconfigPath)
     .catch((err: unknown) => {
-      throw explainCreateFailure(err, options.ingressHostPort);
+      throw explainCreateFailure(err, settings.ingressHostPort);
     });
+  run.hasNodes = true;
+  settings.onKubeconfig?.(settings.kubeconfigPath);
 }

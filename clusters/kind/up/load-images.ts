@@ -1,11 +1,11 @@
 import { KIND_IMAGES } from '../kind-images.ts';
-import type { KindTools } from '../kind-tools.ts';
+import type { KindUp } from './kind-up.ts';
 
 /** The load-images step: every image a kind run names into every node (none is pulled). */
-export function loadImagesStep(options: { tools: KindTools; name: string; platform: string }): Promise<void> {
-  return options.tools.loadImages({
-    name: options.name,
+export function loadImagesStep(up: KindUp): Promise<void> {
+  return up.run.tools.loadImages({
+    name: up.run.settings.name,
     images: KIND_IMAGES.map((i) => i.image),
-    platform: options.platform,
+    platform: up.platform,
   });
 }

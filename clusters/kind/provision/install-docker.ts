@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { ErrorCode, HarnessError } from '../../../lib/index.ts';
+import { findOnPath } from '../../../lib/tools/find-on-path.ts';
+import type { ProvisionStep } from './provision-step.ts';
+
+/**
+ * Debian's docker.io (dockerd 20.10, containerd, runc) and jq (the runc wrapper), as root on a Debian
+ * machine, when dockerd is not on PATH. invoke-rc.d's policy layer (policy-rc.d exit 101, man
+ * invoke-rc.d) keeps the package from starting a system daemon: we start our own.
+ */
+export async function installDockerEngine(
+  step: ProvisionStep,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const missing = [
+    ...((await findOnPath('dockerd', env)) ? [] : ['docker.io']),
+    ...((await findOnPath('jq', env)) ? [] : ['jq']),
+  ];
+  if (missing.length === 0) return;
+  const isDebian = existsSync('/etc/debian_version') && (await findOnPath('apt-get', env)) !== undefined;
+  if (process.getuid?.() !== 0 || !isDebian)
+    throw new HarnessError(
+      ErrorCode.ToolMissing,
+      `no Docker engine answers and ${missing.join(' and ')} cannot be installed here (needs root on Debian); start a Docker engine (https://docs.docker.com/engine/install/), or run on the embedded cluster with --backend local`,
+    );
+  step.note(`installing ${missing.join(' ')} (apt-get)`, true);
+  const policy = '/usr/sbin/policy-rc.d';
+  const ownPolicy = !existsSync(policy);
+  if (ownPolicy) await writeFile(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+  try {
+    const aptEnv = { DEBIAN_FRONTEND: 'noninteractive' };
+    await step.run('apt-get', ['update', '-qq'], { env: aptEnv });
+    await step.run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+      env: aptEnv,
+    });
+  } finally {
+    if (ownPolicy) await rm(policy, { force: true });
+  }
+}
