@@ -43,6 +43,8 @@ export interface BackendColumnSpec {
   role: BackendColumnRole;
   /** What docs/reference.md says the column holds. */
   note: string;
+  /** A column added after the first schema (harness/options/column-binding.ts). */
+  added?: { since: number; olderRowsRan: string };
 }
 
 /**

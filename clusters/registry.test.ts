@@ -44,6 +44,7 @@ test("runs.csv's backend columns keep their order as backends declare their own 
     'kind_version',
     'docker_server_version',
     'kubernetes_version',
+    'node_image',
     ...timing,
     'istio_shared_ca',
   ]);

@@ -77,6 +77,7 @@ export function createKindRun(settings: KindSettings): KindRun {
       kind_version: '',
       docker_server_version: '',
       kubernetes_version: '',
+      node_image: '',
     },
     applied: [],
     awaitedGeneration: new Map(),

@@ -43,6 +43,13 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     { name: 'kind_version', role: 'bookkeeping', note: 'kind: `kind version`' },
     { name: 'docker_server_version', role: 'bookkeeping', note: "kind: the Docker engine's version" },
     { name: 'kubernetes_version', role: 'bookkeeping', note: "kind: the API server's version" },
+    {
+      // Schema 13: older kind rows said it inside kubernetes_version ("v1.34.4 (node image ..., ...)").
+      name: 'node_image',
+      role: 'bookkeeping',
+      note: 'kind: the node image that ran and where it came from: built here, built here earlier (cached by the hash of its inputs), official (pulled or present) or given (`--node-image <ref>`); before schema 13 it was inside kubernetes_version',
+      added: { since: 13, olderRowsRan: '' },
+    },
   ],
   // kind pulls nothing (images are loaded) but schedules real pods and probes them: give it longer.
   readyTimeoutMs: 300_000,

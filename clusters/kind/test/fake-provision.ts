@@ -19,6 +19,7 @@ export interface FakeEngineCalls {
 export function fakeProvision(
   env: Record<string, string>,
   released: FakeEngineCalls = { count: 0 },
+  node: Pick<KindProvisioned, 'nodeImage' | 'nodeImageSource'> = { nodeImage: '', nodeImageSource: 'given' },
 ): (runner: StepRunner) => Promise<KindProvisioned> {
   return async (runner) => {
     await runner.step('images', async (step) => {
@@ -41,8 +42,7 @@ export function fakeProvision(
       },
       kindPath: 'kind',
       env: {},
-      nodeImage: '',
-      nodeImageSource: 'given',
+      ...node,
       kubernetesVersion: 'v1.34.4',
       ownCni: false,
     };

@@ -28,7 +28,7 @@ type After = { after: (fn: () => Promise<void>) => void };
 const NAME = 'harness-test';
 const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
 
-async function setUp(t: After, env: Record<string, string> = {}) {
+async function setUp(t: After, env: Record<string, string> = {}, node?: Parameters<typeof fakeProvision>[2]) {
   // istiod's Deployment rolls out at once (up() waits for it); nothing else does by itself.
   const api = await startApiServerDouble({ rollOutOnApply: ['istio-system/istiod'] });
   t.after(() => api.close());
@@ -41,7 +41,7 @@ async function setUp(t: After, env: Record<string, string> = {}) {
     name: NAME,
     projectRoot: PROJECT_ROOT,
     tools,
-    provision: fakeProvision({ PATH: fakes.path, FAKE_DIR: fakes.dir, ...env }),
+    provision: fakeProvision({ PATH: fakes.path, FAKE_DIR: fakes.dir, ...env }, undefined, node),
     ingressHostPort: 18181,
   });
   t.after(() => backend.close());
@@ -200,8 +200,20 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     // What the proxies' pilot-agent dials (Envoy's mTLS ADS) is what the cluster says istiod serves.
     assert.equal(backend.addresses().controlPlane.envoyXds, ENVOY_XDS_ADDRESS);
     assert.equal(backend.describe()['kubernetes_version'], 'v1.35.0');
+    assert.equal(backend.describe()['node_image'], '');
     assert.equal(backend.describe()['kind_version'], 'kind v0.33.0 go1.26.8 linux/amd64');
     assert.equal(backend.describe()['docker_server_version'], '28.2.2 (image store: overlay2)');
+  });
+
+  it('says which node image ran in a column of its own (schema 13), the server version alone beside it', async (t) => {
+    const { backend } = await setUp(
+      t,
+      {},
+      { nodeImage: 'ztunnel-harness/kind-node:1f2e3d', nodeImageSource: 'built here' },
+    );
+    await backend.up();
+    assert.equal(backend.describe()['node_image'], 'ztunnel-harness/kind-node:1f2e3d (built here)');
+    assert.equal(backend.describe()['kubernetes_version'], 'v1.35.0');
   });
 
   it('applies manifests by server-side apply, and refuses a field the model types do not know before sending anything', async (t) => {

@@ -46,9 +46,9 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
   );
 }
 
-/** Which node image ran, in the row (a column of its own needs a runs.csv schema change). */
+/** The API server's version, and which node image ran it and where that image came from. */
 function recordServerVersion(run: KindRun, serverVersion: string): void {
   const p = run.provisioned;
-  const image = p?.nodeImage ? ` (node image ${p.nodeImage}, ${p.nodeImageSource})` : '';
-  run.facts['kubernetes_version'] = `${serverVersion}${image}`;
+  run.facts['kubernetes_version'] = serverVersion;
+  if (p?.nodeImage) run.facts['node_image'] = `${p.nodeImage} (${p.nodeImageSource})`;
 }

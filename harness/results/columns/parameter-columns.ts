@@ -37,7 +37,12 @@ function backendSection(): Section<RowInput> {
   const optionColumns = new Set(experimentOptions().flatMap((o) => (o.column ? [o.column.name] : [])));
   const specs = BACKEND_COLUMN_SPECS.filter((c) => !optionColumns.has(c.name));
   return {
-    columns: specs.map((c) => ({ name: c.name, role: c.role, note: c.note })),
+    columns: specs.map((c) => ({
+      name: c.name,
+      role: c.role,
+      note: c.note,
+      ...(c.added ? { added: c.added } : {}),
+    })),
     cells: ({ facts }) => {
       const cells = backendColumns(facts.backend);
       return Object.fromEntries(specs.map((c) => [c.name, cells[c.name] ?? '']));
