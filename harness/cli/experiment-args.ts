@@ -6,7 +6,7 @@ import { isAbsolute } from 'node:path';
 import type { Command } from 'commander';
 import { refusal } from '../../clusters/capabilities.ts';
 import { badInput } from '../../lib/index.ts';
-import { expandExperimentFile } from '../config/experiment-file.ts';
+import { expandExperimentFile } from './experiment-file.ts';
 import { optionTable } from '../options/option-table.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from './experiment-program.ts';

@@ -16,7 +16,7 @@ import { NEEDS_IN_POD_CAPTURE } from '../run/scenario-manifests.ts';
 import { CLUSTER_SCENARIOS, SCENARIO_NAMES } from '../run/scenarios/index.ts';
 import { DURATION_FORMS } from '../options/duration.ts';
 import { commandsHelp } from './commands.ts';
-import { suitePath } from '../campaigns/suite/suite-path.ts';
+import { suitePath } from './suite-path.ts';
 
 export type { ExperimentFlags };
 

@@ -10,11 +10,14 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SKIP = new Set(['node_modules', '.git', '.tools', 'results', 'test']);
+const SKIP = new Set(['node_modules', '.git', '.tools', 'test']);
+/** The runs' results folder at the root (not harness/results/, which is code). */
+const RUN_RESULTS = join(ROOT, 'results');
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return SKIP.has(e.name) ? [] : sources(join(dir, e.name));
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return SKIP.has(e.name) || path === RUN_RESULTS ? [] : sources(path);
     return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [];
   });
 }
@@ -108,4 +111,44 @@ test('no module imports from a higher floor: lib <- mesh <- ztunnel, apps <- clu
     'a new top folder needs its floor in FLOORS',
   );
   assert.deepEqual(climbingImports(graph), []);
+});
+
+/** A folder's name one level inside a top folder (`harness/run/steps/x.ts` -> `harness/run`). */
+const subFolder = (file: string): string => relative(ROOT, file).split(sep).slice(0, 2).join('/');
+
+/**
+ * Pairs of folders inside one top folder that still import each other, both ways: results/ reads
+ * run/'s tallies and accounts while run/'s write step makes the row; options/ takes --threshold's
+ * parser and ASM's rate from run/; ztunnel's outbound capture pipes with inbound's pipeConnection
+ * while inbound's pod listeners start it. Left for issue 43; a new pair fails the test below.
+ */
+const KNOWN_FOLDER_CYCLES = new Set([
+  'harness/options <-> harness/run',
+  'harness/results <-> harness/run',
+  'ztunnel/inbound <-> ztunnel/outbound',
+]);
+
+test('no two folders inside a top folder import each other (but the known pairs, issue 43)', () => {
+  const graph = importGraph();
+  const edges = new Set(
+    [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter((t) => topFolder(t) === topFolder(file) && subFolder(t) !== subFolder(file))
+        .filter((t) => !subFolder(t).endsWith('.ts') && !subFolder(file).endsWith('.ts'))
+        .map((t) => `${subFolder(file)} -> ${subFolder(t)}`),
+    ),
+  );
+  const pairs = [...edges].flatMap((e) => {
+    const [a, b] = e.split(' -> ');
+    return a !== undefined && b !== undefined && a < b && edges.has(`${b} -> ${a}`) ? [`${a} <-> ${b}`] : [];
+  });
+  assert.deepEqual(
+    pairs.filter((p) => !KNOWN_FOLDER_CYCLES.has(p)),
+    [],
+  );
+  // A known pair untangled leaves the list: drop it there.
+  assert.deepEqual(
+    [...KNOWN_FOLDER_CYCLES].filter((p) => !pairs.includes(p)),
+    [],
+  );
 });

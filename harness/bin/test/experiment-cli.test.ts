@@ -16,7 +16,7 @@ async function runCli(args: string[]) {
 }
 
 // The exit-2 contract end to end, as a user meets it: a process, stderr, nothing written. Every other
-// malformed input is refused by the same parsers, tested in process (config/experiment-file.test.ts).
+// malformed input is refused by the same parsers, tested in process (cli/experiment-file.test.ts).
 const BAD_INPUTS: [string[], RegExp][] = [
   [['--qps', 'abc'], /^error: Expected --qps to be a number from 0 to 100000, got "abc"$/m],
   [

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { badInput, EXIT, formatDuration, makeDirectory } from '../../../lib/index.ts';
 import type { Clock } from '../../../lib/index.ts';
-import type { ExperimentFlags } from '../../cli/experiment-program.ts';
+import type { ExperimentFlags } from '../../options/experiment-options.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { createRunId } from '../../results/run-id.ts';
 import { entryUnavailable } from './entry-availability.ts';

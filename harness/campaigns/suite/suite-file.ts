@@ -11,14 +11,14 @@ import { z } from 'zod';
 import { badInput } from '../../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
-import { experimentArgsOf } from '../../config/experiment-file.ts';
+import { experimentArgsOf } from '../../cli/experiment-file.ts';
 import { SUMMARY_COLUMN_NAMES } from '../../results/run-row.ts';
 import { CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
 import { ENTRY_REPORT_NAMES } from './entry-reports.ts';
 import type { EntryReport } from './entry-reports.ts';
 import { parseCondition } from './shape-rule.ts';
 import type { ShapeRule } from './shape-rule.ts';
-import { suitePath } from './suite-path.ts';
+import { suitePath } from '../../cli/suite-path.ts';
 
 /** The copy of the suite file every suite folder holds. */
 export const SUITE_FILE = 'suite.yaml';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { writeSuiteReport } from '../../results/report/suite-report.ts';
+import { writeSuiteReport } from './suite-report.ts';
 import { appendJobSummary } from '../../results/ci-output.ts';
 import { buildJUnit } from '../../results/junit.ts';
 import { readCsvRows as readRows, writeCsv } from '../../results/write-csv.ts';

@@ -4,7 +4,7 @@ import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from '../.
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentParams } from '../../options/experiment-params.ts';
 import { EXAMPLE_ARMS } from '../../options/arms.ts';
-import { expandExperimentFile } from '../experiment-file.ts';
+import { expandExperimentFile } from '../../cli/experiment-file.ts';
 
 /** What `npm run experiment` resolves from a command line, without running anything. */
 export async function resolve(argv: string[]): Promise<ExperimentParams> {

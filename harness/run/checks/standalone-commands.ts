@@ -1,7 +1,7 @@
 // The two checks of the load path that need no cluster: load-smoke (the generator against a local target) and calibrate (the
 // classifier against a fault-injecting httpbin), as `npm run experiment` prints them.
 import type { Clock } from '../../../lib/index.ts';
-import type { ExperimentFlags } from '../../cli/experiment-program.ts';
+import type { ExperimentFlags } from '../../options/experiment-options.ts';
 import { formatFortioSummary } from '../load/index.ts';
 import { runCalibration } from './calibrate.ts';
 import { runLoadSmoke } from './load-smoke.ts';

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { badInput, isHarnessError } from '../../lib/index.ts';
-import { buildExperimentProgram } from '../cli/experiment-program.ts';
+import { buildExperimentProgram } from './experiment-program.ts';
 import { argsFor, optionTable } from '../options/option-table.ts';
 import type { OptionEntry } from '../options/option-table.ts';
-import { RUN_CONFIG_FILE } from './run-config.ts';
+import { RUN_CONFIG_FILE } from '../config/run-config.ts';
 
 const asJson = (value: unknown): { toString(): string } => ({
   toString: () => JSON.stringify(value ?? null),

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import type { SuiteTableRow } from '../../campaigns/suite/suite-table.ts';
-import { htmlTable, page } from './report-html.ts';
+import type { SuiteTableRow } from './suite-table.ts';
+import { htmlTable, page } from '../../results/report/report-html.ts';
 
 /** One suite entry's runs: their folders hold timeline.svg and report.html. */
 export interface SuiteSection {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { badInput } from '../../../lib/index.ts';
-import { PROJECT_ROOT } from '../../paths.ts';
+import { badInput } from '../../lib/index.ts';
+import { PROJECT_ROOT } from '../paths.ts';
 
 /** Where named suites live: `--suite seeds` is suites/seeds.yaml. */
 export const SUITES_DIR = join(PROJECT_ROOT, 'suites');

@@ -10,8 +10,8 @@ import type { ExperimentParams } from '../options/experiment-params.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { parse } from 'yaml';
 import { experimentArgsOf } from './experiment-file.ts';
-import { formatRunConfig, writeRunConfig } from './run-config.ts';
-import { EVERY_FIELD, resolve } from './test/experiment-fixtures.ts';
+import { formatRunConfig, writeRunConfig } from '../config/run-config.ts';
+import { EVERY_FIELD, resolve } from '../config/test/experiment-fixtures.ts';
 
 async function tempDir(t: { after(fn: () => unknown): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'experiment-file-'));
