@@ -1,16 +1,13 @@
 // `npm run cluster -- up`: the local cluster for manual poking. Brings up the nodes, control plane,
 // ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
 // everything down on Ctrl-C.
-import { Command, Option } from 'commander';
-import {
-  ADDRESS_BLOCKS,
-  createLocalBackend,
-  MAX_NODES,
-  TIMING_MODEL_KEYS,
-} from '../../clusters/local/index.ts';
+import { Command } from 'commander';
+import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { createSystemClock, EXIT } from '../../lib/index.ts';
-import { choiceParser, numberParser, timingParser } from '../options/parse-values.ts';
+import { numberParser } from '../options/parse-values.ts';
+import { experimentOptions } from '../options/experiment-options.ts';
+import { commanderOption } from '../cli/commander-option.ts';
 import { outputFolderParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
@@ -19,12 +16,15 @@ import { formatClusterAddresses, formatEvent } from '../../clusters/format-clust
 /** httpbin replicas a cluster brought up by hand may have (a process each, on these cores). */
 const MAX_REPLICAS = 16;
 
+/** The experiment's options `cluster up` shares, from its table: one parser and help for both. */
+const SHARED_OPTIONS = ['grace', 'mesh', 'gateway-mode', 'timing'];
+
 interface UpFlags {
   nodes: number;
   replicas: number;
   grace: number;
   mesh: 'ambient' | 'off';
-  gateway: 'hbone' | 'plain';
+  gatewayMode: 'hbone' | 'plain';
   addressBlock?: number;
   logDir?: string;
   timing?: Record<string, number>;
@@ -35,7 +35,7 @@ function buildProgram(run: (flags: UpFlags) => void): Command {
   const program = addVersionOption(
     new Command('cluster').description('The embedded local cluster.'),
   ).exitOverride();
-  program
+  const up = program
     .command('up')
     .description('bring the local cluster up and keep it running until Ctrl-C')
     .option('--nodes <n>', 'nodes', numberParser('--nodes', { min: 1, max: MAX_NODES, integer: true }), 2)
@@ -44,22 +44,6 @@ function buildProgram(run: (flags: UpFlags) => void): Command {
       'httpbin replicas',
       numberParser('--replicas', { min: 0, max: MAX_REPLICAS, integer: true }),
       3,
-    )
-    .option(
-      '--grace <s>',
-      "ztunnel's terminationGracePeriodSeconds",
-      numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
-      30,
-    )
-    .addOption(
-      new Option('--mesh <mode>', 'ambient | off')
-        .default('ambient')
-        .argParser(choiceParser('--mesh', ['ambient', 'off'] as const)),
-    )
-    .addOption(
-      new Option('--gateway <mode>', 'hbone (mesh-aware) | plain (outside the mesh, as in the ASM test)')
-        .default('hbone')
-        .argParser(choiceParser('--gateway', ['hbone', 'plain'] as const)),
     )
     .option(
       '--address-block <n>',
@@ -71,13 +55,10 @@ function buildProgram(run: (flags: UpFlags) => void): Command {
       'write every container log here',
       outputFolderParser('--log-dir', './cluster-logs'),
     )
-    .option(
-      '--timing <name=ms>',
-      `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')})`,
-      timingParser('--timing', TIMING_MODEL_KEYS),
-    )
-    .option('--no-events', 'do not stream lifecycle events')
-    .exitOverride()
+    .option('--no-events', 'do not stream lifecycle events');
+  for (const spec of experimentOptions().filter((o) => SHARED_OPTIONS.includes(o.key)))
+    up.addOption(commanderOption(spec));
+  up.exitOverride()
     .showHelpAfterError('(run with --help for usage)')
     .action((flags: UpFlags) => {
       run(flags);
@@ -119,7 +100,7 @@ runMain(async (signal) => {
       buildMeshManifests({
         ztunnel: { graceS: flags.grace },
         httpbin: { replicas: flags.replicas, mesh: flags.mesh },
-        gateway: { mode: flags.gateway },
+        gateway: { mode: flags.gatewayMode },
       }),
     );
     await backend.waitForReady({ timeoutMs: 60_000, signal });

@@ -1,4 +1,5 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
+import { commanderOption } from './commander-option.ts';
 import { refusal } from '../../clusters/capabilities.ts';
 import { badInput } from '../../lib/index.ts';
 import type { HarnessError } from '../../lib/index.ts';
@@ -9,7 +10,7 @@ import type { ClusterScenario } from '../run/cluster-scenario.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import type { ExperimentFlags } from '../options/experiment-options.ts';
-import { attributeOf, flagsText } from '../options/option.ts';
+import { attributeOf } from '../options/option.ts';
 import type { TableOption } from '../options/option.ts';
 import { paramsOf } from '../options/params.ts';
 import { NEEDS_IN_POD_CAPTURE } from '../run/scenario-manifests.ts';
@@ -39,12 +40,7 @@ export function buildExperimentProgram(): Command {
   const program = new Command('experiment').description(
     'Drive fortio load (or your k6) through a cluster, restart something mid-run, and report what was lost.',
   );
-  for (const spec of programOptions()) {
-    const option = new Option(flagsText(spec), spec.description);
-    if (spec.parse) option.argParser(spec.parse);
-    if (spec.default !== undefined) option.default(spec.default);
-    program.addOption(option);
-  }
+  for (const spec of programOptions()) program.addOption(commanderOption(spec));
   program.usage('[command] [options]');
   program.addHelpText('after', `\n${commandsHelp()}\n\nOptions in seconds (<s>) take ${DURATION_FORMS}.`);
   return program.exitOverride().showHelpAfterError('(run with --help for usage)');

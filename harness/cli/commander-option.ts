@@ -1,0 +1,11 @@
+import { Option } from 'commander';
+import { flagsText } from '../options/option.ts';
+import type { TableOption } from '../options/option.ts';
+
+/** One entry of the option table as commander's option: its flags, help, parser and default. */
+export function commanderOption(spec: TableOption): Option {
+  const option = new Option(flagsText(spec), spec.description);
+  if (spec.parse) option.argParser(spec.parse);
+  if (spec.default !== undefined) option.default(spec.default);
+  return option;
+}
