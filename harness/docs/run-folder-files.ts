@@ -164,7 +164,7 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
   { path: 'k6/k6.log', writtenBy: 'harness/run/load/run-k6.ts', holds: "with k6: k6's log" },
   { path: 'k6/k6-stdout.txt', writtenBy: 'harness/run/load/run-k6.ts', holds: "with k6: k6's stdout" },
   {
-    path: 'k6/fortio.js',
+    path: 'k6/load.js',
     writtenBy: 'harness/run/load/run-load.ts',
     holds: 'with k6: the bundled k6 script that ran',
   },

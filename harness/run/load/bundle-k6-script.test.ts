@@ -11,7 +11,7 @@ import { K6_SCRIPT } from './run-load.ts';
 test("the k6 script bundles into one ES module that imports only k6's own modules", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'k6-bundle-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const out = await bundleK6Script({ script: K6_SCRIPT, outFile: join(dir, 'fortio.js') });
+  const out = await bundleK6Script({ script: K6_SCRIPT, outFile: join(dir, 'load.js') });
   const code = await readFile(out, 'utf8');
   const imports = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
   assert.deepEqual([...new Set(imports)].sort(), ['k6/execution', 'k6/http']);

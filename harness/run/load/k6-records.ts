@@ -6,7 +6,7 @@ import { ErrorCode, HarnessError } from '../../../lib/index.ts';
 export type NoResponseKind = 'refused' | 'reset' | 'eof' | 'timeout' | 'other';
 
 /**
- * One request as the generator recorded it: the k6 script's line (k6-scripts/fortio.ts), or fortio's
+ * One request as the generator recorded it: the k6 script's line (k6-scripts/load.ts), or fortio's
  * access-log line joined with its error log (fortio-records.ts).
  */
 export interface RequestRecord {

@@ -75,7 +75,7 @@ export interface RunLoadOptions {
 }
 
 /** The k6 script every k6 load runs (k6-scripts/). */
-export const K6_SCRIPT = 'fortio.ts';
+export const K6_SCRIPT = 'load.ts';
 
 interface Ran {
   summary: GeneratorSummary;
@@ -88,7 +88,7 @@ interface Ran {
 async function runWithK6(options: RunLoadOptions): Promise<Ran> {
   const bundlePath =
     options.bundlePath ??
-    (await bundleK6Script({ script: K6_SCRIPT, outFile: join(options.workDir, 'fortio.js') }));
+    (await bundleK6Script({ script: K6_SCRIPT, outFile: join(options.workDir, 'load.js') }));
   const { files, cpu } = await runK6({
     k6Path: options.generator.path,
     bundlePath,

@@ -2,7 +2,7 @@ import type { ClusterScenario } from '../cluster-scenario.ts';
 import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_CAPTURE, scenarioManifests } from '../scenario-manifests.ts';
 
 /**
- * E1 (seeds 001, 000): the ASM test. fortio-like load through the ingress gateway to ambient httpbin;
+ * E1 (seeds 001, 000): the ASM test. fortio load through the ingress gateway to ambient httpbin;
  * the ztunnel DaemonSet is restarted mid-run. The gateway reaches the pods over HBONE, as every Istio
  * >= 1.25 gateway does with ambient on (istiod's PILOT_ENABLE_SENDING_HBONE defaults to true, and
  * ASM 1.25 is Istio 1.25); `--gateway-mode plain` is the arm where it stays outside the mesh

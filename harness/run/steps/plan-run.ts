@@ -36,7 +36,7 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   await makeDirectory(join(runDir, generator.kind));
   const k6Script =
     generator.kind === 'k6'
-      ? await bundleK6Script({ script: K6_SCRIPT, outFile: join(runDir, 'k6', 'fortio.js') })
+      ? await bundleK6Script({ script: K6_SCRIPT, outFile: join(runDir, 'k6', 'load.js') })
       : undefined;
   await writeRunConfig(runDir, params);
   const provenance = await collectProvenance({

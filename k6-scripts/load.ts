@@ -1,4 +1,4 @@
-// fortio-like load: `--qps 0 -c N` = N connections as fast as they go (constant-vus); `--qps R -c N` =
+// Load in fortio's shape: `--qps 0 -c N` = N connections as fast as they go (constant-vus); `--qps R -c N` =
 // R requests/s from N pre-allocated VUs (constant-arrival-rate). Each VU keeps its own keep-alive
 // connection, like a fortio connection.
 //
