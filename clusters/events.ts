@@ -1,3 +1,5 @@
+import type { Clock } from '../lib/index.ts';
+
 /**
  * Lifecycle events: what happened to which object, when, and who saw it. Every event is stamped on
  * the run's monotonic clock (lib/clock), the same clock the load timeline uses.
@@ -87,4 +89,29 @@ export function createEventLog(): EventLog {
  */
 export function workloadKey(ref: { kind: string; namespace: string; name: string }): string {
   return `${ref.kind.toLowerCase()}/${ref.namespace}/${ref.name}`;
+}
+
+export interface EmitOptions {
+  detail?: string;
+  node?: string;
+  /** Who saw it, when not the emitter's own source. */
+  source?: EventSource;
+  /** When it happened on the run clock, when not now (a log line's own time). */
+  atMs?: number;
+}
+
+export type Emitter = (kind: LifecycleEventKind, object: string, options?: EmitOptions) => void;
+
+/** A component's events, stamped now on the run clock, from its own source unless a call names another. */
+export function createEmitter(events: EventLog, clock: Clock, source: EventSource): Emitter {
+  return (kind, object, options = {}) => {
+    events.emit({
+      atMs: options.atMs ?? clock.now(),
+      kind,
+      source: options.source ?? source,
+      object,
+      ...(options.node ? { node: options.node } : {}),
+      ...(options.detail ? { detail: options.detail } : {}),
+    });
+  };
 }

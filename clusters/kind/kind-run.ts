@@ -1,6 +1,6 @@
 import type { HarnessError } from '../../lib/index.ts';
 import type { BackendDescription, WorkloadRef } from '../backend.ts';
-import { createEventLog } from '../events.ts';
+import { createEmitter, createEventLog } from '../events.ts';
 import type { EventLog, LifecycleEventKind } from '../events.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { KindSettings } from './kind-options.ts';
@@ -119,7 +119,11 @@ export function makeKindTools(options: {
   );
 }
 
-/** A lifecycle event stamped on the run's clock as it arrived. */
+/**
+ * A lifecycle event stamped on the run's clock as it arrived, as the API server's watch shows it
+ * (the harness's rollout too: it is the patch the watch saw); EndpointSlice changes are the
+ * endpoint controller's.
+ */
 export function emitEvent(
   run: KindRun,
   kind: LifecycleEventKind,
@@ -127,13 +131,10 @@ export function emitEvent(
   detail?: string,
   node?: string,
 ): void {
-  run.events.emit({
-    atMs: run.settings.clock.now(),
-    kind,
-    source: kind.startsWith('endpoint') ? 'controller' : 'api-server',
-    object,
-    ...(node ? { node } : {}),
+  createEmitter(run.events, run.settings.clock, 'api-server')(kind, object, {
     ...(detail ? { detail } : {}),
+    ...(node ? { node } : {}),
+    ...(kind === 'endpoint-updated' || kind === 'endpoint-removed' ? { source: 'controller' } : {}),
   });
 }
 

@@ -1,7 +1,7 @@
 import type { V1DaemonSet, V1Deployment } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/index.ts';
-import { workloadKey } from '../events.ts';
-import type { EventLog, LifecycleEventKind } from '../events.ts';
+import { createEmitter, workloadKey } from '../events.ts';
+import type { EventLog } from '../events.ts';
 import { NODE_LABEL } from '../manifests/index.ts';
 import type { AddressPool } from './address-pool.ts';
 import type {
@@ -33,16 +33,8 @@ export interface ControllerOptions {
  */
 export function startControllers(options: ControllerOptions): () => void {
   const { state, clock, events } = options;
-  const emit = (kind: LifecycleEventKind, object: string, detail?: string, node?: string): void => {
-    events.emit({
-      atMs: clock.now(),
-      kind,
-      source: kind.startsWith('rollout') ? 'controller' : 'api-server',
-      object,
-      ...(node ? { node } : {}),
-      ...(detail ? { detail } : {}),
-    });
-  };
+  // Pods are created and deleted through the API server; rollouts are the controller's to judge.
+  const emit = createEmitter(events, clock, 'api-server');
   const podsOf = (kind: PodRecord['owner']['kind'], namespace: string, name: string): PodRecord[] =>
     [...state.pods.values()].filter(
       (p) => p.owner.kind === kind && p.owner.name === name && p.namespace === namespace,
@@ -77,12 +69,12 @@ export function startControllers(options: ControllerOptions): () => void {
       ...(options.istioShared ? { istioShared: true } : {}),
     });
     state.pods.set(podKey(pod), pod);
-    emit('pod-created', podKey(pod), `${pod.podIp} (app ${pod.appIp})`, node.name);
+    emit('pod-created', podKey(pod), { detail: `${pod.podIp} (app ${pod.appIp})`, node: node.name });
   };
 
   const deletePod = (pod: PodRecord, why: string): void => {
     pod.deletionAtMs = clock.now();
-    emit('pod-deleting', podKey(pod), why, pod.nodeName);
+    emit('pod-deleting', podKey(pod), { detail: why, node: pod.nodeName });
   };
 
   const trackRollout = (
@@ -94,11 +86,14 @@ export function startControllers(options: ControllerOptions): () => void {
     if (!rollout) return;
     if (rolledOut && rollout.statusCompleteAtMs === undefined) {
       rollout.statusCompleteAtMs = clock.now();
-      emit('rollout-status-complete', key, `old pods still present: ${String(oldLeft)}`);
+      emit('rollout-status-complete', key, {
+        detail: `old pods still present: ${String(oldLeft)}`,
+        source: 'controller',
+      });
     }
     if (rollout.statusCompleteAtMs !== undefined && oldLeft === 0 && rollout.oldPodsGoneAtMs === undefined) {
       rollout.oldPodsGoneAtMs = clock.now();
-      emit('rollout-old-pods-gone', key);
+      emit('rollout-old-pods-gone', key, { source: 'controller' });
     }
   };
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
+import { createEmitter } from '../events.ts';
 import type { EventLog, EventSource, LifecycleEventKind } from '../events.ts';
 import type { ClusterState, PodRecord } from './cluster-state.ts';
 import { podKey } from './cluster-state.ts';
@@ -115,20 +116,20 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const { clock, state, timing, events, node } = options;
   const runtimes = new Map<string, PodRuntime>();
   const retiredLogs = new Map<string, string[]>();
+  const emitter = createEmitter(events, clock, 'kubelet');
+  /** An event of one of this node's pods, seen by the kubelet unless `source` says who else. */
   const emit = (
     kind: LifecycleEventKind,
     pod: PodRecord,
     detail?: string,
     source?: EventSource,
-    atMs = clock.now(),
+    atMs?: number,
   ): void => {
-    events.emit({
-      atMs,
-      kind,
-      source: source ?? (kind === 'add-workload' || kind === 'del-workload' ? 'node-agent' : 'kubelet'),
-      object: podKey(pod),
+    emitter(kind, podKey(pod), {
       node: node.name,
       ...(detail === undefined ? {} : { detail }),
+      ...(source ? { source } : {}),
+      ...(atMs === undefined ? {} : { atMs }),
     });
   };
 
@@ -305,7 +306,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
         // istio-cni hands ztunnel the pod's namespace with AddWorkload (ZDS, an fd there).
         ...(runtime.netns ? { netns: runtime.netns.path } : {}),
       });
-      emit('add-workload', pod);
+      emit('add-workload', pod, undefined, 'node-agent');
     }
     runtime.volumeDirs = await mountPodVolumes(pod, { ...options.volumes, nodeRunDir: node.runDir });
     if (isDestroyed()) return;
@@ -388,7 +389,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     } else if (vanishing) await vanishAddress(pod, vanishing);
     if (servedByNode) {
       await options.nodeAgent.delWorkload(pod.uid, { networkGone: true });
-      emit('del-workload', pod);
+      emit('del-workload', pod, undefined, 'node-agent');
     }
     state.pods.delete(podKey(pod));
     retiredLogs.set(

@@ -1,8 +1,7 @@
 import { badInput, createLogger, createSystemClock } from '../../lib/index.ts';
 import { ISTIO_CA_AUDIENCE } from '../../mesh/pki/index.ts';
 import type { BackendDescription, ClusterBackend } from '../backend.ts';
-import { createEventLog } from '../events.ts';
-import type { LifecycleEventKind } from '../events.ts';
+import { createEmitter, createEventLog } from '../events.ts';
 import { createAddressPool, pickAddressBlock } from './address-pool.ts';
 import { createClusterState } from './cluster-state.ts';
 import { GENERATOR_GROUP } from './cpu-cgroups.ts';
@@ -117,16 +116,8 @@ function createLocalCluster(options: LocalBackendOptions): LocalCluster {
     events,
     state: createClusterState({ clock, watchFanoutMs: timing.watchFanoutMs }),
     cpuIsolation: options.cpuIsolation ?? 'none',
-    emit: (kind: LifecycleEventKind, object: string, detail?: string) => {
-      events.emit({
-        atMs: clock.now(),
-        kind,
-        source:
-          kind.startsWith('workload') || kind === 'push' || kind === 'xds-nack' ? 'control-plane' : 'harness',
-        object,
-        ...(detail ? { detail } : {}),
-      });
-    },
+    // The harness's own (a rollout it starts); the control plane's step names its own source.
+    emit: createEmitter(events, clock, 'harness'),
     fail: (err) => {
       log.error(err.message);
       for (const listener of cluster.failureListeners) listener(err);

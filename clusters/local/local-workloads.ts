@@ -103,7 +103,7 @@ function restart(cluster: LocalCluster, ref: WorkloadRef): void {
   };
   workload.templateHash = hashTemplate(template);
   workload.rollout = { startedAtMs: clock.now() };
-  cluster.emit('rollout-started', workloadKey(ref), 'rollout restart');
+  cluster.emit('rollout-started', workloadKey(ref), { detail: 'rollout restart' });
   cluster.state.changed();
 }
 
@@ -122,11 +122,8 @@ function deletePod(cluster: LocalCluster, namespace: string, name: string): void
   const pod = state.pods.get(`${namespace}/${name}`);
   if (!pod) throw badInput('the pod to delete', 'an existing pod', `${namespace}/${name}`);
   pod.deletionAtMs ??= clock.now();
-  cluster.events.emit({
-    atMs: clock.now(),
-    kind: 'pod-deleting',
+  cluster.emit('pod-deleting', podKey(pod), {
     source: 'api-server',
-    object: podKey(pod),
     node: pod.nodeName,
     detail: 'deleted by the harness',
   });

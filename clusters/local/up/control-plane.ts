@@ -1,6 +1,7 @@
 import { ErrorCode, HarnessError } from '../../../lib/index.ts';
 import { startControlPlane } from '../../../mesh/control-plane/index.ts';
 import { ISTIO_CA_AUDIENCE } from '../../../mesh/pki/index.ts';
+import type { LifecycleEventKind } from '../../events.ts';
 import { createStateSource } from '../state-source.ts';
 import type { LocalCluster } from './local-cluster.ts';
 import { partOf } from './local-cluster.ts';
@@ -8,7 +9,9 @@ import { partOf } from './local-cluster.ts';
 /** The control plane (xDS for Envoy and ztunnel, the CA) on the cluster's state, its pushes as events. */
 export async function controlPlaneStep(cluster: LocalCluster): Promise<void> {
   const { options, state, timing, addresses } = cluster;
-  const emit = cluster.emit.bind(cluster);
+  const emit = (kind: LifecycleEventKind, object: string, detail?: string): void => {
+    cluster.emit(kind, object, { ...(detail ? { detail } : {}), source: 'control-plane' });
+  };
   const issuer = partOf(cluster, 'tokens');
   const world = cluster.parts.world;
   cluster.parts.controlPlane = await startControlPlane({

@@ -5,7 +5,7 @@ import type { Clock, HarnessError, Logger } from '../../../lib/index.ts';
 import type { ControlPlane } from '../../../mesh/control-plane/index.ts';
 import type { NodeAgentServer } from '../../../mesh/node-agent/index.ts';
 import type { TokenIssuer } from '../../../mesh/pki/index.ts';
-import type { EventLog, LifecycleEventKind } from '../../events.ts';
+import type { Emitter, EventLog } from '../../events.ts';
 import type { CloseCapture } from '../../netns/wire-closes.ts';
 import type { NetworkWorld } from '../../netns/network-world.ts';
 import type { AddressPool } from '../address-pool.ts';
@@ -31,8 +31,8 @@ export interface LocalCluster {
   readonly events: EventLog;
   readonly state: ClusterState;
   readonly cpuIsolation: CpuIsolation;
-  /** A lifecycle event now, from the harness or (pushes, NACKs, workload changes) the control plane. */
-  emit(kind: LifecycleEventKind, object: string, detail?: string): void;
+  /** A lifecycle event now, from the harness unless the call names who saw it. */
+  readonly emit: Emitter;
   /** A component failed: every onFailure listener is told. */
   fail(err: HarnessError): void;
   readonly failureListeners: Set<(err: HarnessError) => void>;
