@@ -134,10 +134,9 @@ function deletePod(cluster: LocalCluster, namespace: string, name: string): void
 export function localWorkloadOps(cluster: LocalCluster): WorkloadOps {
   const { events, clock } = cluster;
   const later = <T>(f: () => T): Promise<T> => Promise.resolve().then(f);
-  const laterVoid = (f: () => void): Promise<void> => Promise.resolve().then(f);
   return {
     apply: (objects) =>
-      laterVoid(() => {
+      later(() => {
         apply(cluster, objects);
       }),
     waitForReady: ({ timeoutMs, signal }) =>
@@ -150,15 +149,15 @@ export function localWorkloadOps(cluster: LocalCluster): WorkloadOps {
         check: () => (isClusterReady(cluster) ? true : undefined),
       }).then(() => undefined),
     rolloutRestart: (ref) =>
-      laterVoid(() => {
+      later(() => {
         restart(cluster, ref);
       }),
     scale: (ref, replicas) =>
-      laterVoid(() => {
+      later(() => {
         scale(cluster, ref, replicas);
       }),
     deletePod: (namespace, name) =>
-      laterVoid(() => {
+      later(() => {
         deletePod(cluster, namespace, name);
       }),
     waitForRollout: (ref, { timeoutMs, untilOldPodsGone, signal }) =>

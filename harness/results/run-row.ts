@@ -29,34 +29,30 @@ export { EMPTY_FACTS } from './columns/run-facts.ts';
 const SCHEMA_FLOOR = 12;
 
 /** The row's sections, in column order: the documented ones first. */
-function sections(schemaVersion: number): Section<RowInput>[] {
-  return [
-    headSection(schemaVersion),
-    optionSection('lead'),
-    GENERATOR_SECTION,
-    COUNT_SECTION,
-    optionSection('shape'),
-    GENERATOR_COUNT_SECTION,
-    CPU_SECTION,
-    ROLLOUT_SECTION,
-    DEADLINE_SECTION,
-    ACCOUNT_SECTION,
-    DRAIN_OPTION_SECTION,
-    PROVENANCE_SECTION,
-    optionSection('arm'),
-    BACKEND_SECTION,
-  ];
-}
+const SECTIONS: readonly Section<RowInput>[] = [
+  headSection(() => SUMMARY_SCHEMA_VERSION),
+  optionSection('lead'),
+  GENERATOR_SECTION,
+  COUNT_SECTION,
+  optionSection('shape'),
+  GENERATOR_COUNT_SECTION,
+  CPU_SECTION,
+  ROLLOUT_SECTION,
+  DEADLINE_SECTION,
+  ACCOUNT_SECTION,
+  DRAIN_OPTION_SECTION,
+  PROVENANCE_SECTION,
+  optionSection('arm'),
+  BACKEND_SECTION,
+];
 
 /** Every column of the summary row, in order, as declared. */
-export const SUMMARY_COLUMNS: readonly Column[] = sections(0).flatMap((s) => s.columns);
+export const SUMMARY_COLUMNS: readonly Column[] = SECTIONS.flatMap((s) => s.columns);
 
 export const SUMMARY_SCHEMA_VERSION = Math.max(
   SCHEMA_FLOOR,
   ...SUMMARY_COLUMNS.map((c) => c.added?.since ?? 0),
 );
-
-const SECTIONS = sections(SUMMARY_SCHEMA_VERSION);
 
 /** The summary row's column names, in order: runs.csv's header. */
 export const SUMMARY_COLUMN_NAMES: readonly string[] = SUMMARY_COLUMNS.map((c) => c.name);

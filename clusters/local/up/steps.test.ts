@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createManualClock } from '../../../lib/index.ts';
-import { createLocalBackend } from '../local-backend.ts';
 import type { LocalCluster } from './local-cluster.ts';
 import { LOCAL_UP_STEPS, runLocalUpSteps } from './steps.ts';
 
@@ -42,6 +41,4 @@ test('the control plane comes before the kubelets it serves, the controllers las
   const names = LOCAL_UP_STEPS.map((s) => s.name);
   assert.ok(names.indexOf('control plane') < names.indexOf('node agents and kubelets'));
   assert.equal(names.at(-1), 'controllers');
-  // Creating the backend starts nothing.
-  assert.equal(createLocalBackend({ nodeCount: 1 }).kind, 'local');
 });

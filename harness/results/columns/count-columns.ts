@@ -6,13 +6,14 @@ import type { RowInput } from './row-input.ts';
 
 const bookkeeping = (note: string): ColumnNote => ({ role: 'bookkeeping', note });
 
-export function headSection(schemaVersion: number): Section<RowInput> {
+/** The head; the schema version is read when a row is made (it is computed from every section's columns). */
+export function headSection(schemaVersion: () => number): Section<RowInput> {
   return section(
     {
       schema_version: bookkeeping('the row format; bumped whenever a column is added, removed or changes meaning'),
       run_id: bookkeeping('the run folder name: UTC start time and scenario'),
     },
-    ({ facts }) => ({ schema_version: schemaVersion, run_id: facts.runId }),
+    ({ facts }) => ({ schema_version: schemaVersion(), run_id: facts.runId }),
   );
 }
 

@@ -14,9 +14,12 @@ function optionNote(spec: TableOption): string {
   return `${spec.param?.startsWith('arms.') ? 'arm ' : ''}\`${flag}\`${spec.column?.note ?? ''}`;
 }
 
+/** The option table, built once for every section. */
+const TABLE = experimentOptions();
+
 /** The option columns of one group, in table order. */
 export function optionSection(group: ColumnGroup): Section<RowInput> {
-  const table = experimentOptions();
+  const table = TABLE;
   const columns = table.flatMap((spec): Column[] =>
     spec.column?.group === group
       ? [
@@ -34,7 +37,7 @@ export function optionSection(group: ColumnGroup): Section<RowInput> {
 
 /** The backend's columns but `backend`, which the option's column (lead) records already. */
 function backendSection(): Section<RowInput> {
-  const optionColumns = new Set(experimentOptions().flatMap((o) => (o.column ? [o.column.name] : [])));
+  const optionColumns = new Set(TABLE.flatMap((o) => (o.column ? [o.column.name] : [])));
   const specs = BACKEND_COLUMN_SPECS.filter((c) => !optionColumns.has(c.name));
   return {
     columns: specs.map((c) => ({
