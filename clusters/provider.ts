@@ -108,6 +108,12 @@ export interface BackendProvider<Name extends string = string> {
    * starts, and says which Envoy the proxies run.
    */
   prepareTools(options: { signal?: AbortSignal; write?: (text: string) => void }): Promise<BackendEnvoy>;
+  /**
+   * The settings with every choice made that create() would otherwise make by chance (local: the
+   * loopback block), so the backend the plan preflights and the one the run brings up are the same
+   * cluster. Absent: the settings are already the whole choice.
+   */
+  settle?: (settings: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
   /** The cluster; creating one starts nothing (describe() and preflight() work before up()). */
   create(params: BackendParams, options: CreateBackendOptions): ClusterBackend;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, isHarnessError } from '../../lib/index.ts';
-import { checkLoopbackBlock, createAddressPool } from './address-pool.ts';
+import { checkLoopbackBlock, createAddressPool, parseAddressBlock } from './address-pool.ts';
 
 test('preflight: a loopback block this machine has passes; an address it lacks is bad input saying what to do', async () => {
   await checkLoopbackBlock(createAddressPool(216));
@@ -16,4 +16,18 @@ test('preflight: a loopback block this machine has passes; an address it lacks i
       /EADDRNOTAVAIL/.test(err.message) &&
       /--backend kind/.test(err.message),
   );
+});
+
+test('--local-address-block: 1-254 taken; 0, 255, a fraction or a word refused as bad input naming the flag', () => {
+  assert.equal(parseAddressBlock('1'), 1);
+  assert.equal(parseAddressBlock('254'), 254);
+  for (const raw of ['0', '255', '12.5', 'ten', '', '-3'])
+    assert.throws(
+      () => parseAddressBlock(raw),
+      (err: unknown) =>
+        isHarnessError(err, ErrorCode.BadInput) &&
+        /--local-address-block/.test(err.message) &&
+        /1-254/.test(err.message),
+      raw,
+    );
 });

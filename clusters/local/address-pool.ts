@@ -67,6 +67,17 @@ export function pickAddressBlock(random: () => number = Math.random): number {
   return 150 + Math.floor(random() * 100);
 }
 
+/** The local backend's option for the block (`--local-address-block`), and its key in settings. */
+export const ADDRESS_BLOCK_KEY = 'local-address-block';
+
+/** 1-254: 127.0.0.0/16 holds 127.0.0.1, which other programs listen on. */
+export function parseAddressBlock(raw: string): number {
+  const block = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(block) || block < 1 || block > 254)
+    throw badInput(`--${ADDRESS_BLOCK_KEY}`, 'an integer 1-254 (the cluster takes 127.<n>.0.0/16)', raw);
+  return block;
+}
+
 /**
  * The local backend's preflight: a listener on the block's first node address and a connection to
  * it. Linux routes all of 127.0.0.0/8 to `lo`; macOS, for one, has only 127.0.0.1 unless each

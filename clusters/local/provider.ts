@@ -5,6 +5,7 @@ import { badInput } from '../../lib/index.ts';
 import { ensureEnvoy, ensureGoTool, GO_HTTPBIN } from '../../lib/tools/index.ts';
 import { ISTIO_ZTUNNEL_IMAGE } from '../manifests/index.ts';
 import { CAPABILITIES } from '../provider.ts';
+import { ADDRESS_BLOCK_KEY, parseAddressBlock, pickAddressBlock } from './address-pool.ts';
 import type { BackendProvider, Capability } from '../provider.ts';
 import { CPU_ISOLATION_MODES } from './cpu-cgroups.ts';
 import type { CpuIsolation } from './cpu-cgroups.ts';
@@ -52,7 +53,19 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
       },
       default: 'istiod',
     },
+    {
+      key: ADDRESS_BLOCK_KEY,
+      flags: `--${ADDRESS_BLOCK_KEY} <n>`,
+      description:
+        'local: the cluster takes 127.<n>.0.0/16 for its nodes, pods and services (1-254); default one picked at random in 150-249 and recorded in the row (address_block)',
+      parse: parseAddressBlock,
+    },
   ],
+  // The block is picked once, here: the plan's preflight checks the very block the run then takes.
+  settle: (settings) =>
+    settings[ADDRESS_BLOCK_KEY] === undefined
+      ? { ...settings, [ADDRESS_BLOCK_KEY]: pickAddressBlock() }
+      : settings,
   // go-httpbin from the tools folder, and Envoy (the gateway and sidecar) run from here.
   prepareTools: async ({ signal, write }) => {
     const options = { ...(signal ? { signal } : {}), ...(write ? { write } : {}) };
@@ -62,6 +75,9 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   create: (params, { clock, logDir, envoyBinary, settings = {} }) =>
     createLocalBackend({
       clock,
+      ...(typeof settings[ADDRESS_BLOCK_KEY] === 'number'
+        ? { addressBlock: settings[ADDRESS_BLOCK_KEY] }
+        : {}),
       ...(params.timing ? { timing: params.timing } : {}),
       ...(logDir ? { logDir } : {}),
       ...(envoyBinary ? { tools: { envoyBinary } } : {}),

@@ -20,10 +20,12 @@ import type { RunPlan, RunRequest } from './run-context.ts';
  */
 export async function planRun(request: RunRequest): Promise<RunPlan> {
   const { params, clock } = request;
-  // Creating a backend starts nothing; this one checks the machine.
+  // Creating a backend starts nothing; this one checks the machine. Its choices made by chance (the
+  // local loopback block) are settled first and handed on, so the run brings up the cluster checked.
   const provider = providerOf(params.backend);
-  const probe = provider.create(params, { clock, settings: request.backendSettings ?? {} });
-  await probe.preflight();
+  const raw = request.backendSettings ?? {};
+  const backendSettings = provider.settle ? provider.settle(raw) : raw;
+  await provider.create(params, { clock, settings: backendSettings }).preflight();
   await checkCsvHeader(join(request.resultsDir, 'runs.csv'), SUMMARY_COLUMN_NAMES);
   const generator = await prepareGenerator(request);
   // What the backend runs from this machine (local: go-httpbin, Envoy; kind: its images), and the
@@ -46,6 +48,7 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   await writeProvenance(runDir, provenance);
   return {
     ...request,
+    backendSettings,
     generator,
     envoy,
     provenance,
