@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { commanderOption } from './commander-option.ts';
 import { refusal } from '../../clusters/capabilities.ts';
@@ -72,7 +73,11 @@ function requirementsOf(
 }
 
 /** What the scenario cannot run with: a ztunnel implementation that cannot serve it, then its own refusals. */
-function scenarioRefusal(scenario: ClusterScenario, params: ExperimentParams): HarnessError | undefined {
+function scenarioRefusal(
+  scenario: ClusterScenario,
+  params: ExperimentParams,
+  flags: ExperimentFlags,
+): HarnessError | undefined {
   const impl = ZTUNNEL_IMPLS[params.ztunnelImpl];
   if (impl.name !== 'ours' && !(scenario.ztunnelImpls?.includes(impl.name) && params.mesh === 'ambient'))
     return badInput(
@@ -81,7 +86,23 @@ function scenarioRefusal(scenario: ClusterScenario, params: ExperimentParams): H
       `${impl.name} with --scenario ${scenario.name} --mesh ${params.mesh}`,
       impl.serves,
     );
-  return scenario.refuses?.(params);
+  return scopedOptionRefusal(flags, scenario) ?? scenario.refuses?.(params);
+}
+
+/** An option only some scenarios read (its `scenarios`), set away from its default with another. */
+function scopedOptionRefusal(flags: ExperimentFlags, scenario: ClusterScenario): HarnessError | undefined {
+  for (const spec of experimentOptions()) {
+    if (!spec.scenarios || spec.scenarios.includes(scenario.name)) continue;
+    const value = flags[attributeOf(spec.key)];
+    if (value === undefined || isDeepStrictEqual(value, spec.default)) continue;
+    return badInput(
+      `--${spec.key}`,
+      `left at its default (${String(spec.default)}) with --scenario ${scenario.name}`,
+      value,
+      `only --scenario ${spec.scenarios.join('|')} read it (no component of ${scenario.name} would act on it, yet the row would record it): drop it or choose one of those scenarios`,
+    );
+  }
+  return undefined;
 }
 
 const scenarioNamesServing = (impl: Exclude<ZtunnelImplName, 'ours'>): string[] =>
@@ -101,7 +122,8 @@ export function paramsFromFlags(
   };
   const params = paramsOf(experimentOptions(), flags, scenario, given);
   const refused =
-    refusal(params.backend, requirementsOf(flags, scenario, params)) ?? scenarioRefusal(scenario, params);
+    refusal(params.backend, requirementsOf(flags, scenario, params)) ??
+    scenarioRefusal(scenario, params, flags);
   if (refused) throw refused;
   return params;
 }

@@ -119,3 +119,22 @@ test('every option: a random value is refused at once naming the option, or it r
   assert.ok(accepted > 0 && refused > 0);
   assert.deepEqual(await readdir(dir), ['experiment.yaml'], 'nothing written but the test file');
 });
+
+test('an option scoped to scenarios names only scenarios that exist, and its default is taken with every scenario', async () => {
+  const { experimentOptions } = await import('../options/experiment-options.ts');
+  const { SCENARIO_NAMES } = await import('../run/scenarios/index.ts');
+  const scoped = experimentOptions().filter((o) => o.scenarios);
+  assert.ok(scoped.length >= 3, 'prestop-sleep, exit-on-zero-active-connections and project-rate are scoped');
+  for (const o of scoped)
+    for (const name of o.scenarios ?? []) assert.ok(SCENARIO_NAMES.includes(name), `${o.key}: ${name}`);
+  // Every run folder writes every option explicit: a default value never refuses a re-run.
+  for (const scenario of SCENARIO_NAMES)
+    for (const o of scoped) {
+      const args = [
+        '--scenario',
+        scenario,
+        ...(o.default === false ? [] : [`--${o.key}`, String(o.default)]),
+      ];
+      await assert.doesNotReject(parseExperimentArgs(args, quietProgram()), args.join(' '));
+    }
+});

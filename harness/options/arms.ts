@@ -59,6 +59,8 @@ export const ARMS = {
     description: 'arm: httpbin preStop sleep seconds (the 1.28 workaround)',
     parse: seconds('--prestop-sleep'),
     default: 0,
+    // Only where httpbin's pods terminate (a rollout, a scale to 0) does a preStop hook run.
+    scenarios: ['workload-rollout', 'sidecar-drain'],
     column: { name: 'prestop_sleep_s', note: ', seconds' },
     example: 5,
   }),
@@ -130,6 +132,8 @@ export const ARMS = {
     key: 'exit-on-zero-active-connections',
     description: "arm (sidecar-drain): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
     default: false,
+    // Only E4 runs httpbin with a sidecar (pilot-agent) beside it.
+    scenarios: ['sidecar-drain'],
     column: { name: 'exit_on_zero_active_connections', note: ' (1 = on)', render: oneZero },
     example: true,
   }),
@@ -210,6 +214,7 @@ function armParamSpec<K extends ArmKey>(k: K): ParamSpec<MitigationArms[K], Miti
   if (spec.arg) option.arg = spec.arg;
   if (spec.parse) option.parse = spec.parse;
   if (spec.requires) option.requires = spec.requires;
+  if (spec.scenarios) option.scenarios = spec.scenarios;
   return option;
 }
 

@@ -350,6 +350,8 @@ const EXPERIMENT_OPTIONS = {
       "E1: the rate the run's projection line answers for (\"how many would I lose at N req/s?\"), from the run's own T_past and L (ASM's rate by default)",
     parse: numberParser('--project-rate', { min: 1, max: 10_000_000 }),
     default: ASM_E1_RATE_PER_S,
+    // The projection answers for ztunnel's drain deadlines: the scenarios that restart its DaemonSet.
+    scenarios: ['ztunnel-upgrade', 'long-lived'],
   }),
 };
 

@@ -48,6 +48,11 @@ export interface FlagSpec<V> {
   repeatable?: 'list' | 'timing';
   /** What the backend must be able to do for this value (clusters/capabilities.ts); false: nothing. */
   requires?: (value: V) => Omit<Requirement, 'flag'> | false;
+  /**
+   * The scenarios whose components read it; away from its default with another scenario the run is
+   * refused (exit 2), since the row would record a value nothing acted on. Absent: every scenario.
+   */
+  scenarios?: readonly string[];
 }
 
 /** An option that sets a parameter of the run: V the flag's value, P the parameter, D what it reads. */
@@ -81,6 +86,7 @@ export interface TableOption {
   default?: unknown;
   repeatable?: 'list' | 'timing';
   requires?: (flag: unknown) => Omit<Requirement, 'flag'> | false;
+  scenarios?: readonly string[];
   /** What this option sets in ExperimentParams; absent: it says how the command runs. */
   param?: string;
   scenarioDefault?: boolean;
@@ -121,6 +127,7 @@ function flagFields<V>(spec: FlagSpec<V>): TableOption {
   if (spec.arg !== undefined) entry.arg = spec.arg;
   if (spec.default !== undefined) entry.default = spec.default;
   if (spec.repeatable !== undefined) entry.repeatable = spec.repeatable;
+  if (spec.scenarios !== undefined) entry.scenarios = spec.scenarios;
   // commander hands each option's parser and requirement only that option's values (its own
   // parser's results or its default): V by construction.
   const { parse, requires } = spec;

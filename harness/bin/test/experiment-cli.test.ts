@@ -51,6 +51,19 @@ const BAD_INPUTS: [string[], RegExp][] = [
     /--ztunnel-impl to be ours, unless --scenario workload-rollout with --mesh ambient, got "istio with --scenario ztunnel-upgrade --mesh ambient"/,
   ],
   [['--netns', '--scenario', 'sidecar-drain'], /--netns to be not set with --scenario sidecar-drain/],
+  // An option only some scenarios read, set with another: the row would record what nothing did.
+  [
+    ['--prestop-sleep', '5'],
+    /--prestop-sleep to be left at its default \(0\) with --scenario ztunnel-upgrade, got 5; only --scenario workload-rollout\|sidecar-drain read it/,
+  ],
+  [
+    ['--exit-on-zero-active-connections', '--scenario', 'workload-rollout'],
+    /--exit-on-zero-active-connections to be left at its default \(false\) with --scenario workload-rollout, got true; only --scenario sidecar-drain/,
+  ],
+  [
+    ['--project-rate', '20000', '--scenario', 'sidecar-drain'],
+    /--project-rate to be left at its default \(\d+\) with --scenario sidecar-drain, got 20000/,
+  ],
   [
     ['--netns', '--backend', 'kind', '--scenario', 'workload-rollout'],
     /--netns to be something --backend kind can run, got "set"/,
