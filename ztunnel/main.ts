@@ -96,7 +96,7 @@ const poolBackoff = process.env['POOL_BACKOFF'] === 'true';
 // A measurement switch (ours, not upstream's): read the socket table at the drain deadline.
 const readCloseKinds = process.env['DRAIN_READ_CLOSE_KINDS'] === 'true';
 // Every pool event is a log line: the harness counts stale connections, PINGs and new connections
-// per app connection from them (harness/run/explain/drain-option-metrics.ts).
+// per app connection from them (harness/explain/drain-option-metrics.ts).
 const poolLog = log.child({ scope: 'pool' });
 const pool = createHbonePool({
   clock,

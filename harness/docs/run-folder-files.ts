@@ -130,17 +130,17 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
   },
   {
     path: 'fortio/access.jsonl',
-    writtenBy: 'harness/run/load/run-fortio.ts',
+    writtenBy: 'harness/load/run-fortio.ts',
     holds: "fortio's access log, one JSON line per request (what the tally reads)",
   },
   {
     path: 'fortio/fortio.json',
-    writtenBy: 'harness/run/load/run-fortio.ts',
+    writtenBy: 'harness/load/run-fortio.ts',
     holds: "fortio's own JSON result (`-json`), which `fortio report` reads",
   },
   {
     path: 'fortio/fortio.log',
-    writtenBy: 'harness/run/load/run-fortio.ts',
+    writtenBy: 'harness/load/run-fortio.ts',
     holds:
       "fortio's stdout and stderr (its log and its own summary), each line shape's repeats past the first 20 left out and counted in a closing `harness: N more lines of this shape` line (a refused port at full speed is one line per call); the records' error kinds are read from every line",
   },
@@ -152,20 +152,20 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
   },
   {
     path: 'k6/requests.csv',
-    writtenBy: 'harness/run/load/run-k6.ts',
+    writtenBy: 'harness/load/run-k6.ts',
     holds:
       'with k6: one line per request from the script (`start_ms,duration_ms,status,error_code,flag,error`)',
   },
   {
     path: 'k6/k6-summary.json',
-    writtenBy: 'harness/run/load/run-k6.ts',
+    writtenBy: 'harness/load/run-k6.ts',
     holds: "with k6: k6's end-of-test summary",
   },
-  { path: 'k6/k6.log', writtenBy: 'harness/run/load/run-k6.ts', holds: "with k6: k6's log" },
-  { path: 'k6/k6-stdout.txt', writtenBy: 'harness/run/load/run-k6.ts', holds: "with k6: k6's stdout" },
+  { path: 'k6/k6.log', writtenBy: 'harness/load/run-k6.ts', holds: "with k6: k6's log" },
+  { path: 'k6/k6-stdout.txt', writtenBy: 'harness/load/run-k6.ts', holds: "with k6: k6's stdout" },
   {
     path: 'k6/load.js',
-    writtenBy: 'harness/run/load/run-load.ts',
+    writtenBy: 'harness/load/run-load.ts',
     holds: 'with k6: the bundled k6 script that ran',
   },
   {

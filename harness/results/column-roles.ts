@@ -3,7 +3,7 @@
 // compare keys configurations on parameters only, so a measure added later never splits them and a
 // parameter added later always does.
 import type { ColumnRole } from '../options/column-binding.ts';
-import { CLUSTER_SCENARIOS } from '../run/scenarios/index.ts';
+import { COMPANION_COLUMNS } from './columns/companion-columns.ts';
 import { SUMMARY_COLUMNS } from './run-row.ts';
 
 export interface ColumnSpec {
@@ -25,8 +25,7 @@ function build(): Map<string, ColumnSpec> {
   for (const [name, role] of Object.entries(RETIRED)) roles.set(name, { role });
   for (const c of SUMMARY_COLUMNS)
     roles.set(c.name, { role: c.role, ...(c.added ? { olderRowsRan: c.added.olderRowsRan } : {}) });
-  for (const scenario of Object.values(CLUSTER_SCENARIOS))
-    for (const name of Object.keys(scenario.companionColumns ?? {})) roles.set(name, { role: 'measure' });
+  for (const name of Object.keys(COMPANION_COLUMNS)) roles.set(name, { role: 'measure' });
   return roles;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { createFortioHistogram } from './fortio-histogram.ts';
+import { createFortioHistogram } from '../tally/fortio-histogram.ts';
 import { buildFortioResult, fortioId, goDuration } from './fortio-json.ts';
 
 it("durations and ids as fortio writes them (Go's Duration.String, GenID)", () => {

@@ -4,7 +4,7 @@
 // writes them; RetCodes uses -1 for requests without a response (fortio's socket-error code).
 // What we cannot know from k6 (per-thread socket counts, response sizes) is left out; fortio's
 // decoder leaves absent fields at their zero value.
-import type { FortioHistogramData } from './fortio-histogram.ts';
+import type { FortioHistogramData } from '../tally/fortio-histogram.ts';
 
 export interface FortioRunInput {
   labels: string;

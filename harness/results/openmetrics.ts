@@ -2,7 +2,7 @@
 // series (label set) contiguous with its points in time order, a timestamp (seconds) on every
 // point, the scrape's job, instance and pod as labels, `# EOF` at the end
 // (https://prometheus.io/docs/specs/om/open_metrics_spec/). A counter's family name has no `_total`.
-import type { Scrape } from '../run/observe/metrics-scraper.ts';
+import type { Scrape } from '../observe/metrics-scraper.ts';
 
 interface Family {
   type: string;

@@ -60,3 +60,15 @@ test('the row has exactly the declared columns, in declared order, each named on
     [],
   );
 });
+
+test("every scenario's companion columns are declared with the row's (columns/companion-columns.ts), as measures", async () => {
+  const { CLUSTER_SCENARIOS } = await import('../run/scenarios/index.ts');
+  const { COMPANION_COLUMNS } = await import('./columns/companion-columns.ts');
+  const { summaryColumnRoles } = await import('./column-roles.ts');
+  const named = Object.values(CLUSTER_SCENARIOS).flatMap((s) => Object.entries(s.companionColumns ?? {}));
+  assert.ok(named.length > 0);
+  for (const [name, note] of named) {
+    assert.equal(COMPANION_COLUMNS[name], note, name);
+    assert.equal(summaryColumnRoles().get(name)?.role, 'measure', name);
+  }
+});

@@ -2,8 +2,8 @@
 // by the sections of columns/, each declaring its columns (name, role, note) once; the row's
 // columns, runs.csv's header, docs/reference.md and compare's roles all read SUMMARY_COLUMNS. The
 // run folder's other tables are run-tables.ts.
-import type { Burst, RecordTally } from '../run/tally/index.ts';
-import { runFigures } from '../run/run-figures.ts';
+import type { Burst, RecordTally } from '../tally/index.ts';
+import { runFigures } from '../verdict/run-figures.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 import type { Column, Section } from './columns/column.ts';
 import { COUNT_SECTION, GENERATOR_SECTION, headSection } from './columns/count-columns.ts';

@@ -1,9 +1,9 @@
 // The run folder's tables (events.csv, timeline.csv, latency.csv, zoom.csv, bursts.csv, cpu.csv):
 // the run's records rendered as rows; the summary row is run-row.ts.
 import type { LifecycleEvent } from '../../clusters/events.ts';
-import type { BurstExplanation } from '../run/explain/explain-bursts.ts';
-import type { CpuReport } from '../run/observe/cpu-monitor.ts';
-import type { Burst, RecordTally, Timeline } from '../run/tally/index.ts';
+import type { BurstExplanation } from '../explain/explain-bursts.ts';
+import type { CpuReport } from '../observe/cpu-monitor.ts';
+import type { Burst, RecordTally, Timeline } from '../tally/index.ts';
 import type { CsvRow } from './write-csv.ts';
 
 export function eventRows(

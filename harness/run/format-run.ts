@@ -1,12 +1,12 @@
 import { CPU_COLUMN_GROUPS } from '../results/run-row.ts';
-import { formatEnvoyCounters } from './explain/envoy-counters.ts';
-import type { EnvoyCounters } from './explain/envoy-counters.ts';
-import { formatDeadlineAccount } from './explain/deadline-accounting.ts';
-import type { BurstExplanation } from './explain/explain-bursts.ts';
-import { formatGatewayEvidence } from './explain/explain-run.ts';
-import type { GatewayEvidence } from './explain/explain-run.ts';
-import type { Burst, RecordTally } from './tally/index.ts';
-import { OUTCOME_CLASSES } from './tally/index.ts';
+import { formatEnvoyCounters } from '../explain/envoy-counters.ts';
+import type { EnvoyCounters } from '../explain/envoy-counters.ts';
+import { formatDeadlineAccount } from '../explain/deadline-accounting.ts';
+import type { BurstExplanation } from '../explain/explain-bursts.ts';
+import { formatGatewayEvidence } from '../explain/explain-run.ts';
+import type { GatewayEvidence } from '../explain/explain-run.ts';
+import type { Burst, RecordTally } from '../tally/index.ts';
+import { OUTCOME_CLASSES } from '../tally/index.ts';
 
 type SummaryRow = Record<string, string | number>;
 

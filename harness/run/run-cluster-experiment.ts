@@ -1,8 +1,8 @@
-import type { LoadResult } from './load/index.ts';
-import type { Burst, RecordTally } from './tally/index.ts';
-import type { EnvoyCounters } from './explain/envoy-counters.ts';
-import type { BurstExplanation } from './explain/explain-bursts.ts';
-import type { GatewayEvidence } from './explain/explain-run.ts';
+import type { LoadResult } from '../load/index.ts';
+import type { Burst, RecordTally } from '../tally/index.ts';
+import type { EnvoyCounters } from '../explain/envoy-counters.ts';
+import type { BurstExplanation } from '../explain/explain-bursts.ts';
+import type { GatewayEvidence } from '../explain/explain-run.ts';
 import { judgeRun } from './steps/judge-run.ts';
 import { observeRun } from './steps/observe-run.ts';
 import { planRun } from './steps/plan-run.ts';

@@ -1,5 +1,5 @@
 // The k6 side of the harness <-> script contract: the harness sets these LOAD_* variables
-// (harness/run/load/load-spec.ts writes them); a bad value stops the script before any request.
+// (harness/load/load-spec.ts writes them); a bad value stops the script before any request.
 export interface LoadEnv {
   targets: string[];
   qps: number;

@@ -3,7 +3,7 @@
 // At the drain deadline it tells how each dropped connection closes: close() on a socket with
 // unread bytes sends RST instead of FIN (Linux tcp_close, counted as TcpExtTCPAbortOnClose), and a
 // RST makes the peer's kernel discard what its process has not read yet. The harness's account of
-// E1's count needs that split (harness/run/explain/deadline-accounting.ts).
+// E1's count needs that split (harness/explain/deadline-accounting.ts).
 import { readFile } from 'node:fs/promises';
 
 /** `local|remote`, each `ip:port` as Node reports a socket's addresses (IPv4-mapped as IPv4). */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 import { PROJECT_ROOT } from '../../paths.ts';
-import { GENERATORS } from '../../run/load/test/generators.ts';
+import { GENERATORS } from '../../load/test/generators.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 

@@ -9,10 +9,10 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
-import { OUTCOME_CLASSES } from '../../run/tally/index.ts';
+import { OUTCOME_CLASSES } from '../../tally/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { childPids, describeAlive, untilLoadStarts } from '../../../lib/test/processes.ts';
-import { GENERATORS } from '../../run/load/test/generators.ts';
+import { GENERATORS } from '../../load/test/generators.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 type Row = Record<string, string>;

@@ -11,7 +11,7 @@ import { openHboneSession, openTunnel } from '../../../mesh/hbone/index.ts';
 import { startNodeAgentServer } from '../../../mesh/node-agent/index.ts';
 import { startStandaloneCa } from '../../../mesh/pki/index.ts';
 import type { WorkloadCertificate } from '../../../mesh/pki/index.ts';
-import { CLOCK_TICKS_PER_S, readProcEntry } from '../../run/observe/proc-stat.ts';
+import { CLOCK_TICKS_PER_S, readProcEntry } from '../../observe/proc-stat.ts';
 import type { LocalWorkload } from '../../../mesh/workload.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import type { EchoLoadResult } from './echo-load.ts';

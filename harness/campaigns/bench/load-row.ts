@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runLoad } from '../../run/load/index.ts';
-import type { LoadResult } from '../../run/load/index.ts';
-import { isFortioOk } from '../../run/tally/index.ts';
+import { runLoad } from '../../load/index.ts';
+import type { LoadResult } from '../../load/index.ts';
+import { isFortioOk } from '../../tally/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
 
 export interface LoadBenchRow {

@@ -1,9 +1,9 @@
 // When the fault ran, where the old ztunnels' drain deadlines fell, and E1's count against its
 // mechanism over them (deadline-accounting.ts).
-import type { DeadlineAccount } from '../../run/explain/deadline-accounting.ts';
-import { projectCount } from '../../run/explain/deadline-accounting.ts';
-import type { BurstExplanation } from '../../run/explain/explain-bursts.ts';
-import { poissonInterval } from '../../run/explain/poisson.ts';
+import type { DeadlineAccount } from '../../explain/deadline-accounting.ts';
+import { projectCount } from '../../explain/deadline-accounting.ts';
+import type { BurstExplanation } from '../../explain/explain-bursts.ts';
+import { poissonInterval } from '../../explain/poisson.ts';
 import type { Cell } from './column.ts';
 import { section } from './column.ts';
 import type { RowInput } from './row-input.ts';

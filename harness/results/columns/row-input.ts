@@ -1,7 +1,7 @@
 // What every section of the summary row reads: the run's parameters, tally, figures and facts.
 import type { ExperimentParams } from '../../options/experiment-params.ts';
-import type { RecordTally } from '../../run/tally/index.ts';
-import type { RunFigures } from '../../run/run-figures.ts';
+import type { RecordTally } from '../../tally/index.ts';
+import type { RunFigures } from '../../verdict/run-figures.ts';
 import type { RunFacts } from './run-facts.ts';
 
 export interface RowInput {

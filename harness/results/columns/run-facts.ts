@@ -1,11 +1,11 @@
 // What a run gives the summary row besides its parameters and its tally: who ran it, with what, and
 // what the harness saw around the load.
 import type { BackendDescription } from '../../../clusters/backend-columns.ts';
-import type { CpuUsage } from '../../run/load/index.ts';
-import type { CpuGroupFigures } from '../../run/observe/cpu-monitor.ts';
-import type { BurstExplanation } from '../../run/explain/explain-bursts.ts';
-import type { DeadlineAccount } from '../../run/explain/deadline-accounting.ts';
-import type { DrainOptionMetrics } from '../../run/explain/drain-option-metrics.ts';
+import type { CpuUsage } from '../../load/index.ts';
+import type { CpuGroupFigures } from '../../observe/cpu-monitor.ts';
+import type { BurstExplanation } from '../../explain/explain-bursts.ts';
+import type { DeadlineAccount } from '../../explain/deadline-accounting.ts';
+import type { DrainOptionMetrics } from '../../explain/drain-option-metrics.ts';
 
 export interface RunFacts {
   runId: string;

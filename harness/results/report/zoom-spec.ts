@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite';
-import { FINE_BUCKET_MS } from '../../run/tally/index.ts';
+import { FINE_BUCKET_MS } from '../../tally/index.ts';
 import { colourScaleOf, FAILURE_CLASSES, FAILURE_COLOURS, OK_BAR_COLOUR } from './colours.ts';
 import { buildEventLane, buildRuleLayers } from './event-lane.ts';
 import { labelsOf, ticksOf } from './event-marks.ts';

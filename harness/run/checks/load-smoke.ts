@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { createProgress, formatDuration, makeDirectory, startTicker } from '../../../lib/index.ts';
 import type { Clock } from '../../../lib/index.ts';
-import type { LoadResult } from '../load/index.ts';
-import { runLoad } from '../load/index.ts';
+import type { LoadResult } from '../../load/index.ts';
+import { runLoad } from '../../load/index.ts';
 import { createRunId } from '../../results/run-id.ts';
 import { chooseGenerator } from '../../tools/index.ts';
 import type { GeneratorChoice } from '../../tools/index.ts';
-import { isFortioOk } from '../tally/index.ts';
+import { isFortioOk } from '../../tally/index.ts';
 import { markAbortedOnError, writeCommandVerdict } from './command-verdict.ts';
 import { startLocalTarget } from './local-target.ts';
 

@@ -2,7 +2,7 @@
 // classifier against a fault-injecting httpbin), as `npm run experiment` prints them.
 import type { Clock } from '../../../lib/index.ts';
 import type { ExperimentFlags } from '../../options/experiment-options.ts';
-import { formatFortioSummary } from '../load/index.ts';
+import { formatFortioSummary } from '../../load/index.ts';
 import { runCalibration } from './calibrate.ts';
 import { runLoadSmoke } from './load-smoke.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ConnectionLife } from '../load/long-lived-connections.ts';
+import type { ConnectionLife } from '../../load/long-lived-connections.ts';
 import { judgeLongLived } from './long-lived.ts';
 
 const life = (over: Partial<ConnectionLife>): ConnectionLife => ({

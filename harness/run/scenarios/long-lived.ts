@@ -3,8 +3,9 @@ import { HTTPBIN_PORT } from '../../../clusters/manifests/index.ts';
 import { computeDrainDeadlineMs } from '../../../ztunnel/config/drain-deadline.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
 import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_CAPTURE, scenarioManifests } from '../scenario-manifests.ts';
-import type { ConnectionLife } from '../load/long-lived-connections.ts';
-import { startLongLivedConnections } from '../load/long-lived-connections.ts';
+import type { ConnectionLife } from '../../load/long-lived-connections.ts';
+import { startLongLivedConnections } from '../../load/long-lived-connections.ts';
+import { LONG_LIVED_COLUMNS } from '../../results/columns/companion-columns.ts';
 
 /** Long-lived connections per run: two per httpbin pod with the default three replicas. */
 const LONG_LIVED = 6;
@@ -12,17 +13,6 @@ const LONG_LIVED = 6;
 const INTERVAL_MS = 1000;
 /** An end counts as "at the deadline" within this window after SIGTERM + deadline. */
 const AT_DEADLINE_MS = { before: 250, after: 1500 };
-
-/** E3's summary-row columns (measures), each with what docs/reference.md says it holds. */
-export const LONG_LIVED_COLUMNS = {
-  long_lived_connections: 'E3: long-lived connections opened',
-  long_lived_fin: 'E3: of them, ended by a FIN',
-  long_lived_reset: 'E3: of them, ended by a RST',
-  long_lived_ended_at_deadline: "E3: of them, ended at their node's ztunnel drain deadline",
-  long_lived_end_offset_s: "E3: when each ended, seconds after its node's ztunnel SIGTERM",
-  long_lived_reconnects: 'E3: reconnects after an end',
-  long_lived_reconnect_failures: 'E3: reconnects that failed',
-} as const;
 
 /** The Ready httpbin pods, whose addresses their node's ztunnel captures. */
 function httpbinPods(addresses: ClusterAddresses) {

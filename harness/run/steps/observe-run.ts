@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ClusterBackend } from '../../../clusters/backend.ts';
 import { providerOf } from '../../../clusters/registry.ts';
 import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../../mesh/pilot-agent/bootstrap.ts';
-import { scrapeTargetsOf, startMetricsScraper } from '../observe/metrics-scraper.ts';
+import { scrapeTargetsOf, startMetricsScraper } from '../../observe/metrics-scraper.ts';
 import { bringUp } from './bring-up.ts';
 import { driveWithFault } from './drive-with-fault.ts';
 import { abortReasonOf } from './run-context.ts';

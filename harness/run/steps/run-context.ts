@@ -1,10 +1,10 @@
 import type { RolloutResult } from '../../../clusters/backend.ts';
 import type { ClusterBackend } from '../../../clusters/backend.ts';
 import type { Clock } from '../../../lib/index.ts';
-import type { LoadResult } from '../load/index.ts';
-import type { CpuReport } from '../observe/cpu-monitor.ts';
-import type { MetricsScraper, Scrape } from '../observe/metrics-scraper.ts';
-import type { RecordTally } from '../tally/index.ts';
+import type { LoadResult } from '../../load/index.ts';
+import type { CpuReport } from '../../observe/cpu-monitor.ts';
+import type { MetricsScraper, Scrape } from '../../observe/metrics-scraper.ts';
+import type { RecordTally } from '../../tally/index.ts';
 import type { LoadGenerator } from '../../tools/index.ts';
 import type { Provenance } from '../../config/provenance.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';

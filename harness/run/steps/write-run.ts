@@ -1,8 +1,8 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { envoyCounterRows } from '../explain/envoy-counters.ts';
-import { deadlineRows } from '../explain/deadline-rows.ts';
-import { failureKindRows } from '../explain/failure-details.ts';
+import { envoyCounterRows } from '../../explain/envoy-counters.ts';
+import { deadlineRows } from '../../results/deadline-rows.ts';
+import { failureKindRows } from '../../explain/failure-details.ts';
 import { buildFortioResult } from '../../results/fortio-json.ts';
 import { toOpenMetrics } from '../../results/openmetrics.ts';
 import { appendCsvRow, writeCsv } from '../../results/write-csv.ts';

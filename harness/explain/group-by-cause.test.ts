@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { LifecycleEvent } from '../../clusters/events.ts';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
+import { explainBurst } from './explain-bursts.ts';
+import { groupFailuresByCause, isKeepAliveRace } from './group-by-cause.ts';
+
+const ev = (
+  atMs: number,
+  kind: LifecycleEvent['kind'],
+  object: string,
+  node: string,
+  detail?: string,
+): LifecycleEvent => ({
+  atMs,
+  kind,
+  source: 'kubelet',
+  object,
+  node,
+  ...(detail === undefined ? {} : { detail }),
+});
+const fail = (startMs: number, upstream: string) => {
+  const entry: ParsedAccessLog = {
+    startWallMs: startMs,
+    status: 503,
+    flags: ['UF'],
+    details: '',
+    durationMs: 1,
+    upstream,
+    attempts: 1,
+  };
+  return { startMs, entry };
+};
+
+const events: LifecycleEvent[] = [
+  ev(0, 'pod-created', 'default/httpbin-a', 'node-1', '127.9.2.1 (app 127.9.3.1)'),
+  ev(0, 'pod-created', 'default/httpbin-b', 'node-2', '127.9.2.2 (app 127.9.3.2)'),
+  ev(0, 'pod-created', 'default/httpbin-c', 'node-1', '127.9.2.3 (app 127.9.3.3)'),
+  ev(0, 'pod-created', 'istio-system/ztunnel-1', 'node-1', '127.9.1.1 (app 127.9.1.1)'),
+  ev(10_000, 'pod-deleting', 'default/httpbin-a', 'node-1'),
+  ev(10_010, 'sigterm', 'default/httpbin-a', 'node-1'),
+  ev(20_000, 'pod-deleting', 'default/httpbin-b', 'node-2'),
+  ev(
+    40_000,
+    'drain-deadline',
+    'istio-system/ztunnel-1',
+    'node-1',
+    'drain deadline reached connections=9 in_flight=1',
+  ),
+];
+
+test('one burst per terminating pod, across quiet gaps; deadline failures go to the ztunnel on their pod node', () => {
+  const bursts = groupFailuresByCause(
+    [
+      fail(10_100, '127.9.2.1:8080'),
+      fail(10_450, '127.9.2.1:8080'), // 350 ms later, nothing in between: still the same pod
+      fail(20_050, '127.9.2.2:8080'),
+      fail(39_990, '127.9.2.3:8080'),
+      fail(40_030, '127.9.2.3:8080'),
+      fail(50_000, ''), // no healthy upstream: no upstream to blame
+    ],
+    events,
+  );
+  assert.deepEqual(
+    bursts.map((b) => [b.cause?.kind ?? 'none', b.cause?.object ?? '', b.failures, b.durationMs]),
+    [
+      ['pod-deleting', 'default/httpbin-a', 2, 350],
+      ['pod-deleting', 'default/httpbin-b', 1, 0],
+      ['drain-deadline', 'istio-system/ztunnel-1', 2, 40],
+      ['none', '', 1, 0],
+    ],
+  );
+});
+
+test('a 503 UC on a connection idle about as long as httpbin keeps one, with no event, is the keep-alive race', () => {
+  const uc = (startMs: number, idleMs: number) => {
+    const f = fail(startMs, '127.9.2.3:8080');
+    return { ...f, entry: { ...f.entry, flags: ['UC'], connectionId: 7, connectionIdleMs: idleMs } };
+  };
+  const failures = [uc(25_000, 4990), uc(26_000, 120), uc(27_000, 5003)];
+  const bursts = groupFailuresByCause(failures, events);
+  assert.deepEqual(
+    bursts.map((b) => [b.cause?.kind ?? 'none', b.failures]),
+    [
+      ['none', 2], // the two idle ~5 s: one burst, the keep-alive race
+      ['none', 1], // idle 120 ms: nothing explains it
+    ],
+  );
+  const [race, other] = bursts;
+  assert.ok(race && other);
+  const explained = explainBurst(race, events, race.failuresList);
+  assert.equal(explained.mechanism, 'keep-alive-race');
+  assert.match(explained.text, /idle 4\.990-5\.003 s/);
+  assert.equal(explainBurst(other, events, other.failuresList).mechanism, 'unattributed');
+  // The same idle connection failing at an old ztunnel's drain deadline is the deadline's.
+  const atDeadline = groupFailuresByCause([uc(40_010, 5000)], events);
+  assert.equal(atDeadline[0]?.cause?.kind, 'drain-deadline');
+});
+
+test('the keep-alive race needs an idle time: where the log cannot derive one it is unknown, not 0', () => {
+  const { entry } = fail(0, '127.9.2.3:8080');
+  const uc = { ...entry, flags: ['UC'] };
+  assert.deepEqual(
+    [
+      isKeepAliveRace(uc),
+      isKeepAliveRace({ ...uc, connectionIdleMs: 4000 }),
+      isKeepAliveRace({ ...uc, connectionIdleMs: 3999 }),
+    ],
+    [false, true, false],
+  );
+  assert.equal(isKeepAliveRace({ ...entry, connectionIdleMs: 5000 }), false, 'a 503 UF is no race');
+});

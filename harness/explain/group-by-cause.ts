@@ -1,0 +1,132 @@
+import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../../apps/go-httpbin.ts';
+import type { LifecycleEvent } from '../../clusters/events.ts';
+import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
+import type { Burst } from '../tally/index.ts';
+import type { EnvoyFailure } from './gateway-access-log.ts';
+
+/** A gateway failure on the run's clock. */
+export interface GatewayFailure {
+  startMs: number;
+  entry: EnvoyFailure;
+}
+
+/**
+ * Failures grouped by what caused them rather than by when they happened: every failure the
+ * gateway logged goes to the cause its upstream points at, so one terminating pod is one burst even
+ * when a quiet 100 ms lies between two of its failures (at 50 RPS a bucket holds ~5 requests).
+ *
+ * - pod-termination: the upstream pod was being deleted when the request started (E2).
+ * - drain-deadline: an old ztunnel on the upstream pod's node reached its drain deadline within
+ *   DEADLINE_WINDOW_MS of the request's start (E1).
+ * - listener-close: an old ztunnel on that node had just closed its listeners (SIGTERM).
+ * - keep-alive race: none of these, and the request was a 503 UC on an upstream connection that had
+ *   sat idle about as long as httpbin keeps one (isKeepAliveRace).
+ * - unattributed: none of these (and failures with no upstream at all, e.g. no healthy upstream).
+ */
+export interface CauseBurst extends Burst {
+  failuresList: GatewayFailure[];
+  /** When the last failed request started (the burst's length is last - first). */
+  lastStartMs: number;
+}
+
+/** A request cut at a deadline started up to its own duration before it; a reaction takes a while after. */
+const DEADLINE_WINDOW_MS = 2000;
+const LISTENER_WINDOW_MS = { before: 500, after: 2000 };
+
+/**
+ * go-httpbin closes a keep-alive connection idle for 5 s, counted from its own write of the last
+ * response; the idle time derived from the gateway's log counts from the end of that request
+ * downstream (its start + %DURATION%), later by the way back through ztunnel and Envoy (tens of ms,
+ * a few hundred on saturated cores), so it is shorter. A second of margin covers that.
+ */
+export const KEEP_ALIVE_RACE_MIN_IDLE_MS = GO_HTTPBIN_READ_TIMEOUT_MS - 1000;
+
+/**
+ * A 503 UC on a connection put back to work after sitting idle until the server was closing it. The
+ * idle time is derived from Envoy's access log (explain-bursts.ts IDLE_DERIVATION); where it is
+ * unknown (the connection's first logged request) this is no race.
+ */
+export function isKeepAliveRace(entry: ParsedAccessLog): boolean {
+  return (
+    entry.status === 503 &&
+    entry.flags.includes('UC') &&
+    entry.connectionIdleMs !== undefined &&
+    entry.connectionIdleMs >= KEEP_ALIVE_RACE_MIN_IDLE_MS
+  );
+}
+
+interface PodFacts {
+  key: string;
+  node: string;
+}
+
+/** Pod address -> pod, from the local backend's pod-created events (`<podIp> (app <appIp>)`). */
+export function podsByIp(events: readonly LifecycleEvent[]): Map<string, PodFacts> {
+  const pods = new Map<string, PodFacts>();
+  for (const e of events) {
+    if (e.kind !== 'pod-created' || !e.node) continue;
+    const ip = /^(\d+\.\d+\.\d+\.\d+)\b/.exec(e.detail ?? '')?.[1];
+    if (ip) pods.set(ip, { key: e.object, node: e.node });
+  }
+  return pods;
+}
+
+const isZtunnel = (object: string): boolean => object.startsWith('istio-system/ztunnel');
+
+function causeOf(
+  failure: GatewayFailure,
+  pods: ReadonlyMap<string, PodFacts>,
+  events: readonly LifecycleEvent[],
+): LifecycleEvent | undefined {
+  const ip = failure.entry.upstream.replace(/:\d+$/, '');
+  const pod = pods.get(ip);
+  if (!pod) return undefined;
+  const t = failure.startMs;
+  const deleting = events.find((e) => e.kind === 'pod-deleting' && e.object === pod.key);
+  if (deleting && deleting.atMs <= t) return deleting;
+  const onNode = events.filter((e) => e.node === pod.node && isZtunnel(e.object));
+  const deadline = onNode
+    .filter((e) => e.kind === 'drain-deadline' && Math.abs(t - e.atMs) <= DEADLINE_WINDOW_MS)
+    .sort((a, b) => Math.abs(t - a.atMs) - Math.abs(t - b.atMs))[0];
+  if (deadline) return deadline;
+  return onNode.find(
+    (e) =>
+      e.kind === 'sigterm' &&
+      t >= e.atMs - LISTENER_WINDOW_MS.before &&
+      t <= e.atMs + LISTENER_WINDOW_MS.after,
+  );
+}
+
+/** One burst per cause, in order of their first failure. */
+export function groupFailuresByCause(
+  failures: readonly GatewayFailure[],
+  events: readonly LifecycleEvent[],
+): CauseBurst[] {
+  const pods = podsByIp(events);
+  const groups = new Map<string, CauseBurst>();
+  for (const f of [...failures].sort((a, b) => a.startMs - b.startMs)) {
+    const cause = causeOf(f, pods, events);
+    const key = cause
+      ? `${cause.kind}|${cause.object}|${String(cause.atMs)}`
+      : isKeepAliveRace(f.entry)
+        ? 'keep-alive-race'
+        : 'unattributed';
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        startMs: f.startMs,
+        durationMs: 0,
+        failures: 0,
+        failuresList: [],
+        lastStartMs: f.startMs,
+        ...(cause ? { cause: { atMs: cause.atMs, kind: cause.kind, object: cause.object } } : {}),
+      };
+      groups.set(key, group);
+    }
+    group.failures++;
+    group.failuresList.push(f);
+    group.lastStartMs = f.startMs;
+    group.durationMs = f.startMs - group.startMs;
+  }
+  return [...groups.values()].sort((a, b) => a.startMs - b.startMs);
+}

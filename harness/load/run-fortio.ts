@@ -1,0 +1,146 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { execa } from 'execa';
+import { ErrorCode, HarnessError } from '../../lib/index.ts';
+import type { CpuUsage } from './cpu-sampler.ts';
+import { startCpuSampler } from './cpu-sampler.ts';
+import { createFortioLog } from './fortio-log.ts';
+import type { FortioLog } from './fortio-log.ts';
+import type { LoadSpec } from './load-spec.ts';
+
+export interface FortioRunFiles {
+  /** One JSON line per call (`-access-log-file`). */
+  accessLogPath: string;
+  /** fortio's own result (`-json`), which `fortio report` reads. */
+  jsonPath: string;
+  /** What fortio printed (its log and its summary, on stderr), repeats counted (fortio-log.ts). */
+  logPath: string;
+}
+
+/** How long fortio gets to stop after SIGTERM before SIGKILL. */
+const FORTIO_KILL_AFTER_MS = 4000;
+
+/** Go duration text for seconds: 60s, 0.5s. */
+const goSeconds = (s: number): string => `${String(s)}s`;
+
+/**
+ * fortio's command line for a load, as the documents ran it (ASM: `fortio load -qps 0 -c 1000 -t 60s
+ * -timeout 10s URL`), plus what the harness reads back: the access log and the JSON result.
+ * `-allow-initial-errors`: without it fortio aborts when a connection's warm-up call fails.
+ */
+export function fortioArgs(spec: LoadSpec, files: FortioRunFiles): string[] {
+  const [url = '', ...more] = spec.targets;
+  if (more.length > 0)
+    throw new HarnessError(
+      ErrorCode.BadInput,
+      `fortio takes one URL, got ${String(spec.targets.length)}: ${spec.targets.join(' ')}`,
+    );
+  if ((spec.outputs ?? []).length > 0)
+    throw new HarnessError(
+      ErrorCode.BadInput,
+      `k6 outputs (--k6-out) need --generator k6, got ${JSON.stringify(spec.outputs)} with fortio`,
+    );
+  return [
+    'load',
+    '-qps',
+    String(spec.qps),
+    '-c',
+    String(spec.connections),
+    ...(spec.exactCalls ? ['-n', String(spec.exactCalls)] : ['-t', goSeconds(spec.durationS)]),
+    '-timeout',
+    goSeconds(spec.timeoutS),
+    '-allow-initial-errors',
+    // At a fixed rate, each connection's start is spread over its period, so the rate is steady (the
+    // 1.28 report's "steady ~50 RPS"); fortio's default starts every connection at once, and c
+    // connections then send c requests together every c/qps seconds.
+    ...(spec.qps > 0 ? ['-uniform'] : []),
+    ...(spec.newConnectionPerRequest ? ['-keepalive=false'] : []),
+    '-access-log-file',
+    files.accessLogPath,
+    '-access-log-format',
+    'json',
+    '-json',
+    files.jsonPath,
+    url,
+  ];
+}
+
+/**
+ * Reads fortio's output as it comes into `log` and writes the condensed log to `path`. Waiting on the
+ * file's drain holds the pipe: fortio then waits on its own writes, as it would on a slow terminal.
+ */
+async function condenseOutput(output: Readable, log: FortioLog, path: string): Promise<void> {
+  const file = createWriteStream(path, { flags: 'a' });
+  const written = once(file, 'close');
+  try {
+    for await (const line of createInterface({ input: output, crlfDelay: Infinity })) {
+      const kept = log.add(line);
+      if (kept !== undefined && !file.write(`${kept}\n`)) await once(file, 'drain');
+    }
+    for (const line of log.end()) file.write(`${line}\n`);
+  } finally {
+    file.end();
+    await written;
+  }
+}
+
+/** Why fortio ended, in words: its exit code or the signal that stopped it. */
+function endedBy(result: { exitCode?: number | undefined; signal?: string | undefined }): string {
+  return result.signal ? `was killed by ${result.signal}` : `exited with code ${String(result.exitCode)}`;
+}
+
+/** Runs `fortio load` to completion. Cancelling `signal` stops fortio (SIGTERM, SIGKILL after 4 s). */
+export async function runFortio(options: {
+  fortioPath: string;
+  spec: LoadSpec;
+  workDir: string;
+  signal?: AbortSignal;
+  onSpawn?: (pid: number) => void;
+  /** fortio's command line as it is started (e.g. inside a cpu cgroup); its PID stays fortio's. */
+  wrapCommand?: (argv: readonly string[]) => string[];
+}): Promise<{ files: FortioRunFiles; cpu: CpuUsage; log: FortioLog }> {
+  // fortio runs in workDir and opens the paths it is given there: they must not be relative.
+  const workDir = resolve(options.workDir);
+  const files: FortioRunFiles = {
+    accessLogPath: join(workDir, 'access.jsonl'),
+    jsonPath: join(workDir, 'fortio.json'),
+    logPath: join(workDir, 'fortio.log'),
+  };
+  const argv = [options.fortioPath, ...fortioArgs(options.spec, files)];
+  const [file = '', ...args] = options.wrapCommand ? options.wrapCommand(argv) : argv;
+  // Both streams into one (interleaved as written), read as they come; nothing buffered whole.
+  const subprocess = execa(file, args, {
+    cwd: workDir,
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    reject: false,
+    ...(options.signal ? { cancelSignal: options.signal } : {}),
+    forceKillAfterDelay: FORTIO_KILL_AFTER_MS,
+  });
+  const log = createFortioLog();
+  const condensed = condenseOutput(subprocess.all, log, files.logPath).then(
+    () => undefined,
+    (err: unknown) => {
+      subprocess.kill();
+      return err;
+    },
+  );
+  const sampler = subprocess.pid === undefined ? undefined : startCpuSampler(subprocess.pid);
+  if (subprocess.pid !== undefined) options.onSpawn?.(subprocess.pid);
+  const result = await subprocess;
+  const logError = await condensed;
+  const cpu = sampler?.stop() ?? { processAvgPct: 0, processMaxPct: 0, machineBusyPct: 0, samples: 0 };
+  if (logError !== undefined)
+    throw new HarnessError(ErrorCode.LoadFailed, `could not write fortio's log ${files.logPath}`, {
+      cause: logError,
+    });
+  if (result.isCanceled)
+    throw new HarnessError(ErrorCode.Aborted, 'fortio was stopped before the end of its run');
+  if (result.exitCode !== 0)
+    throw new HarnessError(ErrorCode.LoadFailed, `fortio ${endedBy(result)}; see ${files.logPath}`);
+  return { files, cpu, log };
+}
