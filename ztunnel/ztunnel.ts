@@ -5,8 +5,8 @@ import type { LocalWorkload } from '../mesh/workload.ts';
 import { UNKNOWN_WORKLOAD_WAIT_MS } from './inbound/hbone-inbound.ts';
 import { startPodListeners } from './inbound/pod-listeners.ts';
 import type { InboundListeners, PodListeners } from './inbound/pod-listeners.ts';
-import type { DropCounts } from './inbound/connection-tracker.ts';
-import type { InboundDeps } from './inbound/inbound-deps.ts';
+import type { DropCounts } from './proxy/connection-tracker.ts';
+import type { ProxyDeps } from './proxy/proxy-deps.ts';
 import { startNodeListener } from './inbound/node-listener.ts';
 import type { ZtunnelMetrics } from './telemetry/metrics.ts';
 import { readSocketQueues } from './telemetry/socket-queues.ts';
@@ -86,7 +86,7 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
   let draining = false;
   const { log, clock } = options;
 
-  const inboundDeps = (): Omit<InboundDeps, 'tracker'> => ({
+  const inboundDeps = (): Omit<ProxyDeps, 'tracker'> => ({
     log: log.child({ scope: 'access' }),
     metrics: options.metrics,
     now: () => clock.now(),

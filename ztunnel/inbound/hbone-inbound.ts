@@ -12,7 +12,7 @@ import { formatSpiffeId, identityOfCertificate, mtlsContext } from '../../mesh/p
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { logEarlyDeny, openConnectionRecord } from '../telemetry/connection-log.ts';
 import { socketKey } from '../telemetry/socket-queues.ts';
-import type { InboundDeps } from './inbound-deps.ts';
+import type { ProxyDeps } from '../proxy/proxy-deps.ts';
 import { proxyToApp } from './proxy-to-app.ts';
 
 /** How long inbound waits for an unknown local workload before answering 503. */
@@ -92,7 +92,7 @@ export function localIpOf(socket: TLSSocket): string | undefined {
 export function createHboneInbound(
   workload: LocalWorkload,
   cert: WorkloadCertificate,
-  deps: InboundDeps,
+  deps: ProxyDeps,
 ): HboneInbound {
   // The connection's own destination: a CONNECT must name the pod it arrived on (no open relay).
   return createHboneServer(
@@ -131,7 +131,7 @@ const HBONE_CONNECTION_WINDOW = 16 * 1024 * 1024;
 export function createHboneServer(
   tls: SecureServerOptions,
   resolveTarget: TargetResolver,
-  deps: InboundDeps,
+  deps: ProxyDeps,
 ): HboneInbound {
   const server = createSecureServer({ ...tls, allowHTTP1: false, settings: HBONE_SERVER_SETTINGS });
   const sessions = new Set<Http2Session>();
@@ -200,7 +200,7 @@ function handleConnect(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   resolveTarget: TargetResolver,
-  deps: InboundDeps,
+  deps: ProxyDeps,
 ): void {
   const socket = stream.session?.socket as TLSSocket | undefined;
   const target = parseAuthority(headers[':authority']);
@@ -228,7 +228,7 @@ function serveConnect(
   target: { host: string; port: number },
   socket: TLSSocket,
   resolved: HboneTarget | DeniedTarget | undefined,
-  deps: InboundDeps,
+  deps: ProxyDeps,
 ): void {
   if (!resolved || 'deny' in resolved) {
     if (resolved)

@@ -6,10 +6,10 @@ import { mtlsContext, parseIdentityServerName } from '../../mesh/pki/index.ts';
 import type { Identity, WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { HBONE_PORT } from '../../mesh/workload.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
-import { createConnectionTracker } from './connection-tracker.ts';
+import { createConnectionTracker } from '../proxy/connection-tracker.ts';
 import { createHboneServer, UNKNOWN_WORKLOAD_WAIT_MS } from './hbone-inbound.ts';
 import type { DeniedTarget, HboneTarget, TargetResolver } from './hbone-inbound.ts';
-import type { InboundDeps } from './inbound-deps.ts';
+import type { ProxyDeps } from '../proxy/proxy-deps.ts';
 import { bindInbound } from './pod-listeners.ts';
 import type { InboundListeners } from './pod-listeners.ts';
 
@@ -23,7 +23,7 @@ export interface NodeListenerOptions {
    * of this node their authority names, served inbound with that pod's certificate.
    */
   ownCert: WorkloadCertificate;
-  deps: Omit<InboundDeps, 'tracker'>;
+  deps: Omit<ProxyDeps, 'tracker'>;
 }
 
 const sameIdentity = (w: WorkloadEntry, id: Identity): boolean =>
@@ -55,7 +55,7 @@ const toLocalWorkload = (w: WorkloadEntry): LocalWorkload => ({
 export async function startNodeListener(options: NodeListenerOptions): Promise<InboundListeners> {
   const { discovery, nodeName } = options;
   const tracker = createConnectionTracker();
-  const deps: InboundDeps = { ...options.deps, tracker };
+  const deps: ProxyDeps = { ...options.deps, tracker };
   const certs = new Map<string, WorkloadCertificate>();
   const isLocal = (w: WorkloadEntry): boolean => w.node === nodeName && w.protocol === 'HBONE';
 

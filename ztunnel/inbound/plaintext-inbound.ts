@@ -3,7 +3,7 @@ import type { Server, Socket } from 'node:net';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';
-import type { InboundDeps } from './inbound-deps.ts';
+import type { ProxyDeps } from '../proxy/proxy-deps.ts';
 import { socketKey } from '../telemetry/socket-queues.ts';
 import { proxyToApp } from './proxy-to-app.ts';
 
@@ -20,7 +20,7 @@ export function createPlaintextInbound(
   workload: LocalWorkload,
   port: number,
   cert: WorkloadCertificate,
-  deps: InboundDeps,
+  deps: ProxyDeps,
 ): Server {
   // allowHalfOpen: a client's FIN is passed on to the app, and the app's reply still flows back.
   return createServer({ noDelay: true, allowHalfOpen: true, pauseOnConnect: true }, (client) => {
@@ -33,7 +33,7 @@ function handlePlaintext(
   workload: LocalWorkload,
   port: number,
   cert: WorkloadCertificate,
-  deps: InboundDeps,
+  deps: ProxyDeps,
 ): void {
   const complete = openConnectionRecord(
     {

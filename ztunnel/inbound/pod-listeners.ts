@@ -4,11 +4,11 @@ import type { LocalWorkload } from '../../mesh/workload.ts';
 import { listenInNetns } from '../inpod/netns-listeners.ts';
 import { HBONE_PORT, OUTBOUND_CAPTURE_PORT } from '../../mesh/workload.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
-import { createConnectionTracker } from './connection-tracker.ts';
-import type { ConnectionTracker, DropCounts } from './connection-tracker.ts';
+import { createConnectionTracker } from '../proxy/connection-tracker.ts';
+import type { ConnectionTracker, DropCounts } from '../proxy/connection-tracker.ts';
 import { createHboneInbound } from './hbone-inbound.ts';
 import type { HboneInbound } from './hbone-inbound.ts';
-import type { InboundDeps } from './inbound-deps.ts';
+import type { ProxyDeps } from '../proxy/proxy-deps.ts';
 import { createPlaintextInbound } from './plaintext-inbound.ts';
 import { createOutboundCapture } from '../outbound/outbound-capture.ts';
 import type { OutboundDeps } from '../outbound/outbound-capture.ts';
@@ -66,12 +66,12 @@ export const LISTEN_BACKLOG = 128;
 export async function startPodListeners(
   workload: LocalWorkload,
   cert: WorkloadCertificate,
-  deps: Omit<InboundDeps, 'tracker'>,
+  deps: Omit<ProxyDeps, 'tracker'>,
   /** With discovery and a pool, the pod also gets its outbound capture (:15001). */
   outbound?: Pick<OutboundDeps, 'discovery' | 'pool' | 'random'>,
 ): Promise<PodListeners> {
   const tracker = createConnectionTracker();
-  const inboundDeps: InboundDeps = { ...deps, tracker };
+  const inboundDeps: ProxyDeps = { ...deps, tracker };
   const hbone = createHboneInbound(workload, cert, inboundDeps);
   const servers: [Server, number][] = [[hbone.server, HBONE_PORT]];
   for (const port of workload.ports) {

@@ -2,9 +2,9 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ConnectionOutcome } from '../telemetry/connection-log.ts';
 import { connectUpstream, describeConnectError } from './connect-upstream.ts';
-import type { InboundDeps } from './inbound-deps.ts';
-import { pipeConnection } from './pipe-connection.ts';
-import type { FlowState } from './pipe-connection.ts';
+import type { ProxyDeps } from '../proxy/proxy-deps.ts';
+import { pipeConnection } from '../proxy/pipe-connection.ts';
+import type { FlowState } from '../proxy/pipe-connection.ts';
 
 /**
  * The part every inbound path shares: track the connection (so drain and DelWorkload can drop it),
@@ -16,7 +16,7 @@ import type { FlowState } from './pipe-connection.ts';
 export function proxyToApp(options: {
   downstream: Duplex;
   app: { host: string; port: number };
-  deps: InboundDeps;
+  deps: ProxyDeps;
   complete: (outcome: ConnectionOutcome) => void;
   accept: () => void;
   reject: () => void;

@@ -11,13 +11,13 @@ import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { parseProxyV2 } from '../../mesh/proxy-protocol.ts';
 import type { Endpoint } from '../../mesh/proxy-protocol.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
-import type { InboundDeps } from '../inbound/inbound-deps.ts';
-import type { FlowState } from '../inbound/pipe-connection.ts';
-import { pipeConnection } from '../inbound/pipe-connection.ts';
+import type { ProxyDeps } from '../proxy/proxy-deps.ts';
+import type { FlowState } from '../proxy/pipe-connection.ts';
+import { pipeConnection } from '../proxy/pipe-connection.ts';
 import { openConnectionRecord } from '../telemetry/connection-log.ts';
 import { pickEndpoint } from './pick-endpoint.ts';
 
-export interface OutboundDeps extends InboundDeps {
+export interface OutboundDeps extends ProxyDeps {
   discovery: DiscoveryState;
   pool: HbonePool;
   random?: () => number;

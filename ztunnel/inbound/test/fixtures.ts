@@ -5,7 +5,7 @@ import { createLogger } from '../../../lib/index.ts';
 import type { Logger } from '../../../lib/index.ts';
 import type { WorkloadCertificate } from '../../../mesh/pki/index.ts';
 import type { LocalWorkload } from '../../../mesh/workload.ts';
-import type { InboundDeps } from '../inbound-deps.ts';
+import type { ProxyDeps } from '../../proxy/proxy-deps.ts';
 import { startPodListeners } from '../pod-listeners.ts';
 import type { PodListeners } from '../pod-listeners.ts';
 import { createZtunnelMetrics } from '../../telemetry/metrics.ts';
@@ -60,7 +60,7 @@ export async function startTestPod(
   t: After,
   workload: LocalWorkload,
   cert: WorkloadCertificate,
-  extra: Partial<Pick<InboundDeps, 'awaitWorkload'>> = {},
+  extra: Partial<Pick<ProxyDeps, 'awaitWorkload'>> = {},
   outbound?: Parameters<typeof startPodListeners>[3],
 ): Promise<CapturedLog & { pod: PodListeners }> {
   const captured = captureLog();

@@ -4,8 +4,8 @@ import type { LocalWorkload } from '../../mesh/workload.ts';
 import type { ZtunnelMetrics } from '../telemetry/metrics.ts';
 import type { ConnectionTracker } from './connection-tracker.ts';
 
-/** What every inbound path (HBONE, plaintext, node-address) is given by the ztunnel that runs it. */
-export interface InboundDeps {
+/** What every proxy path (inbound: HBONE, plaintext, node-address; outbound: the capture) is given by the ztunnel that runs it. */
+export interface ProxyDeps {
   log: Logger;
   metrics: ZtunnelMetrics;
   now: () => number;
