@@ -62,7 +62,7 @@ test("every backend's options, each key once; kind's port and local's CA mode ar
   const options = allBackendOptions();
   assert.deepEqual(
     options.map((o) => o.key),
-    ['istio-shared-ca', 'kind-ingress-port', 'node-image', 'keep-cluster'],
+    ['istio-shared-ca', 'local-address-block', 'kind-ingress-port', 'node-image', 'keep-cluster'],
   );
   const ca = options.find((o) => o.key === 'istio-shared-ca');
   assert.equal(ca?.default, 'istiod');

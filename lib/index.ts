@@ -1,4 +1,6 @@
 export { DEFAULT_ACCEPTOR_SOCKETS, startAcceptors } from './acceptors.ts';
+export { appendedLines } from './appended-lines.ts';
+export type { AppendedLines } from './appended-lines.ts';
 export type { Acceptors } from './acceptors.ts';
 export { createManualClock, createSystemClock, fromWallMs, toWallMs, waitAtMost } from './clock.ts';
 export type { Clock, ManualClock } from './clock.ts';

@@ -1,7 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { appendedLines } from '../../lib/index.ts';
 
 /**
  * A container's log file, as a container runtime keeps it: the process writes its stdout and stderr
@@ -28,26 +27,17 @@ export interface LogFollower {
  * picked up by the next one.
  */
 export function followLog(path: string, onLine: (line: string) => boolean): LogFollower {
-  let handle: FileHandle | undefined;
+  const log = appendedLines(path);
   let watcher: FSWatcher | undefined;
-  let offset = 0;
-  let partial = '';
   let stopped = false;
   // A function, so a check after an await is not narrowed away: finish() may run meanwhile.
   const isStopped = (): boolean => stopped;
   let reading: Promise<void> | undefined;
   let again = false;
-  const buffer = Buffer.alloc(64 * 1024);
 
   const readNew = async (): Promise<void> => {
-    handle ??= await open(path, 'r');
-    for (;;) {
+    for (let lines = await log.next(); lines; lines = await log.next()) {
       if (stopped) return;
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
-      if (bytesRead === 0) return;
-      offset += bytesRead;
-      const lines = (partial + buffer.toString('utf8', 0, bytesRead)).split('\n');
-      partial = lines.pop() ?? '';
       for (const line of lines) {
         if (onLine(line)) continue;
         finish();
@@ -96,8 +86,7 @@ export function followLog(path: string, onLine: (line: string) => boolean): LogF
       }
       finish();
       await reading;
-      await handle?.close();
-      handle = undefined;
+      await log.close();
     },
   };
 }

@@ -1,5 +1,4 @@
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { appendedLines } from '../../lib/index.ts';
 
 /**
  * Live counts while the generator runs: reads what it has appended to its records file since the
@@ -23,32 +22,19 @@ export const k6LineOk =
 export const fortioLineOk: RecordLineOk = (line) => line.includes('"ok":true');
 
 export function createRecordsTail(path: string, isOkLine: RecordLineOk): RecordsTail {
-  let handle: FileHandle | undefined;
-  let offset = 0;
-  let partial = '';
+  // The file appears when the generator starts writing; until then there is nothing to count.
+  const records = appendedLines(path, { bufferBytes: 1 << 20, missing: 'wait' });
   const counts = { ok: 0, failed: 0 };
-  const buffer = Buffer.alloc(1 << 20);
   return {
     async poll() {
-      // The file appears when k6 starts writing; until then there is nothing to count.
-      handle ??= await open(path, 'r').catch(() => undefined);
-      if (!handle) return { ...counts };
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
-        if (bytesRead === 0) break;
-        offset += bytesRead;
-        const lines = (partial + buffer.toString('utf8', 0, bytesRead)).split('\n');
-        partial = lines.pop() ?? '';
+      for (let lines = await records.next(); lines; lines = await records.next())
         for (const line of lines) {
           if (line === '') continue;
           if (isOkLine(line)) counts.ok++;
           else counts.failed++;
         }
-      }
       return { ...counts };
     },
-    async close() {
-      await handle?.close();
-    },
+    close: () => records.close(),
   };
 }

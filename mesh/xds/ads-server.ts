@@ -75,6 +75,26 @@ export function failCall(call: NodeJS.EventEmitter, code: status, message: strin
   call.emit('error', Object.assign(new Error(message), { code }));
 }
 
+/**
+ * A stream's end, however it comes (the proxy half-closes, or goes away, which is an error on our
+ * side): forget it, and answer a half-close with ours. Both ADS servers, for their streams.
+ */
+export function forgetOnEnd<S>(
+  streams: Set<S>,
+  stream: S,
+  call: { on: NodeJS.EventEmitter['on']; end(): void },
+): void {
+  const forget = (): void => {
+    streams.delete(stream);
+  };
+  call.on('end', () => {
+    forget();
+    call.end();
+  });
+  call.on('error', forget);
+  call.on('close', forget);
+}
+
 const hashOf = (resources: unknown): string =>
   createHash('sha256').update(JSON.stringify(resources)).digest('hex').slice(0, 12);
 
@@ -174,16 +194,7 @@ export async function startAdsServer(options: AdsServerOptions): Promise<AdsServ
       call.on('data', (req: DiscoveryRequest) => {
         onRequest(stream, req);
       });
-      const forget = (): void => {
-        streams.delete(stream);
-      };
-      call.on('end', () => {
-        forget();
-        call.end();
-      });
-      // A proxy that goes away ends its stream with an error on our side: nothing to do but forget it.
-      call.on('error', forget);
-      call.on('close', forget);
+      forgetOnEnd(streams, stream, call);
     },
     DeltaAggregatedResources: (call: ServerDuplexStream<unknown, unknown>) => {
       failCall(call, status.UNIMPLEMENTED, 'delta xDS is not served: use state of the world (GRPC)');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import type { ServerDuplexStream, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { failCall } from './ads-server.ts';
+import { failCall, forgetOnEnd } from './ads-server.ts';
 import type { AdsServer, XdsNack } from './ads-server.ts';
 import { adsService } from './envoy-protos.ts';
 import type { ResourceSet } from './workload-resources.ts';
@@ -202,16 +202,7 @@ export async function startDeltaAdsServer(options: DeltaAdsServerOptions): Promi
           failCall(call, status.INTERNAL, `request failed: ${String(err)}`);
         });
     });
-    const forget = (): void => {
-      streams.delete(stream);
-    };
-    call.on('end', () => {
-      forget();
-      call.end();
-    });
-    // A ztunnel that goes away ends its stream with an error on our side: nothing to do but forget it.
-    call.on('error', forget);
-    call.on('close', forget);
+    forgetOnEnd(streams, stream, call);
   };
 
   const server = new Server();
