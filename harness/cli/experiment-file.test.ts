@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../paths.ts';
 import { parse } from 'yaml';
 import { experimentArgsOf } from './experiment-file.ts';
 import { formatRunConfig, writeRunConfig } from '../config/run-config.ts';
-import { EVERY_FIELD, resolve } from '../config/test/experiment-fixtures.ts';
+import { EVERY_RUNNABLE_FIELD, resolve, SCOPED_RUNS } from '../config/test/experiment-fixtures.ts';
 
 async function tempDir(t: { after(fn: () => unknown): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'experiment-file-'));
@@ -22,16 +22,20 @@ async function tempDir(t: { after(fn: () => unknown): void }): Promise<string> {
 describe('experiments as data', () => {
   it('every parameter survives params -> experiment file -> argv -> params', async () => {
     const viaFile = (p: ExperimentParams): string[] => experimentArgsOf(parse(formatRunConfig(p, 'x')), 'x');
-    assert.deepEqual(await resolve(viaFile(EVERY_FIELD)), EVERY_FIELD);
-    const loadOnly = { ...EVERY_FIELD, restartAtS: undefined };
+    assert.deepEqual(await resolve(viaFile(EVERY_RUNNABLE_FIELD)), EVERY_RUNNABLE_FIELD);
+    const loadOnly = { ...EVERY_RUNNABLE_FIELD, restartAtS: undefined };
     assert.deepEqual(await resolve(viaFile(loadOnly)), loadOnly);
+    for (const argv of SCOPED_RUNS) {
+      const scoped = await resolve(argv);
+      assert.deepEqual(await resolve(viaFile(scoped)), scoped, argv.join(' '));
+    }
   });
 
   it('--from <run dir> resolves exactly what the run recorded; flags override it', async (t) => {
     const dir = await tempDir(t);
-    await writeRunConfig(dir, EVERY_FIELD);
-    assert.deepEqual(await resolve(['--from', dir]), EVERY_FIELD);
-    assert.deepEqual(await resolve(['--from', dir, '-c', '5']), { ...EVERY_FIELD, connections: 5 });
+    await writeRunConfig(dir, EVERY_RUNNABLE_FIELD);
+    assert.deepEqual(await resolve(['--from', dir]), EVERY_RUNNABLE_FIELD);
+    assert.deepEqual(await resolve(['--from', dir, '-c', '5']), { ...EVERY_RUNNABLE_FIELD, connections: 5 });
   });
 
   it('--config reads the committed examples; YAML and JSON alike', async (t) => {

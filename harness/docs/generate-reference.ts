@@ -52,23 +52,24 @@ function optionsSection(): string {
   const program = buildExperimentProgram();
   const entries = optionTable();
   const inTable = new Set(entries.map((e) => e.long));
-  const row = (o: Option, kind: string): string[] => [
+  const row = (o: Option, kind: string, group = ''): string[] => [
     code(o.flags),
+    group,
     kind,
     formatDefault(o.defaultValue),
     cell(o.description),
   ];
   const experiment = entries.flatMap((e) => {
     const option = program.options.find((o) => o.long === e.long);
-    return option ? [row(option, KIND_NOTE[e.kind])] : [];
+    return option ? [row(option, KIND_NOTE[e.kind], e.group ?? 'command')] : [];
   });
   const command = program.options.filter((o) => !inTable.has(o.long ?? '')).map((o) => row(o, 'value'));
   return [
     '## `npm run experiment` options',
-    "Experiment options: each is also a key of an experiment file (`--config`, a suite entry's `run`, a run folder's `experiment.yaml`), under its long name. A scenario may set other defaults (below); a flag given wins.",
-    table(['flag', 'kind', 'default', 'description'], experiment),
+    "Experiment options: each is also a key of an experiment file (`--config`, a suite entry's `run`, a run folder's `experiment.yaml`), under its long name. Each parameter is in a group (`ExperimentParams` is their union): topology (the cluster and what runs on it), load, fault, verdict, arms (the mitigations); backend: a backend's own option. A scenario may set other defaults (below); a flag given wins.",
+    table(['flag', 'group', 'kind', 'default', 'description'], experiment),
     'How the command runs, not what an experiment is (not keys of an experiment file):',
-    table(['flag', 'kind', 'default', 'description'], command),
+    table(['flag', 'group', 'kind', 'default', 'description'], command),
   ].join('\n\n');
 }
 

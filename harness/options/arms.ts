@@ -220,5 +220,5 @@ function armParamSpec<K extends ArmKey>(k: K): ParamSpec<MitigationArms[K], Miti
 
 /** The arms as table entries (experiment-options.ts puts them in the table). */
 export function armOptions(): TableOption[] {
-  return ARM_KEYS.map((k) => eraseParamSpec(`arms.${k}`, armParamSpec(k)));
+  return ARM_KEYS.map((k) => ({ ...eraseParamSpec(`arms.${k}`, armParamSpec(k)), group: 'arms' as const }));
 }

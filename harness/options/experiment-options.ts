@@ -15,9 +15,14 @@ import { GENERATOR_KINDS } from '../tools/index.ts';
 import type { GeneratorChoice } from '../tools/index.ts';
 import { armOptions } from './arms.ts';
 import type { MitigationArms } from './arms.ts';
-import { attributeOf, commandOption, paramOption } from './option.ts';
-import type { ParamsOf, ResolveContext, TableOption } from './option.ts';
+import { attributeOf, commandOption, inGroup, paramOption } from './option.ts';
+import type { ParamsIn, ParamsOf, ResolveContext, TableOption } from './option.ts';
 import { choiceParser, numberParser, pathParser, restartAtParser, timingParser } from './parse-values.ts';
+
+const topology = inGroup('topology');
+const load = inGroup('load');
+const fault = inGroup('fault');
+const verdict = inGroup('verdict');
 
 /**
  * The parsed flags, by attribute (commander's camelCase of the key). The fields commands read
@@ -102,267 +107,325 @@ export const COMMAND_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 const EXPERIMENT_OPTIONS = {
-  scenario: paramOption<string, string>({
-    key: 'scenario',
-    arg: '<name>',
-    // Its choices come from the scenarios (experimentOptions), which sit above this table.
-    description: 'the cluster scenario',
-    default: 'ztunnel-upgrade',
-    toParam: (_, c) => c.scenario.name,
-    column: { name: 'scenario', group: 'lead' },
-  }),
+  scenario: topology(
+    paramOption<string, string>({
+      key: 'scenario',
+      arg: '<name>',
+      // Its choices come from the scenarios (experimentOptions), which sit above this table.
+      description: 'the cluster scenario',
+      default: 'ztunnel-upgrade',
+      toParam: (_, c) => c.scenario.name,
+      column: { name: 'scenario', group: 'lead' },
+    }),
+  ),
   suite: COMMAND_OPTIONS.suite,
   config: COMMAND_OPTIONS.config,
   from: COMMAND_OPTIONS.from,
   only: COMMAND_OPTIONS.only,
-  backend: paramOption<BackendName>({
-    key: 'backend',
-    arg: '<name>',
-    description: BACKENDS.map((b) => b.summary).join(' or '),
-    parse: choiceParser('--backend', BACKEND_NAMES),
-    default: 'local',
-    column: { name: 'backend', note: ' (local or kind)', group: 'lead' },
-  }),
-  generator: paramOption<GeneratorChoice>({
-    key: 'generator',
-    arg: '<name>',
-    description:
-      "the load generator: fortio (the documents' own tool, provisioned by npm run tools) or k6 (yours: on PATH or K6_BINARY; never built here); auto: k6 when one fits, else fortio",
-    parse: choiceParser('--generator', [...GENERATOR_KINDS, 'auto'] as const),
-    default: 'auto',
-    // The row's `generator` column is the one that ran (results/run-row.ts), not the one asked for.
-  }),
-  mesh: paramOption<'ambient' | 'off'>({
-    key: 'mesh',
-    arg: '<mode>',
-    description: 'ambient | off',
-    parse: choiceParser('--mesh', ['ambient', 'off'] as const),
-    default: 'ambient',
-    column: { name: 'mesh', note: ' (ambient or off)', group: 'lead' },
-  }),
-  graceS: paramOption<number>({
-    key: 'grace',
-    arg: '<s>',
-    description:
-      'terminationGracePeriodSeconds of what the fault stops: ztunnel (with TERMINATION_GRACE_PERIOD_SECONDS, as the chart sets it); httpbin in sidecar-drain',
-    parse: numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
-    default: 30,
-    scenarioDefault: true,
-    column: { name: 'grace_s', note: ', seconds', group: 'lead' },
-  }),
-  qps: paramOption<number>({
-    key: 'qps',
-    arg: '<n>',
-    description: 'requests per second, 0 = as fast as the connections go',
-    parse: numberParser('--qps', { min: 0, max: 100_000 }),
-    default: 0,
-    scenarioDefault: true,
-    column: { name: 'qps', note: ' (0 = as fast as the connections go)', group: 'lead' },
-  }),
-  connections: paramOption<number>({
-    key: 'connections',
-    short: '-c',
-    arg: '<n>',
-    description: 'connections (k6 VUs)',
-    parse: numberParser('--connections', { min: 1, max: 10_000, integer: true }),
-    default: 100,
-    scenarioDefault: true,
-    column: { name: 'connections', group: 'lead' },
-  }),
-  durationS: paramOption<number>({
-    key: 'duration',
-    arg: '<s>',
-    description: 'seconds of load',
-    parse: numberParser('--duration', { min: 1, max: 86_400, unit: 'seconds' }),
-    default: 60,
-    scenarioDefault: true,
-    column: { name: 'duration_s', note: ', seconds of load', group: 'lead' },
-  }),
-  timeoutS: paramOption<number>({
-    key: 'timeout',
-    arg: '<s>',
-    description: 'per-request timeout, seconds',
-    parse: numberParser('--timeout', { min: 0.001, max: 600, unit: 'seconds' }),
-    default: 10,
-    scenarioDefault: true,
-    column: { name: 'timeout_s', note: ', seconds', group: 'shape' },
-  }),
-  path: paramOption<string>({
-    key: 'path',
-    arg: '<path>',
-    description: 'request path (418 counts as OK, like the ASM runs)',
-    parse: pathParser('--path'),
-    default: '/status/418',
-    scenarioDefault: true,
-    column: { name: 'path', group: 'shape' },
-  }),
-  restartAtS: paramOption<string | undefined, number | undefined, { durationS: number }>({
-    key: 'restart-at',
-    arg: '<s>',
-    description:
-      'seconds into the load to apply the fault; "none" for load only (default: a third of --duration)',
-    parse: restartAtParser('--restart-at'),
-    reads: ['durationS'],
-    toParam: restartAtOf,
-    // A number reads as the number it is in experiment.yaml (the flag is a string for "none").
-    fromParam: (s) => s ?? 'none',
-    column: {
-      name: 'restart_at_s',
-      note: ', seconds into the load, or none',
-      group: 'shape',
-      render: (s) => s ?? 'none',
-    },
-  }),
-  replicas: paramOption<number>({
-    key: 'replicas',
-    arg: '<n>',
-    description: 'httpbin replicas (1-4, as the documents ran them)',
-    parse: numberParser('--replicas', { min: 1, max: 4, integer: true }),
-    default: 3,
-    scenarioDefault: true,
-    column: { name: 'replicas', group: 'shape' },
-  }),
-  gatewayConcurrency: paramOption<number>({
-    key: 'gateway-concurrency',
-    arg: '<n>',
-    description:
-      "the gateway Envoy's --concurrency, its worker threads (set from the proxy's CPU limit as pilot-agent does; the Istio gateway chart's 2000m gives 2)",
-    parse: numberParser('--gateway-concurrency', { min: 1, max: 16, integer: true }),
-    default: GATEWAY_DEFAULT_CONCURRENCY,
-    column: { name: 'gateway_concurrency', group: 'shape' },
-  }),
-  gatewayMode: paramOption<'hbone' | 'plain'>({
-    key: 'gateway-mode',
-    arg: '<mode>',
-    description:
-      "how the gateway reaches ambient pods: hbone (Istio >= 1.25's default) or plain (outside the mesh, captured by the pod's ztunnel); default: the scenario's",
-    parse: choiceParser('--gateway-mode', ['hbone', 'plain'] as const),
-    default: 'hbone',
-    scenarioDefault: true,
-    column: { name: 'gateway_mode', note: ' (hbone or plain)', group: 'shape' },
-  }),
-  ztunnelImpl: paramOption<ZtunnelImplName>({
-    key: 'ztunnel-impl',
-    arg: '<impl>',
-    description:
-      "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); each pod in a network namespace of its own (root, Go, local backend)",
-    parse: choiceParser('--ztunnel-impl', ZTUNNEL_IMPL_NAMES),
-    default: 'ours',
-    column: {
-      name: 'ztunnel_impl',
-      note: ' (ours, istio or istio-shared)',
-      group: 'shape',
-      added: { since: 5, olderRowsRan: 'ours' },
-    },
-    requires: (impl) =>
-      ZTUNNEL_IMPLS[impl].needsPodNamespaces && { capability: 'podNamespaces', value: impl },
-  }),
-  podNetwork: paramOption<boolean, 'loopback' | 'netns', { ztunnelImpl: ZtunnelImplName }>({
-    key: 'netns',
-    description:
-      'each httpbin (and mesh client) pod in a network namespace of its own, on a bridge per node, ztunnel binding its listeners inside it (root, local backend; the default keeps every pod on loopback)',
-    default: false,
-    // --ztunnel-impl istio and istio-shared imply it (the binary binds inside the pods' namespaces).
-    reads: ['ztunnelImpl'],
-    toParam: (on, c) => (on || ZTUNNEL_IMPLS[c.params.ztunnelImpl].needsPodNamespaces ? 'netns' : 'loopback'),
-    fromParam: (network, p) => network === 'netns' && !ZTUNNEL_IMPLS[p.ztunnelImpl].needsPodNamespaces,
-    column: {
-      name: 'pod_network',
-      note: ': loopback, or netns (also with `--ztunnel-impl istio` or `istio-shared`)',
-      group: 'shape',
-      added: { since: 6, olderRowsRan: 'loopback' },
-    },
-    requires: (on) => on && { capability: 'podNamespaces', value: 'set' },
-  }),
-  meshClientRps: paramOption<number>({
-    key: 'mesh-client',
-    arg: '<rps>',
-    description:
-      'a meshed client pod calling httpbin at this rate, a new app connection per request, through its ztunnel (E5); 0 = none',
-    parse: numberParser('--mesh-client', { min: 0, max: 1000 }),
-    default: 0,
-    column: {
-      name: 'mesh_client_rps',
-      note: ', requests per second of the meshed client pod',
-      group: 'shape',
-    },
-    requires: (rps) =>
-      rps > 0 && {
-        capability: 'inPodCapture',
-        value: rps,
-        why: 'the meshed client reaches ztunnel through in-pod outbound capture',
+  backend: topology(
+    paramOption<BackendName>({
+      key: 'backend',
+      arg: '<name>',
+      description: BACKENDS.map((b) => b.summary).join(' or '),
+      parse: choiceParser('--backend', BACKEND_NAMES),
+      default: 'local',
+      column: { name: 'backend', note: ' (local or kind)', group: 'lead' },
+    }),
+  ),
+  generator: load(
+    paramOption<GeneratorChoice>({
+      key: 'generator',
+      arg: '<name>',
+      description:
+        "the load generator: fortio (the documents' own tool, provisioned by npm run tools) or k6 (yours: on PATH or K6_BINARY; never built here); auto: k6 when one fits, else fortio",
+      parse: choiceParser('--generator', [...GENERATOR_KINDS, 'auto'] as const),
+      default: 'auto',
+      // The row's `generator` column is the one that ran (results/run-row.ts), not the one asked for.
+    }),
+  ),
+  mesh: topology(
+    paramOption<'ambient' | 'off'>({
+      key: 'mesh',
+      arg: '<mode>',
+      description: 'ambient | off',
+      parse: choiceParser('--mesh', ['ambient', 'off'] as const),
+      default: 'ambient',
+      column: { name: 'mesh', note: ' (ambient or off)', group: 'lead' },
+    }),
+  ),
+  graceS: fault(
+    paramOption<number>({
+      key: 'grace',
+      arg: '<s>',
+      description:
+        'terminationGracePeriodSeconds of what the fault stops: ztunnel (with TERMINATION_GRACE_PERIOD_SECONDS, as the chart sets it); httpbin in sidecar-drain',
+      parse: numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
+      default: 30,
+      scenarioDefault: true,
+      column: { name: 'grace_s', note: ', seconds', group: 'lead' },
+    }),
+  ),
+  qps: load(
+    paramOption<number>({
+      key: 'qps',
+      arg: '<n>',
+      description: 'requests per second, 0 = as fast as the connections go',
+      parse: numberParser('--qps', { min: 0, max: 100_000 }),
+      default: 0,
+      scenarioDefault: true,
+      column: { name: 'qps', note: ' (0 = as fast as the connections go)', group: 'lead' },
+    }),
+  ),
+  connections: load(
+    paramOption<number>({
+      key: 'connections',
+      short: '-c',
+      arg: '<n>',
+      description: 'connections (k6 VUs)',
+      parse: numberParser('--connections', { min: 1, max: 10_000, integer: true }),
+      default: 100,
+      scenarioDefault: true,
+      column: { name: 'connections', group: 'lead' },
+    }),
+  ),
+  durationS: load(
+    paramOption<number>({
+      key: 'duration',
+      arg: '<s>',
+      description: 'seconds of load',
+      parse: numberParser('--duration', { min: 1, max: 86_400, unit: 'seconds' }),
+      default: 60,
+      scenarioDefault: true,
+      column: { name: 'duration_s', note: ', seconds of load', group: 'lead' },
+    }),
+  ),
+  timeoutS: load(
+    paramOption<number>({
+      key: 'timeout',
+      arg: '<s>',
+      description: 'per-request timeout, seconds',
+      parse: numberParser('--timeout', { min: 0.001, max: 600, unit: 'seconds' }),
+      default: 10,
+      scenarioDefault: true,
+      column: { name: 'timeout_s', note: ', seconds', group: 'shape' },
+    }),
+  ),
+  path: load(
+    paramOption<string>({
+      key: 'path',
+      arg: '<path>',
+      description: 'request path (418 counts as OK, like the ASM runs)',
+      parse: pathParser('--path'),
+      default: '/status/418',
+      scenarioDefault: true,
+      column: { name: 'path', group: 'shape' },
+    }),
+  ),
+  restartAtS: fault(
+    paramOption<string | undefined, number | undefined, { durationS: number }>({
+      key: 'restart-at',
+      arg: '<s>',
+      description:
+        'seconds into the load to apply the fault; "none" for load only (default: a third of --duration)',
+      parse: restartAtParser('--restart-at'),
+      reads: ['durationS'],
+      toParam: restartAtOf,
+      // A number reads as the number it is in experiment.yaml (the flag is a string for "none").
+      fromParam: (s) => s ?? 'none',
+      column: {
+        name: 'restart_at_s',
+        note: ', seconds into the load, or none',
+        group: 'shape',
+        render: (s) => s ?? 'none',
       },
-  }),
-  maxFailed: paramOption<number | undefined, number>({
-    key: 'max-failed',
-    arg: '<n>',
-    description: "failed requests a passing run may have (default: the scenario's)",
-    parse: numberParser('--max-failed', { min: 0, max: 1_000_000_000, integer: true }),
-    toParam: (n, c) => n ?? c.scenario.defaultMaxFailed,
-    column: { name: 'max_failed', note: ", else the scenario's budget", group: 'shape', role: 'bookkeeping' },
-  }),
-  thresholds: paramOption<string[] | undefined, string[]>({
-    key: 'threshold',
-    arg: '<expr>',
-    description:
-      "pass/fail criterion in k6's style, repeatable: metric<op>number on failed, failed_rate, http_503, p99_ms, max_burst_ms, ... (e.g. 'p99_ms<500'); with --max-failed (failed<=N) all must hold",
-    parse: thresholdCollector('--threshold'),
-    repeatable: 'list',
-    toParam: (list) => list ?? [],
-  }),
-  k6Out: paramOption<string[] | undefined, string[]>({
-    key: 'k6-out',
-    arg: '<output>',
-    description:
-      "a k6 output, repeatable, passed as k6's --out (e.g. json=k6.json, web-dashboard=export=k6-dashboard.html; relative paths land in the run's k6 folder). K6_* variables from the environment are not passed to k6",
-    parse: k6OutCollector,
-    repeatable: 'list',
-    toParam: (list) => list ?? [],
-  }),
+    }),
+  ),
+  replicas: topology(
+    paramOption<number>({
+      key: 'replicas',
+      arg: '<n>',
+      description: 'httpbin replicas (1-4, as the documents ran them)',
+      parse: numberParser('--replicas', { min: 1, max: 4, integer: true }),
+      default: 3,
+      scenarioDefault: true,
+      column: { name: 'replicas', group: 'shape' },
+    }),
+  ),
+  gatewayConcurrency: topology(
+    paramOption<number>({
+      key: 'gateway-concurrency',
+      arg: '<n>',
+      description:
+        "the gateway Envoy's --concurrency, its worker threads (set from the proxy's CPU limit as pilot-agent does; the Istio gateway chart's 2000m gives 2)",
+      parse: numberParser('--gateway-concurrency', { min: 1, max: 16, integer: true }),
+      default: GATEWAY_DEFAULT_CONCURRENCY,
+      column: { name: 'gateway_concurrency', group: 'shape' },
+    }),
+  ),
+  gatewayMode: topology(
+    paramOption<'hbone' | 'plain'>({
+      key: 'gateway-mode',
+      arg: '<mode>',
+      description:
+        "how the gateway reaches ambient pods: hbone (Istio >= 1.25's default) or plain (outside the mesh, captured by the pod's ztunnel); default: the scenario's",
+      parse: choiceParser('--gateway-mode', ['hbone', 'plain'] as const),
+      default: 'hbone',
+      scenarioDefault: true,
+      column: { name: 'gateway_mode', note: ' (hbone or plain)', group: 'shape' },
+    }),
+  ),
+  ztunnelImpl: topology(
+    paramOption<ZtunnelImplName>({
+      key: 'ztunnel-impl',
+      arg: '<impl>',
+      description:
+        "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); each pod in a network namespace of its own (root, Go, local backend)",
+      parse: choiceParser('--ztunnel-impl', ZTUNNEL_IMPL_NAMES),
+      default: 'ours',
+      column: {
+        name: 'ztunnel_impl',
+        note: ' (ours, istio or istio-shared)',
+        group: 'shape',
+        added: { since: 5, olderRowsRan: 'ours' },
+      },
+      requires: (impl) =>
+        ZTUNNEL_IMPLS[impl].needsPodNamespaces && { capability: 'podNamespaces', value: impl },
+    }),
+  ),
+  podNetwork: topology(
+    paramOption<boolean, 'loopback' | 'netns', { ztunnelImpl: ZtunnelImplName }>({
+      key: 'netns',
+      description:
+        'each httpbin (and mesh client) pod in a network namespace of its own, on a bridge per node, ztunnel binding its listeners inside it (root, local backend; the default keeps every pod on loopback)',
+      default: false,
+      // --ztunnel-impl istio and istio-shared imply it (the binary binds inside the pods' namespaces).
+      reads: ['ztunnelImpl'],
+      toParam: (on, c) =>
+        on || ZTUNNEL_IMPLS[c.params.ztunnelImpl].needsPodNamespaces ? 'netns' : 'loopback',
+      fromParam: (network, p) => network === 'netns' && !ZTUNNEL_IMPLS[p.ztunnelImpl].needsPodNamespaces,
+      column: {
+        name: 'pod_network',
+        note: ': loopback, or netns (also with `--ztunnel-impl istio` or `istio-shared`)',
+        group: 'shape',
+        added: { since: 6, olderRowsRan: 'loopback' },
+      },
+      requires: (on) => on && { capability: 'podNamespaces', value: 'set' },
+    }),
+  ),
+  meshClientRps: load(
+    paramOption<number>({
+      key: 'mesh-client',
+      arg: '<rps>',
+      description:
+        'a meshed client pod calling httpbin at this rate, a new app connection per request, through its ztunnel (E5); 0 = none',
+      parse: numberParser('--mesh-client', { min: 0, max: 1000 }),
+      default: 0,
+      column: {
+        name: 'mesh_client_rps',
+        note: ', requests per second of the meshed client pod',
+        group: 'shape',
+      },
+      requires: (rps) =>
+        rps > 0 && {
+          capability: 'inPodCapture',
+          value: rps,
+          why: 'the meshed client reaches ztunnel through in-pod outbound capture',
+        },
+    }),
+  ),
+  maxFailed: verdict(
+    paramOption<number | undefined, number>({
+      key: 'max-failed',
+      arg: '<n>',
+      description: "failed requests a passing run may have (default: the scenario's)",
+      parse: numberParser('--max-failed', { min: 0, max: 1_000_000_000, integer: true }),
+      toParam: (n, c) => n ?? c.scenario.defaultMaxFailed,
+      column: {
+        name: 'max_failed',
+        note: ", else the scenario's budget",
+        group: 'shape',
+        role: 'bookkeeping',
+      },
+    }),
+  ),
+  thresholds: verdict(
+    paramOption<string[] | undefined, string[]>({
+      key: 'threshold',
+      arg: '<expr>',
+      description:
+        "pass/fail criterion in k6's style, repeatable: metric<op>number on failed, failed_rate, http_503, p99_ms, max_burst_ms, ... (e.g. 'p99_ms<500'); with --max-failed (failed<=N) all must hold",
+      parse: thresholdCollector('--threshold'),
+      repeatable: 'list',
+      toParam: (list) => list ?? [],
+    }),
+  ),
+  k6Out: load(
+    paramOption<string[] | undefined, string[]>({
+      key: 'k6-out',
+      arg: '<output>',
+      description:
+        "a k6 output, repeatable, passed as k6's --out (e.g. json=k6.json, web-dashboard=export=k6-dashboard.html; relative paths land in the run's k6 folder). K6_* variables from the environment are not passed to k6",
+      parse: k6OutCollector,
+      repeatable: 'list',
+      toParam: (list) => list ?? [],
+    }),
+  ),
   repeat: commandOption<number>({
     key: 'repeat',
     arg: '<n>',
     description: 'runs in a row, each on a fresh cluster; prints min/median/max',
     parse: numberParser('--repeat', { min: 1, max: 100, integer: true }),
   }),
-  timing: paramOption<Record<string, number> | undefined, Partial<TimingModel>>({
-    key: 'timing',
-    arg: '<name=ms>',
-    description: `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')}); debounceQuietMs is the debounce arm`,
-    parse: timingParser('--timing', TIMING_MODEL_KEYS),
-    repeatable: 'timing',
-    toParam: (t) => t ?? {},
-    // The row records the model in the backend's timing_* columns.
-    requires: (t) =>
-      t !== undefined &&
-      Object.keys(t).length > 0 && { capability: 'timingModel', value: Object.keys(t).join(',') },
-  }),
+  timing: topology(
+    paramOption<Record<string, number> | undefined, Partial<TimingModel>>({
+      key: 'timing',
+      arg: '<name=ms>',
+      description: `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')}); debounceQuietMs is the debounce arm`,
+      parse: timingParser('--timing', TIMING_MODEL_KEYS),
+      repeatable: 'timing',
+      toParam: (t) => t ?? {},
+      // The row records the model in the backend's timing_* columns.
+      requires: (t) =>
+        t !== undefined &&
+        Object.keys(t).length > 0 && { capability: 'timingModel', value: Object.keys(t).join(',') },
+    }),
+  ),
   resultsDir: commandOption<string>({
     key: 'results-dir',
     arg: '<dir>',
     description: 'where run folders and runs.csv go',
     default: DEFAULT_RESULTS_DIR,
   }),
-  projectRatePerS: paramOption<number>({
-    key: 'project-rate',
-    arg: '<req/s>',
-    description:
-      "E1: the rate the run's projection line answers for (\"how many would I lose at N req/s?\"), from the run's own T_past and L (ASM's rate by default)",
-    parse: numberParser('--project-rate', { min: 1, max: 10_000_000 }),
-    default: ASM_E1_RATE_PER_S,
-    // The projection answers for ztunnel's drain deadlines: the scenarios that restart its DaemonSet.
-    scenarios: ['ztunnel-upgrade', 'long-lived'],
-  }),
+  projectRatePerS: verdict(
+    paramOption<number>({
+      key: 'project-rate',
+      arg: '<req/s>',
+      description:
+        "E1: the rate the run's projection line answers for (\"how many would I lose at N req/s?\"), from the run's own T_past and L (ASM's rate by default)",
+      parse: numberParser('--project-rate', { min: 1, max: 10_000_000 }),
+      default: ASM_E1_RATE_PER_S,
+      // The projection answers for ztunnel's drain deadlines: the scenarios that restart its DaemonSet.
+      scenarios: ['ztunnel-upgrade', 'long-lived'],
+    }),
+  ),
 };
 
 /** The parameters the experiment's own options set (the arms' are MitigationArms). */
 export type OptionParams = ParamsOf<typeof EXPERIMENT_OPTIONS>;
+/** The cluster and what runs on it: scenario, backend, mesh, gateway, ztunnel, pods, timing model. */
+export type TopologyParams = ParamsIn<typeof EXPERIMENT_OPTIONS, 'topology'>;
+/** The load: generator, rate, connections, duration, timeout, path, the mesh client. */
+export type LoadParams = ParamsIn<typeof EXPERIMENT_OPTIONS, 'load'>;
+/** The fault: when it comes and the grace period its pods get. */
+export type FaultParams = ParamsIn<typeof EXPERIMENT_OPTIONS, 'fault'>;
+/** How the run is judged: the failures allowed, thresholds, the projection's rate. */
+export type VerdictParams = ParamsIn<typeof EXPERIMENT_OPTIONS, 'verdict'>;
 
 /** A backend's own options (clusters/registry.ts) in the table: the run hands them back by key. */
 function backendOptions(): TableOption[] {
   return allBackendOptions().map((o) => {
     const arg = /<[^>]+>/.exec(o.flags)?.[0];
-    const entry: TableOption = { key: o.key, description: o.description };
+    const entry: TableOption = { key: o.key, description: o.description, group: 'backend' };
     if (arg) entry.arg = arg;
     if (o.parse) entry.parse = o.parse;
     if (o.default !== undefined) entry.default = o.default;

@@ -14,6 +14,8 @@ export interface OptionEntry {
   /** The parsed flags' property: `restartAt`. */
   attribute: string;
   kind: OptionKind;
+  /** A parameter's group (topology, load, fault, verdict, arms), `backend` for a backend's own option; absent for the command's own (--repeat, --results-dir). */
+  group?: string;
 }
 
 /** Every option an experiment file may set (not --suite, --config, --from). */
@@ -21,7 +23,15 @@ export function optionTable(): OptionEntry[] {
   return experimentOptions().flatMap((spec) =>
     COMMAND_KEYS.has(spec.key)
       ? []
-      : [{ key: spec.key, long: `--${spec.key}`, attribute: attributeOf(spec.key), kind: kindOf(spec) }],
+      : [
+          {
+            key: spec.key,
+            long: `--${spec.key}`,
+            attribute: attributeOf(spec.key),
+            kind: kindOf(spec),
+            ...(spec.group ? { group: spec.group } : {}),
+          },
+        ],
   );
 }
 

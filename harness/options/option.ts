@@ -87,6 +87,8 @@ export interface TableOption {
   repeatable?: 'list' | 'timing';
   requires?: (flag: unknown) => Omit<Requirement, 'flag'> | false;
   scenarios?: readonly string[];
+  /** A parameter's group (the arms': `arms`), or `backend` for a backend's own option. */
+  group?: ParamGroup | 'arms' | 'backend';
   /** What this option sets in ExperimentParams; absent: it says how the command runs. */
   param?: string;
   scenarioDefault?: boolean;
@@ -99,12 +101,29 @@ export interface TableOption {
   cellOf?: (value: unknown) => string | number;
 }
 
-/** A typed entry: its erased form under the parameter's name; P is only read by ParamsOf. */
-export interface ParamOption<P> {
+/**
+ * What a parameter is about: the cluster and what runs on it, the load, the fault and when it
+ * comes, how the run is judged. The arms are a group of their own (arms.ts, `params.arms`).
+ */
+export const PARAM_GROUPS = ['topology', 'load', 'fault', 'verdict'] as const;
+export type ParamGroup = (typeof PARAM_GROUPS)[number];
+
+/** A typed entry: its erased form under the parameter's name; P is only read by ParamsOf, G by ParamsIn. */
+export interface ParamOption<P, G extends ParamGroup | undefined = ParamGroup | undefined> {
   readonly kind: 'param';
+  readonly group: G;
   readonly table: (param: string) => TableOption;
   /** Never set: carries the parameter's type to ParamsOf. */
   readonly parameterType?: P;
+}
+
+/** Puts a typed entry in its group (the table writes `load(paramOption<number>({...}))`). */
+export function inGroup<G extends ParamGroup>(group: G) {
+  return <P>(option: ParamOption<P, undefined>): ParamOption<P, G> => ({
+    ...option,
+    group,
+    table: (param) => ({ ...option.table(param), group }),
+  });
 }
 
 /** An option of the command (results folder, repeats, the suite), not of the experiment. */
@@ -116,6 +135,16 @@ export interface CommandOption {
 /** The parameters a table of typed entries sets, by name (command options set none). */
 export type ParamsOf<T> = {
   -readonly [K in keyof T as T[K] extends ParamOption<unknown> ? K : never]: T[K] extends ParamOption<infer P>
+    ? P
+    : never;
+};
+
+/** The parameters of one group of the table. */
+export type ParamsIn<T, G extends ParamGroup> = {
+  -readonly [K in keyof T as T[K] extends ParamOption<unknown, G> ? K : never]: T[K] extends ParamOption<
+    infer P,
+    G
+  >
     ? P
     : never;
 };
@@ -164,12 +193,12 @@ export function eraseParamSpec<V, P, D>(param: string, spec: ParamSpec<V, P, D>)
 /** An option that sets parameter P; without toParam the flag's value is the parameter. */
 export function paramOption<V, D = object>(
   spec: ParamSpec<V, V, D> & { toParam?: undefined },
-): ParamOption<V>;
+): ParamOption<V, undefined>;
 export function paramOption<V, P, D = object>(
   spec: ParamSpec<V, P, D> & { toParam: ParamSpec<V, P, D>['toParam'] & object },
-): ParamOption<P>;
-export function paramOption<V, P, D>(spec: ParamSpec<V, P, D>): ParamOption<P> {
-  return { kind: 'param', table: (param) => eraseParamSpec(param, spec) };
+): ParamOption<P, undefined>;
+export function paramOption<V, P, D>(spec: ParamSpec<V, P, D>): ParamOption<P, undefined> {
+  return { kind: 'param', group: undefined, table: (param) => eraseParamSpec(param, spec) };
 }
 
 /** An option of the command: run folders do not record it. */

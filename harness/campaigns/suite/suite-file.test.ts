@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { stringify, parse } from 'yaml';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { formatRunConfig } from '../../config/run-config.ts';
-import { EVERY_FIELD, resolve } from '../../config/test/experiment-fixtures.ts';
+import { EVERY_RUNNABLE_FIELD, resolve, SCOPED_RUNS } from '../../config/test/experiment-fixtures.ts';
 import type { ExperimentParams } from '../../options/experiment-params.ts';
 import { ENTRY_REPORTS } from './entry-reports.ts';
 import { entryArgs } from './run-suite.ts';
@@ -56,7 +56,12 @@ const oneEntry = (run: unknown, more: Record<string, unknown> = {}): string =>
   });
 
 test('every RunConfig field survives the suite path: params -> suite file -> argv -> params', async () => {
-  for (const params of [EVERY_FIELD, { ...EVERY_FIELD, restartAtS: undefined } as ExperimentParams]) {
+  const scoped = await Promise.all(SCOPED_RUNS.map((argv) => resolve(argv)));
+  for (const params of [
+    EVERY_RUNNABLE_FIELD,
+    { ...EVERY_RUNNABLE_FIELD, restartAtS: undefined } as ExperimentParams,
+    ...scoped,
+  ]) {
     const run: unknown = parse(formatRunConfig(params, 'run-dir'));
     const [only] = parseSuite(oneEntry(run), 'every-field.yaml').entries;
     assert.ok(only);

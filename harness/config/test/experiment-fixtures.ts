@@ -4,6 +4,7 @@ import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from '../.
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentParams } from '../../options/experiment-params.ts';
 import { EXAMPLE_ARMS } from '../../options/arms.ts';
+import { ASM_E1_RATE_PER_S } from '../../explain/deadline-accounting.ts';
 import { expandExperimentFile } from '../../cli/experiment-file.ts';
 
 /** What `npm run experiment` resolves from a command line, without running anything. */
@@ -44,3 +45,20 @@ export const EVERY_FIELD: ExperimentParams = {
   ztunnelImpl: 'istio',
   podNetwork: 'netns',
 };
+
+/**
+ * EVERY_FIELD as a run can have it: the options its scenario (workload-rollout) does not read
+ * (their `scenarios` in the table: --project-rate, --exit-on-zero-active-connections) at their
+ * defaults, since given they are refused; SCOPED_RUNS carries each to a scenario that reads it.
+ */
+export const EVERY_RUNNABLE_FIELD: ExperimentParams = {
+  ...EVERY_FIELD,
+  projectRatePerS: ASM_E1_RATE_PER_S,
+  arms: { ...EXAMPLE_ARMS, exitOnZeroActiveConnections: false },
+};
+
+/** Each scenario-scoped option away from its default, with a scenario that reads it. */
+export const SCOPED_RUNS: readonly string[][] = [
+  ['--scenario', 'ztunnel-upgrade', '--project-rate', '20000'],
+  ['--scenario', 'sidecar-drain', '--exit-on-zero-active-connections', '--prestop-sleep', '5'],
+];
