@@ -73,8 +73,13 @@ export const ADDRESS_BLOCK_KEY = 'local-address-block';
 /** 1-254: 127.0.0.0/16 holds 127.0.0.1, which other programs listen on. */
 export function parseAddressBlock(raw: string): number {
   const block = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(block) || block < 1 || block > 254)
-    throw badInput(`--${ADDRESS_BLOCK_KEY}`, 'an integer 1-254 (the cluster takes 127.<n>.0.0/16)', raw);
+  const { min, max } = ADDRESS_BLOCKS;
+  if (!/^\d+$/.test(raw.trim()) || block < min || block > max)
+    throw badInput(
+      `--${ADDRESS_BLOCK_KEY}`,
+      `an integer ${String(min)}-${String(max)} (the cluster takes 127.<n>.0.0/16)`,
+      raw,
+    );
   return block;
 }
 

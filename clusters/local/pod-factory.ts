@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   DATAPLANE_MODE_LABEL,
   IMAGES,
-  ISTIO_ZTUNNEL_IMAGE,
+  runsDedicatedZtunnel,
   POD_NETWORK_ANNOTATION,
   SIDECAR_INJECT_LABEL,
 } from '../manifests/index.ts';
@@ -50,7 +50,7 @@ export function createPodRecord(options: {
   const isSharedIstio =
     options.istioShared === true && spec.containers.some((c) => c.image === IMAGES.ztunnel);
   const netns = template.metadata?.annotations?.[POD_NETWORK_ANNOTATION] === 'netns' || isSharedIstio;
-  const dedicatedZtunnel = spec.containers.some((c) => c.image === ISTIO_ZTUNNEL_IMAGE);
+  const dedicatedZtunnel = spec.containers.some(runsDedicatedZtunnel);
   // The binary's inbound dials the CONNECT's pod address inside the pod (no in-pod redirection here).
   const appOnPodIp = dedicatedZtunnel || options.istioShared === true;
   const { podIp, appIp } = netns

@@ -33,6 +33,16 @@ export interface HttpbinManifestOptions {
   ownNetns?: boolean;
 }
 
+/** istio/ztunnel's own switch for dedicated mode: what a pod's container says, whatever its image. */
+const DEDICATED_PROXY_MODE = { name: 'PROXY_MODE', value: 'dedicated' } as const;
+
+/** A container that runs a ztunnel in dedicated mode (the pod's own, serving its namespace). */
+export function runsDedicatedZtunnel(container: V1Container): boolean {
+  return (container.env ?? []).some(
+    (e) => e.name === DEDICATED_PROXY_MODE.name && e.value === DEDICATED_PROXY_MODE.value,
+  );
+}
+
 /**
  * istio/ztunnel in dedicated mode (PROXY_MODE=dedicated: it serves the namespace it runs in) with
  * FAKE_CA and no xDS; the local backend adds the pod's static workload config (LOCAL_XDS) and
@@ -45,7 +55,7 @@ function buildDedicatedZtunnelContainer(graceS: number): V1Container {
     env: [
       { name: 'FAKE_CA', value: 'true' },
       { name: 'XDS_ADDRESS', value: '' },
-      { name: 'PROXY_MODE', value: 'dedicated' },
+      DEDICATED_PROXY_MODE,
       // Original-source binding needs IP_TRANSPARENT routing the namespace does not have.
       { name: 'ENABLE_ORIG_SRC', value: 'false' },
       // Its drain deadline derives from it, as the chart sets it for the DaemonSet.

@@ -8,7 +8,7 @@ export {
 export type { GatewayManifestOptions } from './gateway.ts';
 export { buildClient } from './client.ts';
 export type { ClientManifestOptions } from './client.ts';
-export { buildHttpbin, HTTPBIN_PORT, HTTPBIN_SERVICE_PORT } from './httpbin.ts';
+export { buildHttpbin, HTTPBIN_PORT, HTTPBIN_SERVICE_PORT, runsDedicatedZtunnel } from './httpbin.ts';
 export type { HttpbinManifestOptions, SidecarOptions } from './httpbin.ts';
 export { ENVOY_XDS_ADDRESS, ISTIO_PROXY_REQUESTS } from './istio-proxy.ts';
 export {
