@@ -1,5 +1,6 @@
 export { DEFAULT_ACCEPTOR_SOCKETS, startAcceptors } from './acceptors.ts';
 export { appendedLines } from './appended-lines.ts';
+export { componentAt, nameComponent } from './components.ts';
 export type { AppendedLines } from './appended-lines.ts';
 export type { Acceptors } from './acceptors.ts';
 export { createManualClock, createSystemClock, fromWallMs, toWallMs, waitAtMost } from './clock.ts';

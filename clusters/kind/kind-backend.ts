@@ -11,6 +11,10 @@ import { rolloutRestart, scale, waitForRollout } from './ops/rollout.ts';
 import { waitForBringUpReady } from './ops/wait-for-ready.ts';
 import { bringUp, createKindStepRunner } from './up/bring-up.ts';
 import { checkBeforeStarting } from './up/check-before-starting.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'kind backend');
 
 export { CLOSE_GRACE_S, DEFAULT_INGRESS_HOST_PORT } from './kind-options.ts';
 export type { KindBackendOptions } from './kind-options.ts';

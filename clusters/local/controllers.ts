@@ -16,6 +16,10 @@ import { planDaemonSetUpdate } from './daemonset-update.ts';
 import { createPodRecord } from './pod-factory.ts';
 import { isDaemonSetRolledOut, isDeploymentRolledOut } from '../rollout-status.ts';
 import { planRollingUpdate, scaleIntOrPercent } from './rolling-update.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this file's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'controller manager', 'file');
 
 export interface ControllerOptions {
   state: ClusterState;

@@ -23,6 +23,10 @@ import type { LocalImage, LocalTools } from './images.ts';
 import type { NetworkWorld, PodNetns } from '../netns/network-world.ts';
 import { runReadinessProbe } from './readiness-prober.ts';
 import type { TimingModel } from './timing-model.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this file's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'kubelet', 'file');
 
 /**
  * When a log line was written, on the run's clock: its leading ISO timestamp (our components' lines

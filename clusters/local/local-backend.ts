@@ -14,6 +14,10 @@ import { normalizeTimingModel } from './timing-model.ts';
 import type { LocalCluster } from './up/local-cluster.ts';
 import { partOf } from './up/local-cluster.ts';
 import { runLocalUpSteps } from './up/steps.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'local API server');
 
 export type { LocalBackendOptions };
 

@@ -1,5 +1,9 @@
 import { request } from 'node:http';
 import type { Clock } from '../../lib/index.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this file's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'kubelet', 'file');
 
 export interface ProbeSpec {
   host: string;

@@ -5,6 +5,11 @@ import { it } from 'node:test';
 import { isHarnessError, ErrorCode } from '../../lib/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { componentOf, installCrashGuard } from './crash-guard.ts';
+// The components name themselves where their code is, when loaded (as a run loads them).
+import '../../mesh/pki/ca-server.ts';
+import '../../mesh/control-plane/control-plane.ts';
+import '../../mesh/discovery/discovery-server.ts';
+import '../../clusters/local/local-backend.ts';
 
 const errorAt = (...files: string[]): Error => {
   const err = new TypeError('boom');
@@ -26,6 +31,10 @@ it("names the component of the error's innermost frame in our folders", () => {
     'kubelet',
   );
   assert.equal(componentOf(errorAt('clusters/local/cluster-state.ts')), 'local API server');
+  assert.equal(componentOf(errorAt('clusters/local/controllers.ts')), 'controller manager');
+  assert.equal(componentOf(errorAt('mesh/node-agent/node-agent-server.ts')), 'CNI node agent');
+  // No component named itself there: the floor.
+  assert.equal(componentOf(errorAt('mesh/hbone/pool.ts')), 'mesh component');
   assert.equal(componentOf(errorAt('harness/bin/test/fixtures/crash-after.ts')), 'harness process');
   assert.equal(componentOf('a string thrown'), 'harness process');
 });

@@ -5,23 +5,14 @@
 // `aborted`), with the component and the error as the reason. If the stop itself hangs, the
 // process exits after STOP_GRACE_MS (container-process.ts's exit hook SIGKILLs our children).
 import { relative, sep } from 'node:path';
-import { ErrorCode, EXIT, HarnessError } from '../../lib/index.ts';
+import { componentAt, ErrorCode, EXIT, HarnessError } from '../../lib/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 
 /** How long a run has to stop after a crash or a signal before the process exits anyway. */
 export const STOP_GRACE_MS = 60_000;
 
-/** Folders (and files) of in-process components, most specific first. */
-const COMPONENTS: [prefix: string, name: string][] = [
-  ['mesh/pki/', 'CA (istiod)'],
-  ['mesh/control-plane/', 'control plane (istiod)'],
-  ['mesh/discovery/', 'discovery server (istiod xDS)'],
-  ['mesh/node-agent/', 'CNI node agent'],
-  ['clusters/local/kubelet.ts', 'kubelet'],
-  ['clusters/local/readiness-prober.ts', 'kubelet'],
-  ['clusters/local/controllers.ts', 'controller manager'],
-  ['clusters/local/', 'local API server'],
-  ['clusters/kind/', 'kind backend'],
+/** Where no component named itself (lib/components.ts): the floor the code is on. */
+const FLOORS: [prefix: string, name: string][] = [
   ['clusters/', 'cluster backend'],
   ['mesh/', 'mesh component'],
   ['harness/', 'harness'],
@@ -37,8 +28,8 @@ export function componentOf(err: unknown): string {
     const path = relative(PROJECT_ROOT, file).split(sep).join('/');
     if (path.startsWith('..') || path.startsWith('node_modules/') || /\.test\.ts$|\/test\//.test(path))
       continue;
-    const found = COMPONENTS.find(([prefix]) => path.startsWith(prefix));
-    if (found) return found[1];
+    const found = componentAt(file) ?? FLOORS.find(([prefix]) => path.startsWith(prefix))?.[1];
+    if (found) return found;
   }
   return 'harness process';
 }

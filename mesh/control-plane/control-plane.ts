@@ -21,6 +21,10 @@ import { buildDiscoverySnapshot } from './build-discovery.ts';
 import type { ClusterSource } from './cluster-source.ts';
 import { createDebouncer } from './debouncer.ts';
 import { authorizeProxy } from './proxy-authorizer.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'control plane (istiod)');
 
 /**
  * istiod's ports: 15010 plaintext xDS (workload discovery for our ztunnels), 15012 its CA over TLS

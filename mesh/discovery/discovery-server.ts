@@ -6,6 +6,10 @@ import type { Clock } from '../../lib/index.ts';
 import { closeOnBadLine, createLineDecoder, encodeLine } from '../json-lines.ts';
 import type { ClientMessage, Delta, ServerMessage, ServiceEntry, WorkloadEntry } from './protocol.ts';
 import { DISCOVERY_PROTOCOL_VERSION, serviceKey } from './protocol.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'discovery server (istiod xDS)');
 
 export interface DiscoverySnapshot {
   workloads: WorkloadEntry[];

@@ -4,6 +4,10 @@ import type { Server, Socket } from 'node:net';
 import type { LocalWorkload } from '../workload.ts';
 import type { AgentMessage, ZtunnelMessage } from './protocol.ts';
 import { closeOnBadLine, createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'CNI node agent');
 
 /** One connected ztunnel instance, newest last. */
 interface Instance {

@@ -5,6 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { asRefusal, signCertificateRequest } from './certificate-request.ts';
 import type { CertificateRequest, CertificateSigner, RefusalCode } from './certificate-request.ts';
+import { nameComponent } from '../../lib/index.ts';
+
+// The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
+nameComponent(import.meta.url, 'CA (istiod)');
 
 /**
  * The CA as istiod serves it on :15012 (security/pkg/server/ca/server.go, CreateCertificate), over
