@@ -1,7 +1,7 @@
 import type { HarnessError } from '../../lib/index.ts';
 import type { BackendDescription, WorkloadRef } from '../backend.ts';
 import { createEmitter, createEventLog } from '../events.ts';
-import type { EventLog, LifecycleEventKind } from '../events.ts';
+import type { EventLog, EventSource, LifecycleEventKind } from '../events.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { KindSettings } from './kind-options.ts';
 import { createKindTools } from './kind-tools.ts';
@@ -121,8 +121,8 @@ export function makeKindTools(options: {
 
 /**
  * A lifecycle event stamped on the run's clock as it arrived, as the API server's watch shows it
- * (the harness's rollout too: it is the patch the watch saw); EndpointSlice changes are the
- * endpoint controller's.
+ * (the harness's rollout too: it is the patch the watch saw), unless the caller names the component
+ * that wrote what the watch saw (an EndpointSlice: the endpoint controller's).
  */
 export function emitEvent(
   run: KindRun,
@@ -130,11 +130,12 @@ export function emitEvent(
   object: string,
   detail?: string,
   node?: string,
+  source?: EventSource,
 ): void {
   createEmitter(run.events, run.settings.clock, 'api-server')(kind, object, {
     ...(detail ? { detail } : {}),
     ...(node ? { node } : {}),
-    ...(kind === 'endpoint-updated' || kind === 'endpoint-removed' ? { source: 'controller' } : {}),
+    ...(source ? { source } : {}),
   });
 }
 

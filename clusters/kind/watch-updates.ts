@@ -20,7 +20,8 @@ export function handleWatchUpdate(run: KindRun, update: WatchUpdate): void {
     }
     if (update.kind === 'endpointSlices')
       for (const { pod, change } of endpointChanges(update.before, update.after))
-        emitEvent(run, change.kind, pod, change.detail);
+        // The endpoint controller wrote the slice the watch saw.
+        emitEvent(run, change.kind, pod, change.detail, undefined, 'controller');
   }
   for (const listener of run.changeListeners) listener();
 }

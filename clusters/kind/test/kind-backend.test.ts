@@ -346,6 +346,38 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     );
   });
 
+  it("an EndpointSlice's change is the endpoint controller's event, a pod's the API server's", async (t) => {
+    const { api, backend } = await upAndWatching(t);
+    api.put('pods', pod('httpbin-abc-1'));
+    const slice = (ready: boolean) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'httpbin-x', namespace: 'default' },
+      addressType: 'IPv4',
+      endpoints: [
+        {
+          addresses: ['10.244.1.5'],
+          conditions: { ready, serving: ready, terminating: !ready },
+          targetRef: { kind: 'Pod', namespace: 'default', name: 'httpbin-abc-1' },
+        },
+      ],
+    });
+    api.put('endpointslices', slice(true));
+    api.put('endpointslices', slice(false));
+    const sources = (kind: string) =>
+      backend
+        .events()
+        .filter((e) => e.object === 'default/httpbin-abc-1' && e.kind === kind)
+        .map((e) => e.source);
+    // The watch delivers both slice versions; wait (bounded) until it has.
+    for (let i = 0; i < 200 && sources('endpoint-updated').length < 2; i += 1)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(sources('endpoint-updated'), ['controller', 'controller']);
+    assert.deepEqual(sources('pod-created'), ['api-server']);
+    // Gone, as the kubelet would make it on close (the double deletes nothing by itself).
+    api.remove('pods', 'default', 'httpbin-abc-1');
+  });
+
   it("waitForReady waits for the pods' watch to catch up with what a Deployment's status claims", async (t) => {
     const { api, backend } = await upAndWatching(t);
     const istiodPod = pod('istiod-abc-1');
@@ -369,6 +401,9 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     api.put('pods', pod('httpbin-abc-1'));
     await waiting;
     assert.equal(backend.addresses().pods.filter((p) => p.owner === 'deployment/httpbin').length, 1);
+    // Gone, as the kubelet would make them on close (the double deletes nothing by itself).
+    api.remove('pods', 'default', 'httpbin-abc-1');
+    api.remove('pods', istiodPod.metadata.namespace, istiodPod.metadata.name);
   });
 
   it('tears the cluster down when a step after create fails, and on close exactly once', async (t) => {
