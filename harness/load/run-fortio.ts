@@ -6,7 +6,8 @@ import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { CpuUsage } from './cpu-sampler.ts';
-import { startCpuSampler } from './cpu-sampler.ts';
+import { commandOf, generatorExecaOptions, generatorFailure, watchGenerator } from './generator-process.ts';
+import type { GeneratorProcessOptions } from './generator-process.ts';
 import { createFortioLog } from './fortio-log.ts';
 import type { FortioLog } from './fortio-log.ts';
 import type { LoadSpec } from './load-spec.ts';
@@ -19,9 +20,6 @@ export interface FortioRunFiles {
   /** What fortio printed (its log and its summary, on stderr), repeats counted (fortio-log.ts). */
   logPath: string;
 }
-
-/** How long fortio gets to stop after SIGTERM before SIGKILL. */
-const FORTIO_KILL_AFTER_MS = 4000;
 
 /** Go duration text for seconds: 60s, 0.5s. */
 const goSeconds = (s: number): string => `${String(s)}s`;
@@ -87,21 +85,10 @@ async function condenseOutput(output: Readable, log: FortioLog, path: string): P
   }
 }
 
-/** Why fortio ended, in words: its exit code or the signal that stopped it. */
-function endedBy(result: { exitCode?: number | undefined; signal?: string | undefined }): string {
-  return result.signal ? `was killed by ${result.signal}` : `exited with code ${String(result.exitCode)}`;
-}
-
 /** Runs `fortio load` to completion. Cancelling `signal` stops fortio (SIGTERM, SIGKILL after 4 s). */
-export async function runFortio(options: {
-  fortioPath: string;
-  spec: LoadSpec;
-  workDir: string;
-  signal?: AbortSignal;
-  onSpawn?: (pid: number) => void;
-  /** fortio's command line as it is started (e.g. inside a cpu cgroup); its PID stays fortio's. */
-  wrapCommand?: (argv: readonly string[]) => string[];
-}): Promise<{ files: FortioRunFiles; cpu: CpuUsage; log: FortioLog }> {
+export async function runFortio(
+  options: GeneratorProcessOptions & { fortioPath: string; spec: LoadSpec; workDir: string },
+): Promise<{ files: FortioRunFiles; cpu: CpuUsage; log: FortioLog }> {
   // fortio runs in workDir and opens the paths it is given there: they must not be relative.
   const workDir = resolve(options.workDir);
   const files: FortioRunFiles = {
@@ -109,17 +96,13 @@ export async function runFortio(options: {
     jsonPath: join(workDir, 'fortio.json'),
     logPath: join(workDir, 'fortio.log'),
   };
-  const argv = [options.fortioPath, ...fortioArgs(options.spec, files)];
-  const [file = '', ...args] = options.wrapCommand ? options.wrapCommand(argv) : argv;
+  const [file, args] = commandOf([options.fortioPath, ...fortioArgs(options.spec, files)], options);
   // Both streams into one (interleaved as written), read as they come; nothing buffered whole.
   const subprocess = execa(file, args, {
+    ...generatorExecaOptions(options),
     cwd: workDir,
-    stdin: 'ignore',
     all: true,
     buffer: false,
-    reject: false,
-    ...(options.signal ? { cancelSignal: options.signal } : {}),
-    forceKillAfterDelay: FORTIO_KILL_AFTER_MS,
   });
   const log = createFortioLog();
   const condensed = condenseOutput(subprocess.all, log, files.logPath).then(
@@ -129,18 +112,13 @@ export async function runFortio(options: {
       return err;
     },
   );
-  const sampler = subprocess.pid === undefined ? undefined : startCpuSampler(subprocess.pid);
-  if (subprocess.pid !== undefined) options.onSpawn?.(subprocess.pid);
-  const result = await subprocess;
+  const { result, cpu } = await watchGenerator(subprocess, options);
   const logError = await condensed;
-  const cpu = sampler?.stop() ?? { processAvgPct: 0, processMaxPct: 0, machineBusyPct: 0, samples: 0 };
   if (logError !== undefined)
     throw new HarnessError(ErrorCode.LoadFailed, `could not write fortio's log ${files.logPath}`, {
       cause: logError,
     });
-  if (result.isCanceled)
-    throw new HarnessError(ErrorCode.Aborted, 'fortio was stopped before the end of its run');
-  if (result.exitCode !== 0)
-    throw new HarnessError(ErrorCode.LoadFailed, `fortio ${endedBy(result)}; see ${files.logPath}`);
+  const failure = generatorFailure('fortio', result, files.logPath);
+  if (failure) throw failure;
   return { files, cpu, log };
 }

@@ -1,23 +1,18 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { CpuUsage } from './cpu-sampler.ts';
-import { startCpuSampler } from './cpu-sampler.ts';
+import { commandOf, generatorExecaOptions, generatorFailure, watchGenerator } from './generator-process.ts';
+import type { GeneratorProcessOptions } from './generator-process.ts';
 import type { LoadSpec } from './load-spec.ts';
 import { toK6Env } from './load-spec.ts';
 
-export interface RunK6Options {
+export interface RunK6Options extends GeneratorProcessOptions {
   k6Path: string;
   /** The bundled script (bundleK6Script's output). */
   bundlePath: string;
   spec: LoadSpec;
   /** Where k6's files go: requests.csv, k6-summary.json, k6.log, k6-stdout.txt. */
   workDir: string;
-  signal?: AbortSignal;
-  /** Told k6's PID once it runs (per-component CPU). */
-  onSpawn?: (pid: number) => void;
-  /** k6's command line as it is started (e.g. inside a cpu cgroup); its PID stays k6's. */
-  wrapCommand?: (argv: readonly string[]) => string[];
 }
 
 export interface K6RunFiles {
@@ -32,9 +27,6 @@ export interface K6Run {
   /** k6's own CPU and the machine's over the run: generator health. */
   cpu: CpuUsage;
 }
-
-/** How long k6 gets to stop after SIGTERM (it writes its summary then) before SIGKILL. */
-const K6_KILL_AFTER_MS = 4000;
 
 /** Runs `k6 run` to completion. Cancelling `signal` stops k6 (SIGTERM, SIGKILL after 4 s). */
 export async function runK6(options: RunK6Options): Promise<K6Run> {
@@ -58,32 +50,19 @@ export async function runK6(options: RunK6Options): Promise<K6Run> {
     ...(options.spec.outputs ?? []).flatMap((out) => ['--out', out]),
     options.bundlePath,
   ];
-  const argv = [options.k6Path, ...args];
-  const [file = '', ...rest] = options.wrapCommand ? options.wrapCommand(argv) : argv;
+  const [file, rest] = commandOf([options.k6Path, ...args], options);
   const subprocess = execa(file, rest, {
+    ...generatorExecaOptions(options),
     env: k6Environment(process.env, toK6Env(options.spec)),
     extendEnv: false,
     cwd: options.workDir,
-    stdin: 'ignore',
     stdout: { file: files.stdoutPath },
     stderr: 'pipe',
-    reject: false,
-    ...(options.signal ? { cancelSignal: options.signal } : {}),
-    forceKillAfterDelay: K6_KILL_AFTER_MS,
   });
-  const sampler = subprocess.pid === undefined ? undefined : startCpuSampler(subprocess.pid);
-  if (subprocess.pid !== undefined) options.onSpawn?.(subprocess.pid);
-  const result = await subprocess;
-  const cpu = sampler?.stop() ?? { processAvgPct: 0, processMaxPct: 0, machineBusyPct: 0, samples: 0 };
-  if (result.isCanceled)
-    throw new HarnessError(ErrorCode.Aborted, 'k6 was stopped before the end of its run');
-  if (result.exitCode !== 0) {
-    const tail = result.stderr.split('\n').slice(-15).join('\n');
-    throw new HarnessError(
-      ErrorCode.LoadFailed,
-      `k6 exited with code ${String(result.exitCode)}; see ${files.logPath}${tail ? `:\n${tail}` : ''}`,
-    );
-  }
+  const { result, cpu } = await watchGenerator(subprocess, options);
+  const tail = result.stderr.split('\n').slice(-15).join('\n');
+  const failure = generatorFailure('k6', result, `${files.logPath}${tail ? `:\n${tail}` : ''}`);
+  if (failure) throw failure;
   return { files, cpu };
 }
 
