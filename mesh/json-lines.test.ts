@@ -11,7 +11,13 @@ import { it } from 'node:test';
 import { createSystemClock } from '../lib/index.ts';
 import { waitUntil } from '../lib/test/wait-until.ts';
 import { connectDiscovery, startDiscoveryServer } from './discovery/index.ts';
-import { badLinesByProtocol, createLineDecoder, encodeLine, MAX_LINE_BYTES } from './json-lines.ts';
+import {
+  badLinesByProtocol,
+  createLineDecoder,
+  createPendingAnswers,
+  encodeLine,
+  MAX_LINE_BYTES,
+} from './json-lines.ts';
 import { NODE_AGENT_PROTOCOL_VERSION, startNodeAgentServer } from './node-agent/index.ts';
 
 it('decodes a character split across chunks whole', () => {
@@ -108,4 +114,19 @@ it('the node agent server closes a connection that sends garbage and keeps servi
   assert.equal(first.type, 'snapshot-sent'); // no workloads on this node yet
   hello.write(encodeLine({ type: 'ack', seq: first.seq }));
   await server.whenSnapshotAcked('z1');
+});
+
+it('pending answers: each waits for its own id; a close settles the rest; a stray answer is ignored', async () => {
+  const answers = createPendingAnswers<number, string>();
+  const one = answers.expect(1);
+  const two = answers.expect(2);
+  answers.answer(9, 'stray');
+  answers.answer(2, 'ack');
+  assert.equal(await two, 'ack');
+  answers.close('gone');
+  assert.equal(await one, 'gone');
+  answers.answer(1, 'late');
+  const three = answers.expect(3);
+  answers.answer(3, 'ack');
+  assert.equal(await three, 'ack');
 });

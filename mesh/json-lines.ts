@@ -73,3 +73,35 @@ export function closeOnBadLine(socket: { destroy(): void }, protocol: string): (
 export function encodeLine(message: unknown): string {
   return `${JSON.stringify(message)}\n`;
 }
+
+/**
+ * Messages sent on a JSON-lines stream that wait for the peer's answer, by the id the answer names
+ * (discovery's nonce, the node agent's seq): each waits until it is answered, or until the stream
+ * closes, when every one still waiting gets the close's value. Both servers keep one per peer.
+ */
+export interface PendingAnswers<Id, A> {
+  /** Waits for the answer to `id`; called before the message is written, so no answer is missed. */
+  expect(id: Id): Promise<A>;
+  /** The peer answered `id` (an answer to nothing pending is ignored). */
+  answer(id: Id, value: A): void;
+  /** The stream closed: every one still waiting gets `value`. */
+  close(value: A): void;
+}
+
+export function createPendingAnswers<Id, A>(): PendingAnswers<Id, A> {
+  const waiting = new Map<Id, (value: A) => void>();
+  return {
+    expect: (id) =>
+      new Promise<A>((resolve) => {
+        waiting.set(id, resolve);
+      }),
+    answer(id, value) {
+      waiting.get(id)?.(value);
+      waiting.delete(id);
+    },
+    close(value) {
+      for (const resolve of waiting.values()) resolve(value);
+      waiting.clear();
+    },
+  };
+}

@@ -3,7 +3,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
-import { closeOnBadLine, createLineDecoder, encodeLine } from '../json-lines.ts';
+import { closeOnBadLine, createLineDecoder, createPendingAnswers, encodeLine } from '../json-lines.ts';
+import type { PendingAnswers } from '../json-lines.ts';
 import type { ClientMessage, Delta, ServerMessage, ServiceEntry, WorkloadEntry } from './protocol.ts';
 import { DISCOVERY_PROTOCOL_VERSION, serviceKey } from './protocol.ts';
 import { nameComponent } from '../../lib/index.ts';
@@ -39,7 +40,7 @@ interface Subscriber {
   /** What this subscriber was last sent, by key, as JSON (to diff without deep equality). */
   sentWorkloads: Map<string, string>;
   sentServices: Map<string, string>;
-  waiting: Map<string, (outcome: 'ack' | 'nack') => void>;
+  answers: PendingAnswers<string, 'ack' | 'nack'>;
 }
 
 function diff<T>(items: T[], key: (t: T) => string, sent: Map<string, string>): Delta<T> {
@@ -76,10 +77,9 @@ export async function startDiscoveryServer(options: {
       workloads: diff(snapshot.workloads, (w) => w.uid, sub.sentWorkloads),
       services: diff(snapshot.services, serviceKey, sub.sentServices),
     };
-    return new Promise((resolve) => {
-      sub.waiting.set(message.nonce, resolve);
-      sub.socket.write(encodeLine(message));
-    });
+    const answered = sub.answers.expect(message.nonce);
+    sub.socket.write(encodeLine(message));
+    return answered;
   };
 
   const server: Server = createServer((socket) => {
@@ -96,14 +96,13 @@ export async function startDiscoveryServer(options: {
               instance: message.instance,
               sentWorkloads: new Map(),
               sentServices: new Map(),
-              waiting: new Map(),
+              answers: createPendingAnswers(),
             };
             subscribers.add(sub);
             options.onSubscribe?.(message.node, message.instance);
             void send(sub, current);
           } else if ((message.type === 'ack' || message.type === 'nack') && sub) {
-            sub.waiting.get(message.nonce)?.(message.type);
-            sub.waiting.delete(message.nonce);
+            sub.answers.answer(message.nonce, message.type);
           }
         },
         closeOnBadLine(socket, 'discovery'),
@@ -113,7 +112,7 @@ export async function startDiscoveryServer(options: {
     socket.on('close', () => {
       if (!sub) return;
       subscribers.delete(sub);
-      for (const resolve of sub.waiting.values()) resolve('nack');
+      sub.answers.close('nack');
     });
   });
   server.listen({ host: options.host, port: options.port ?? 0 });

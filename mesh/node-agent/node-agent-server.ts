@@ -4,6 +4,8 @@ import type { Server, Socket } from 'node:net';
 import type { LocalWorkload } from '../workload.ts';
 import type { AgentMessage, ZtunnelMessage } from './protocol.ts';
 import { closeOnBadLine, createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
+import { createPendingAnswers } from '../json-lines.ts';
+import type { PendingAnswers } from '../json-lines.ts';
 import { nameComponent } from '../../lib/index.ts';
 
 // The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
@@ -13,7 +15,8 @@ nameComponent(import.meta.url, 'CNI node agent');
 interface Instance {
   name: string;
   socket: Socket;
-  pending: Map<number, { resolve: () => void; reject: (err: Error) => void }>;
+  /** Each message's answer: acked, refused with the ztunnel's reason, or the instance gone. */
+  answers: PendingAnswers<number, { refused?: string; disconnected?: true }>;
 }
 
 export interface NodeAgentServer {
@@ -51,14 +54,17 @@ export async function startNodeAgentServer(path: string): Promise<NodeAgentServe
   };
   let seq = 0;
 
-  const send = (instance: Instance, message: AgentMessage): Promise<void> =>
-    new Promise((resolve, reject) => {
-      instance.pending.set(message.seq, { resolve, reject });
-      instance.socket.write(encodeLine(message));
-    });
+  const send = async (instance: Instance, message: AgentMessage): Promise<void> => {
+    const answered = instance.answers.expect(message.seq);
+    instance.socket.write(encodeLine(message));
+    const { refused, disconnected } = await answered;
+    if (disconnected) throw new Error(`${instance.name} disconnected`);
+    if (refused !== undefined)
+      throw new Error(`${instance.name} refused message ${String(message.seq)}: ${refused}`);
+  };
 
   const onHello = (socket: Socket, name: string): Instance => {
-    const instance: Instance = { name, socket, pending: new Map() };
+    const instance: Instance = { name, socket, answers: createPendingAnswers() };
     instances.push(instance);
     const snapshot = [...workloads.values()].map((workload) =>
       send(instance, { type: 'add', seq: ++seq, workload }),
@@ -82,13 +88,10 @@ export async function startNodeAgentServer(path: string): Promise<NodeAgentServe
           if (message.type === 'hello' && message.version === NODE_AGENT_PROTOCOL_VERSION) {
             instance = onHello(socket, message.instance);
           } else if (message.type === 'ack' && instance) {
-            const waiter = instance.pending.get(message.seq);
-            instance.pending.delete(message.seq);
-            if (message.error === undefined) waiter?.resolve();
-            else
-              waiter?.reject(
-                new Error(`${instance.name} refused message ${String(message.seq)}: ${message.error}`),
-              );
+            instance.answers.answer(
+              message.seq,
+              message.error === undefined ? {} : { refused: message.error },
+            );
           }
         },
         closeOnBadLine(socket, 'node agent'),
@@ -98,8 +101,7 @@ export async function startNodeAgentServer(path: string): Promise<NodeAgentServe
     socket.on('close', () => {
       if (!instance) return;
       instances.splice(instances.indexOf(instance), 1);
-      for (const waiter of instance.pending.values())
-        waiter.reject(new Error(`${instance.name} disconnected`));
+      instance.answers.close({ disconnected: true });
     });
   });
   server.listen(path);
