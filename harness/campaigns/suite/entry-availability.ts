@@ -1,6 +1,36 @@
 import { realZtunnelFromEnv, ztunnelBinaryFromEnv } from '../../../clusters/local/upstream-ztunnel.ts';
 import { isZtunnelImplName, ZTUNNEL_IMPLS } from '../../../clusters/ztunnel-impl.ts';
+import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
+import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from '../../cli/experiment-program.ts';
+import type { ExperimentFlags } from '../../cli/experiment-program.ts';
+import { experimentOptions } from '../../options/experiment-options.ts';
 import type { SuiteEntry } from './suite-file.ts';
+
+/** The backend a suite runs on unless `--backend` says another (the option table's default). */
+export const DEFAULT_BACKEND = String(experimentOptions().find((o) => o.key === 'backend')?.default);
+
+/**
+ * Why `backend` cannot run the entry: the refusal the experiment itself gives with `--backend
+ * <backend>` (a scenario or an option that needs what the backend lacks: E1 on kind needs in-pod
+ * capture), in the table in the entry's place; '' when it can.
+ */
+export function backendRefusal(entry: Pick<SuiteEntry, 'args'>, backend: string): string {
+  const program = buildExperimentProgram().configureOutput({
+    writeErr: () => undefined,
+    writeOut: () => undefined,
+  });
+  try {
+    const flags = program
+      .parse([...entry.args, '--backend', backend], { from: 'user' })
+      .opts<ExperimentFlags>();
+    const scenario = CLUSTER_SCENARIOS[flags.scenario];
+    if (scenario) paramsFromFlags(program, flags, scenario);
+    return '';
+  } catch (err) {
+    if (isHarnessError(err, ErrorCode.BadInput)) return `not available on ${backend}: ${err.message}`;
+    throw err;
+  }
+}
 
 /**
  * Why an entry cannot run on this machine (the table says it in the entry's place), or '' when it

@@ -20,7 +20,8 @@ export async function resummarizeSuite(suiteDir: string): Promise<void> {
       entry,
       rows,
       runDirs,
-      args: entryArgs(entry, rows.length || entry.repeats),
+      // The backend the runs ran on, as their rows say.
+      args: entryArgs(entry, rows.length || entry.repeats, rows[0]?.['backend']?.toString()),
       note: existsSync(dir) ? '' : 'not run',
     });
   }

@@ -6,7 +6,7 @@ import type { Clock } from '../../../lib/index.ts';
 import type { ExperimentFlags } from '../../options/experiment-options.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { createRunId } from '../../results/run-id.ts';
-import { entryUnavailable } from './entry-availability.ts';
+import { backendRefusal, DEFAULT_BACKEND, entryUnavailable } from './entry-availability.ts';
 import { loadSuite, SUITE_FILE, suiteCopy } from './suite-file.ts';
 import type { Suite, SuiteEntry } from './suite-file.ts';
 import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';
@@ -17,11 +17,12 @@ const EXPERIMENT_BIN = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 /** An entry's note when one of its runs could not run (the child exited 3). */
 const COULD_NOT_RUN = 'a run could not run (exit 3; its run folder says why)';
 
-/** The arguments of an entry's runs. */
-export const entryArgs = (entry: SuiteEntry, repeats: number): string[] => [
+/** The arguments of an entry's runs; on another backend than the default, that backend. */
+export const entryArgs = (entry: SuiteEntry, repeats: number, backend?: string): string[] => [
   ...entry.args,
   '--repeat',
   String(repeats),
+  ...(backend === undefined || backend === DEFAULT_BACKEND ? [] : ['--backend', backend]),
 ];
 
 /**
@@ -78,9 +79,11 @@ export async function runSuite(options: {
   const startedMs = options.clock.now();
   let leftS = totalS;
   for (const [i, entry] of entries.entries()) {
-    const args = entryArgs(entry, repeatsOf(entry));
+    const args = entryArgs(entry, repeatsOf(entry), flags.backend);
     const entryDir = join(suiteDir, entryDirName(i, entry));
-    let note = signal.aborted ? 'not run: suite aborted' : entryUnavailable(entry);
+    let note = signal.aborted
+      ? 'not run: suite aborted'
+      : backendRefusal(entry, flags.backend) || entryUnavailable(entry);
     if (!note) {
       write(
         `\n[${String(i + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +

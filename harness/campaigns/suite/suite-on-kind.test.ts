@@ -1,0 +1,33 @@
+// `suite seeds --backend kind`: each entry runs on kind with --backend kind, and an entry kind cannot
+// run says why in its place, in the experiment's own words (the refusal a run would give, exit 2).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { resolve } from '../../config/test/experiment-fixtures.ts';
+import { backendRefusal, DEFAULT_BACKEND } from './entry-availability.ts';
+import { entryArgs } from './run-suite.ts';
+import { loadSuite } from './suite-file.ts';
+
+const suite = await loadSuite('seeds');
+
+test('suite seeds on kind: its E2 entries run there; E1, E3 (in-pod capture), E4 (a sidecar beside its app) and the timing-model arms say why', async () => {
+  const verdicts = suite.entries.map((e) => ({ experiment: e.experiment, why: backendRefusal(e, 'kind') }));
+  const runnable = verdicts.filter((v) => v.why === '').map((v) => v.experiment);
+  const refused = verdicts.filter((v) => v.why !== '');
+  assert.ok(
+    runnable.some((x) => x.startsWith('E2')),
+    'E2 runs on kind',
+  );
+  assert.ok(!runnable.some((x) => x.startsWith('E1') || x.startsWith('E3')), runnable.join(' '));
+  for (const v of refused.filter((r) => r.experiment.startsWith('E1')))
+    assert.match(v.why, /^not available on kind: Expected .* to be something --backend kind can run/);
+  // An entry kind can run gets --backend kind; on the default backend nothing is added.
+  const e2 = suite.entries.find((e) => backendRefusal(e, 'kind') === '');
+  assert.ok(e2);
+  assert.equal((await resolve(entryArgs(e2, 1, 'kind'))).backend, 'kind');
+  assert.deepEqual(entryArgs(e2, 1, DEFAULT_BACKEND), entryArgs(e2, 1));
+  // Every entry of the seeds runs on the default backend (the suite file is checked as runs are).
+  assert.deepEqual(
+    suite.entries.map((e) => backendRefusal(e, DEFAULT_BACKEND)).filter((w) => w !== ''),
+    [],
+  );
+});
