@@ -1,10 +1,8 @@
 // Every check of `npm run experiment`'s input, in one place and with no side effect (files are only
 // read): the experiment file, each flag's parser, the combinations, where the run would write. The
 // CLI calls it before anything starts; tests call it to fuzz every option in process.
-import type { BackendName } from '../../clusters/registry.ts';
 import { isAbsolute } from 'node:path';
 import type { Command } from 'commander';
-import { refusal } from '../../clusters/capabilities.ts';
 import { badInput } from '../../lib/index.ts';
 import { expandExperimentFile } from './experiment-file.ts';
 import { optionTable } from '../options/option-table.ts';
@@ -72,21 +70,6 @@ function checkOutputLocations(flags: ExperimentFlags): void {
   }
 }
 
-function checkBackend(flags: ExperimentFlags): void {
-  // The seed suite and E5 need in-pod capture (the drain strategies, the meshed client, E1's path).
-  const refused =
-    flags.suite !== undefined &&
-    refusal(flags.backend as BackendName, [
-      {
-        capability: 'inPodCapture',
-        flag: '--suite',
-        value: flags.suite,
-        why: 'on kind run --scenario workload-rollout --backend kind (README, kind backend)',
-      },
-    ]);
-  if (refused) throw refused;
-}
-
 /**
  * `argv` (after `npm run experiment --`) checked in full: throws bad input (exit 2, commander's own
  * errors included) before anything is started or written. `program` is built here unless given
@@ -106,7 +89,6 @@ export async function parseExperimentArgs(
   const args = answeredAtOnce ? options : await expandExperimentFile(options);
   const flags = program.parse(args, { from: 'user' }).opts<ExperimentFlags>();
   const said = note === undefined ? {} : { note };
-  checkBackend(flags);
   if (flags.suite !== undefined && command !== 'suite')
     throw badInput(
       '--suite',

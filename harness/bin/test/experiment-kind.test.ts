@@ -47,7 +47,11 @@ test('--backend kind refuses what kind cannot run, and a missing Docker engine, 
       ['--scenario', 'workload-rollout', '--timing', 'debounceQuietMs=50'],
       /--timing to be something --backend kind can run, got "debounceQuietMs"; it needs a timing model .*kind measures the real latencies/,
     ],
-    [['--suite', 'seeds'], /--suite to be something --backend kind can run, got "seeds"/],
+    // A suite runs on kind what kind can run (the rest marked in its table); nothing at all: refused.
+    [
+      ['--suite', 'seeds', '--only', 'E1'],
+      /--suite to be a suite with an entry --backend kind can run, got "seeds --only E1"; not available on kind: Expected --scenario to be something --backend kind can run, got "ztunnel-upgrade"/,
+    ],
     [
       ['--scenario', 'workload-rollout', '--mesh-client', '20'],
       /--mesh-client to be something --backend kind can run, got 20/,

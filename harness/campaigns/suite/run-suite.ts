@@ -62,6 +62,15 @@ export async function runSuite(options: {
   const { flags, write, signal } = options;
   const suite = await loadSuite(options.suite);
   const entries = selectEntries(suite, options.only);
+  // What the backend cannot run is marked in the table; a selection of nothing it can run is refused.
+  const refusals = entries.map((e) => backendRefusal(e, flags.backend));
+  if (refusals.every((r) => r !== ''))
+    throw badInput(
+      '--suite',
+      `a suite with an entry --backend ${flags.backend} can run`,
+      `${suite.name}${options.only === undefined ? '' : ` --only ${options.only}`}`,
+      refusals[0],
+    );
   const repeatsOf = (e: SuiteEntry): number => flags.repeat ?? e.repeats;
   const totalS = entries.reduce((s, e) => s + e.estimateS * repeatsOf(e), 0);
   const suiteId = createRunId(
@@ -81,9 +90,7 @@ export async function runSuite(options: {
   for (const [i, entry] of entries.entries()) {
     const args = entryArgs(entry, repeatsOf(entry), flags.backend);
     const entryDir = join(suiteDir, entryDirName(i, entry));
-    let note = signal.aborted
-      ? 'not run: suite aborted'
-      : backendRefusal(entry, flags.backend) || entryUnavailable(entry);
+    let note = signal.aborted ? 'not run: suite aborted' : refusals[i] || entryUnavailable(entry);
     if (!note) {
       write(
         `\n[${String(i + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +
