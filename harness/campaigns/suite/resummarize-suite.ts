@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { backendRefusal, DEFAULT_BACKEND } from './entry-availability.ts';
 import { entryArgs } from './run-suite.ts';
 import { loadSuite, SUITE_FILE } from './suite-file.ts';
 import { entryDirName, entryRuns, summarizeSuite } from './summarize-suite.ts';
@@ -12,18 +13,20 @@ import type { RanEntry } from './summarize-suite.ts';
 export async function resummarizeSuite(suiteDir: string): Promise<void> {
   const own = join(suiteDir, SUITE_FILE);
   const suite = await loadSuite(existsSync(own) ? own : 'seeds');
-  const ran: RanEntry[] = [];
-  for (const [i, entry] of suite.entries.entries()) {
-    const dir = join(suiteDir, entryDirName(i, entry));
-    const { rows, runDirs } = existsSync(dir) ? await entryRuns(dir) : { rows: [], runDirs: [] };
-    ran.push({
-      entry,
-      rows,
-      runDirs,
-      // The backend the runs ran on, as their rows say.
-      args: entryArgs(entry, rows.length || entry.repeats, rows[0]?.['backend']?.toString()),
-      note: existsSync(dir) ? '' : 'not run',
-    });
-  }
+  const found = await Promise.all(
+    suite.entries.map(async (entry, i) => {
+      const dir = join(suiteDir, entryDirName(i, entry));
+      return { entry, dir, ...(existsSync(dir) ? await entryRuns(dir) : { rows: [], runDirs: [] }) };
+    }),
+  );
+  // The backend the suite ran on, as its rows say; an entry with no folder is said why as it was then.
+  const backend = found.flatMap((f) => f.rows)[0]?.['backend']?.toString() ?? DEFAULT_BACKEND;
+  const ran: RanEntry[] = found.map(({ entry, dir, rows, runDirs }) => ({
+    entry,
+    rows,
+    runDirs,
+    args: entryArgs(entry, rows.length || entry.repeats, backend),
+    note: existsSync(dir) ? '' : backendRefusal(entry, backend) || 'not run',
+  }));
   await summarizeSuite(suiteDir, suite.name, ran);
 }

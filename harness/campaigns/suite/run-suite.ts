@@ -80,7 +80,7 @@ export async function runSuite(options: {
   const suiteDir = join(flags.resultsDir, suiteId);
   await makeDirectory(suiteDir);
   // The suite as it ran: the table can be rebuilt from the folder alone (npm run report).
-  await writeFile(join(suiteDir, SUITE_FILE), suiteCopy(suite));
+  await writeFile(join(suiteDir, SUITE_FILE), suiteCopy(suite, entries));
   write(
     `suite ${suite.name} (${suite.path}): ${String(entries.length)} configurations, about ${formatDuration(totalS * 1000)} in all; results in ${suiteDir}\n`,
   );

@@ -94,3 +94,18 @@ export function judgeShape(rule: ShapeRule, rows: readonly Row[], all: ReadonlyM
   if (!base?.length) return false;
   return rule.against.median.every((c) => holds(c, medianOf(rows, c.left), (k) => medianOf(base, k)));
 }
+
+/**
+ * The columns the rule reads that some of the rows leave empty: a backend that does not measure them
+ * (kind has no SIGTERM timestamps for bursts_after_sigterm). The shape cannot be judged on those rows,
+ * which is not the same as the shape failing.
+ */
+export function blankColumns(rule: ShapeRule, rows: readonly Row[]): string[] {
+  const conditions = [...rule.everyRun, ...rule.median, ...(rule.against?.median ?? [])];
+  const read = new Set(
+    conditions.flatMap((c) => [c.left, ...(c.right.column === undefined ? [] : [c.right.column])]),
+  );
+  return [...read].filter(
+    (k) => !(k in DERIVED_COLUMNS) && rows.some((r) => r[k] === undefined || r[k] === ''),
+  );
+}

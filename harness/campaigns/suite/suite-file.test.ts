@@ -9,7 +9,7 @@ import { EVERY_RUNNABLE_FIELD, resolve, SCOPED_RUNS } from '../../config/test/ex
 import type { ExperimentParams } from '../../options/experiment-params.ts';
 import { ENTRY_REPORTS } from './entry-reports.ts';
 import { entryArgs } from './run-suite.ts';
-import { judgeShape } from './shape-rule.ts';
+import { blankColumns, judgeShape } from './shape-rule.ts';
 import type { Row } from './shape-rule.ts';
 import { loadSuite, parseSuite, suiteCopy } from './suite-file.ts';
 import type { SuiteEntry } from './suite-file.ts';
@@ -144,6 +144,25 @@ test('E2 shapes: a burst per pod; 400 ms more lag, at least 300 ms longer bursts
   assert.equal(judge(off, [zero, { requests: 500, ok: 499 }, { requests: 500, ok: 499 }]), false);
 });
 
+test("a column the rule reads left empty by the backend (kind's bursts_after_sigterm) is named, not judged as a failed shape", () => {
+  const base = entry('ambient, 50 RPS, 3 replicas');
+  assert.ok(base.shape);
+  const kindRow: Row = {
+    requests: 1500,
+    ok: 1493,
+    bursts: 3,
+    replicas: 3,
+    bursts_after_sigterm: '',
+    max_burst_ms: 200,
+  };
+  assert.deepEqual(blankColumns(base.shape, [kindRow]), ['bursts_after_sigterm']);
+  assert.deepEqual(blankColumns(base.shape, [{ ...kindRow, bursts_after_sigterm: 3 }]), []);
+  // Derived columns (failed) read requests and ok, always there: never blank.
+  const off = entry('mesh off');
+  assert.ok(off.shape);
+  assert.deepEqual(blankColumns(off.shape, [{ requests: 1500, ok: 1500 }]), []);
+});
+
 test('E5 shape: derived new-connections-per-app-connection', () => {
   const option1 = entry('option 1: GOAWAY at termination start (ZDS) (E2 rollout, meshed client 20 RPS)');
   const row = (opened: number): Row => ({
@@ -159,6 +178,9 @@ test("a suite folder's copy keeps the suite's name and its entries", () => {
   const copy = parseSuite(suiteCopy(seeds), '/some/run/suite.yaml');
   assert.equal(copy.name, 'seeds');
   assert.deepEqual(copy.entries, seeds.entries);
+  // With --only, the entries that ran, in their order (the entry folders are numbered so).
+  const e2 = seeds.entries.filter((e) => e.experiment.startsWith('E2'));
+  assert.deepEqual(parseSuite(suiteCopy(seeds, e2), '/some/run/suite.yaml').entries, e2);
 });
 
 const BROKEN: [string, string, RegExp][] = [

@@ -6,7 +6,7 @@
 // syntax, unknown columns, a comparison with a configuration the suite does not have.
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { parse, parseDocument } from 'yaml';
+import { isMap, isSeq, parse, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { badInput } from '../../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../../cli/experiment-program.ts';
@@ -79,9 +79,18 @@ const SUITE_SCHEMA = z.strictObject({
 type EntryData = z.infer<typeof SUITE_SCHEMA>['entries'][number];
 
 /** The suite file's text as a suite folder keeps it: with its name, so a re-judged table says it. */
-export function suiteCopy(suite: Suite): string {
+export function suiteCopy(suite: Suite, ran: readonly SuiteEntry[] = suite.entries): string {
   const doc = parseDocument(suite.text);
   if (!doc.has('name')) doc.set('name', suite.name);
+  // The entries as they ran (`--only` selects some): the folder's entry folders are numbered in
+  // this order, so the table rebuilt from the folder finds each one's runs.
+  const keep = new Set(ran.map((e) => `${e.experiment}\n${e.configuration}`));
+  const entries = doc.get('entries');
+  if (isSeq(entries))
+    entries.items = entries.items.filter(
+      (item) =>
+        !isMap(item) || keep.has(`${String(item.get('experiment'))}\n${String(item.get('configuration'))}`),
+    );
   return doc.toString();
 }
 

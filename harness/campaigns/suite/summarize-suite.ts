@@ -5,7 +5,7 @@ import { appendJobSummary } from '../../results/ci-output.ts';
 import { buildJUnit } from '../../results/junit.ts';
 import { readCsvRows as readRows, writeCsv } from '../../results/write-csv.ts';
 import { ENTRY_REPORTS } from './entry-reports.ts';
-import { judgeShape } from './shape-rule.ts';
+import { blankColumns, judgeShape } from './shape-rule.ts';
 import type { Row } from './shape-rule.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { formatSuiteMarkdown } from './suite-table.ts';
@@ -45,6 +45,23 @@ export interface RanEntry {
 }
 
 /**
+ * yes or no: whether the runs show the document's shape; '-' when there is nothing to judge (no
+ * rule, no rows, a note), or when the rows leave a column the rule reads empty (a backend that does
+ * not measure it), which says so rather than failing the shape.
+ */
+function shapeCell(
+  entry: SuiteEntry,
+  rows: readonly Row[],
+  note: string,
+  all: ReadonlyMap<string, Row[]>,
+): string {
+  if (!entry.shape || !rows.length || note) return '-';
+  const blank = blankColumns(entry.shape, rows);
+  if (blank.length > 0) return `- (not measured here: ${blank.join(', ')})`;
+  return judgeShape(entry.shape, rows, all) ? 'yes' : 'no';
+}
+
+/**
  * The suite table (document vs ours, shape), written as suite.csv, suite.md, suite.html and junit.xml
  * (a test case per configuration), and to the GitHub job summary under Actions.
  */
@@ -62,12 +79,7 @@ export async function summarizeSuite(
     ours: rows.length
       ? `${ENTRY_REPORTS[entry.report](rows)}${note ? ` (${note})` : ''}`
       : note || 'no result',
-    shape:
-      !entry.shape || !rows.length || note
-        ? '-'
-        : judgeShape(entry.shape, rows, byConfiguration)
-          ? 'yes'
-          : 'no',
+    shape: shapeCell(entry, rows, note, byConfiguration),
     reproduce: `npm run experiment -- ${args.join(' ')}`,
   }));
   await writeCsv(join(suiteDir, 'suite.csv'), table as unknown as Row[]);
