@@ -98,6 +98,11 @@ export interface BackendProvider<Name extends string = string> {
   readonly columns: readonly BackendColumnSpec[];
   /** How long bring-up waits for every workload to be Ready and pushed. */
   readonly readyTimeoutMs: number;
+  /**
+   * Seconds a run on this backend takes beyond the suite entry's estimate (the estimates are the
+   * local backend's runs): its cluster's creation and teardown. For the suite's time left.
+   */
+  readonly runOverheadS: number;
   /** The progress line while the cluster comes up. */
   readonly bringUpText: string;
   readonly manifestProfile: ManifestProfile;

@@ -53,6 +53,10 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   ],
   // kind pulls nothing (images are loaded) but schedules real pods and probes them: give it longer.
   readyTimeoutMs: 300_000,
+  // Measured (suite seeds --backend kind --only E2, 2 cores, images cached): a 40 s entry's runs took
+  // 164-179 s (cluster 45 s, images loaded 68 s, istiod and the workload 10 s, teardown); the first
+  // run of a changed tree builds our images too (+147 s).
+  runOverheadS: 130,
   bringUpText:
     'Docker engine, kind, the node image and our images (built once, from the package registries), the kind cluster, images loaded, istiod (minutes; each step timed, its log in the run folder)',
   // ztunnel on the node's address (no CNI to put it in the pods), the gateway on a NodePort.

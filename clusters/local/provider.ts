@@ -37,6 +37,7 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
     },
   ],
   readyTimeoutMs: 60_000,
+  runOverheadS: 0,
   bringUpText: 'starting control plane, nodes, ztunnels, gateway, httpbin',
   // ztunnel in each pod's network as istio-cni puts it; load straight to the gateway's address.
   manifestProfile: { ztunnel: { inPod: true }, gateway: {} },

@@ -5,6 +5,8 @@ import { badInput, EXIT, formatDuration, makeDirectory } from '../../../lib/inde
 import type { Clock } from '../../../lib/index.ts';
 import type { ExperimentFlags } from '../../options/experiment-options.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
+import { providerOf } from '../../../clusters/registry.ts';
+import type { BackendName } from '../../../clusters/registry.ts';
 import { createRunId } from '../../results/run-id.ts';
 import { backendRefusal, DEFAULT_BACKEND, entryUnavailable } from './entry-availability.ts';
 import { loadSuite, SUITE_FILE, suiteCopy } from './suite-file.ts';
@@ -72,7 +74,10 @@ export async function runSuite(options: {
       refusals[0],
     );
   const repeatsOf = (e: SuiteEntry): number => flags.repeat ?? e.repeats;
-  const totalS = entries.reduce((s, e) => s + e.estimateS * repeatsOf(e), 0);
+  // What a run takes there: the entry's estimate and the backend's own cluster bring-up.
+  const overheadS = providerOf(flags.backend as BackendName).runOverheadS;
+  const runS = (e: SuiteEntry): number => (refusals[entries.indexOf(e)] ? 0 : e.estimateS + overheadS);
+  const totalS = entries.reduce((s, e) => s + runS(e) * repeatsOf(e), 0);
   const suiteId = createRunId(
     `suite-${options.only ?? suite.name}`,
     options.clock.now() + options.clock.wallOffsetMs,
@@ -98,7 +103,7 @@ export async function runSuite(options: {
       );
       note = await runEntry(entry, args, entryDir, signal);
     }
-    leftS -= entry.estimateS * repeatsOf(entry);
+    leftS -= runS(entry) * repeatsOf(entry);
     const { rows, runDirs } = await entryRuns(entryDir);
     ran.push({ entry, rows, runDirs, args, note });
   }
