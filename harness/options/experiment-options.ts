@@ -14,6 +14,7 @@ import { DEFAULT_RESULTS_DIR } from '../paths.ts';
 import { GENERATOR_KINDS } from '../tools/index.ts';
 import type { GeneratorChoice } from '../tools/index.ts';
 import { armOptions } from './arms.ts';
+import { loadFromOption } from './load-from-option.ts';
 import type { MitigationArms } from './arms.ts';
 import { attributeOf, commandOption, paramOption } from './option.ts';
 import type { ParamsOf, ResolveContext, TableOption } from './option.ts';
@@ -132,6 +133,7 @@ const EXPERIMENT_OPTIONS = {
     default: 'auto',
     // The row's `generator` column is the one that ran (results/run-row.ts), not the one asked for.
   }),
+  loadFrom: loadFromOption,
   mesh: paramOption<'ambient' | 'off'>({
     key: 'mesh',
     arg: '<mode>',

@@ -43,4 +43,5 @@ export const EVERY_FIELD: ExperimentParams = {
   arms: EXAMPLE_ARMS,
   ztunnelImpl: 'istio',
   podNetwork: 'netns',
+  loadFrom: 'host',
 };
