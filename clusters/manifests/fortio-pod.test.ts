@@ -8,21 +8,21 @@ const ARGS = ['load', '-c', '4', '-json', '/out/fortio.json', 'http://10.96.0.20
 test('the load namespace carries no ambient label: its pods stay out of the mesh', () => {
   const ns = buildLoadNamespace();
   assert.equal(ns.metadata?.name, LOAD_NAMESPACE);
-  assert.equal(ns.metadata?.labels?.[DATAPLANE_MODE_LABEL], undefined);
+  assert.equal(ns.metadata.labels?.[DATAPLANE_MODE_LABEL], undefined);
 });
 
 test("the fortio pod: out of the mesh, our image never pulled, run once, fortio's arguments as given", () => {
   const pod = buildFortioPod({ name: 'fortio-1-1', args: ARGS });
   assert.equal(pod.metadata?.namespace, LOAD_NAMESPACE);
-  assert.equal(pod.metadata?.labels?.[DATAPLANE_MODE_LABEL], 'none');
+  assert.equal(pod.metadata.labels?.[DATAPLANE_MODE_LABEL], 'none');
   assert.equal(pod.spec?.restartPolicy, 'Never');
-  const [container, more] = pod.spec?.containers ?? [];
+  const [container, more] = pod.spec.containers;
   assert.equal(more, undefined);
   assert.equal(container?.image, IMAGES.fortio);
-  assert.equal(container?.imagePullPolicy, 'Never');
-  assert.deepEqual(container?.args, ARGS);
+  assert.equal(container.imagePullPolicy, 'Never');
+  assert.deepEqual(container.args, ARGS);
   // sh -c 'exec fortio "$@" > file 2>&1' fortio <args>: fortio itself, its output kept whole in /out.
-  const [sh, dashC, script, argv0] = container?.command ?? [];
+  const [sh, dashC, script, argv0] = container.command ?? [];
   assert.deepEqual([sh, dashC, argv0], ['sh', '-c', 'fortio']);
   assert.match(script ?? '', /^exec \/usr\/bin\/fortio "\$@" >\/out\/output\.log 2>&1$/);
 });
