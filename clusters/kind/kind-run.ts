@@ -5,7 +5,7 @@ import type { EventLog, LifecycleEventKind } from '../events.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { KindSettings } from './kind-options.ts';
 import { createKindTools } from './kind-tools.ts';
-import { INGRESS_PATHS } from './load/generator-command.ts';
+import { INGRESS_PATHS } from './load/ingress-paths.ts';
 import type { KindTools } from './kind-tools.ts';
 import type { KubeApi } from './kube-api.ts';
 import { createPodLogStore } from './pod-logs.ts';

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import { execa } from 'execa';
@@ -13,6 +15,12 @@ import {
 } from '../../manifests/index.ts';
 import { createKubeApi } from '../kube-api.ts';
 import { podArgvOf } from './fortio-pod-argv.ts';
+import type { PodFile } from './fortio-pod-argv.ts';
+import { findPodCpuFile, startPodCpuSampler } from './pod-cpu.ts';
+import type { PodCpuSample } from './pod-cpu.ts';
+
+/** The pod's CPU per second (from its cgroup on the node), beside fortio's files in the run folder. */
+export const POD_CPU_FILE = 'pod-cpu.csv';
 
 /** What the kind backend tells the pod's runner (one JSON argument): where the cluster and the node are. */
 export interface FortioPodConfig {
@@ -45,6 +53,31 @@ function whyNotStarted(pod: V1Pod): string {
   const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;
   if (waiting) return `${waiting.reason ?? ''} ${waiting.message ?? ''}`.trim();
   return JSON.stringify(pod.status?.conditions ?? pod.status ?? {});
+}
+
+/** The pod's CPU read from its cgroup on this host each second (kind's nodes are containers here). */
+async function startCpu(pod: V1Pod, clock: Clock) {
+  const file = await findPodCpuFile(pod.metadata?.uid ?? '');
+  if (!file) say("the pod's cgroup is not visible from this host: no CPU per second for it");
+  return file ? startPodCpuSampler({ file, clock }) : { stop: () => Promise.resolve([]) };
+}
+
+/** pod-cpu.csv beside fortio's JSON result, and its average and peak on stderr (fortio's log). */
+async function writePodCpu(samples: readonly PodCpuSample[], files: readonly PodFile[]): Promise<void> {
+  const json = files.find((f) => f.name.endsWith('.json'));
+  if (!json || samples.length === 0) return;
+  const path = join(dirname(json.hostPath), POD_CPU_FILE);
+  await writeFile(
+    path,
+    ['t_ms,cpu_pct', ...samples.map((s) => `${String(Math.round(s.tMs))},${s.cpuPct.toFixed(1)}`)].join(
+      '\n',
+    ) + '\n',
+  );
+  const avg = samples.reduce((n, s) => n + s.cpuPct, 0) / samples.length;
+  const max = Math.max(...samples.map((s) => s.cpuPct));
+  say(
+    `pod CPU from its cgroup: ${String(samples.length)} s, avg ${avg.toFixed(1)}%, max ${max.toFixed(1)}% of one core (${path})`,
+  );
 }
 
 /**
@@ -89,7 +122,9 @@ export async function runFortioPod(
   const startedBy = clock.now() + START_TIMEOUT_MS;
   let pod = await core.readNamespacedPod({ name, namespace: LOAD_NAMESPACE });
   let code = exitCodeOf(pod);
+  let cpu: { stop(): Promise<PodCpuSample[]> } | undefined;
   while (code === undefined) {
+    if (pod.status?.phase === 'Running' && !cpu) cpu = await startCpu(pod, clock);
     if (pod.status?.phase === 'Pending' && clock.now() > startedBy) {
       say(`the pod did not start in ${String(START_TIMEOUT_MS / 1000)} s: ${whyNotStarted(pod)}`);
       await api.deletePod(LOAD_NAMESPACE, name, 0);
@@ -99,6 +134,7 @@ export async function runFortioPod(
     pod = await core.readNamespacedPod({ name, namespace: LOAD_NAMESPACE });
     code = exitCodeOf(pod);
   }
+  const cpuSamples = await cpu?.stop();
   const node = pod.spec?.nodeName ?? '';
   const dir = `${FORTIO_NODE_DIR}/${name}`;
   const docker = { env: config.dockerEnv, extendEnv: true, reject: false } as const;
@@ -112,6 +148,7 @@ export async function runFortioPod(
     const copied = await execa('docker', ['cp', `${node}:${dir}/${file.name}`, file.hostPath], docker);
     if (copied.exitCode !== 0) say(`could not copy ${file.name} from ${node}: ${copied.stderr}`);
   }
+  if (cpuSamples) await writePodCpu(cpuSamples, files);
   if (code !== 0) say(`fortio in pod ${LOAD_NAMESPACE}/${name} on ${node} exited with code ${String(code)}`);
   await execa('docker', ['exec', node, 'rm', '-rf', dir], docker);
   await api.deletePod(LOAD_NAMESPACE, name, 0).catch((err: unknown) => {

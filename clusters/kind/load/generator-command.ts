@@ -6,12 +6,6 @@ import type { FortioPodConfig } from './fortio-pod-run.ts';
 /** The runner the harness starts in fortio's place (--load-from cluster). */
 export const FORTIO_POD_MAIN = join(import.meta.dirname, 'fortio-pod-main.ts');
 
-/** The row's ingress_path for each place the load comes from. */
-export const INGRESS_PATHS = {
-  cluster: 'cluster-pod+clusterip',
-  host: 'docker-proxy+nodeport',
-} as const;
-
 /**
  * The generator's command line with --load-from cluster: this backend's pod runner, given where the
  * cluster is and fortio's own command line (the runner makes it the pod's). Each call names a pod of
