@@ -48,6 +48,13 @@ function exitCodeOf(pod: V1Pod): number | undefined {
   return undefined;
 }
 
+/** Waiting reasons the kubelet does not get past by itself (the image is never pulled here). */
+const STUCK_REASONS = new Set(['ErrImageNeverPull', 'InvalidImageName', 'CreateContainerConfigError']);
+
+function isStuck(pod: V1Pod): boolean {
+  return STUCK_REASONS.has(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? '');
+}
+
 /** Why a pod that never ran did not: the container's waiting reason or the pod's conditions. */
 function whyNotStarted(pod: V1Pod): string {
   const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;
@@ -125,8 +132,8 @@ export async function runFortioPod(
   let cpu: { stop(): Promise<PodCpuSample[]> } | undefined;
   while (code === undefined) {
     if (pod.status?.phase === 'Running' && !cpu) cpu = await startCpu(pod, clock);
-    if (pod.status?.phase === 'Pending' && clock.now() > startedBy) {
-      say(`the pod did not start in ${String(START_TIMEOUT_MS / 1000)} s: ${whyNotStarted(pod)}`);
+    if (pod.status?.phase === 'Pending' && (clock.now() > startedBy || isStuck(pod))) {
+      say(`the pod did not start (${String(START_TIMEOUT_MS / 1000)} s at most): ${whyNotStarted(pod)}`);
       await api.deletePod(LOAD_NAMESPACE, name, 0);
       return 1;
     }
