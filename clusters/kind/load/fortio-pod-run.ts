@@ -14,6 +14,7 @@ import {
   LOAD_NAMESPACE,
 } from '../../manifests/index.ts';
 import { createKubeApi } from '../kube-api.ts';
+import type { KubeApi } from '../kube-api.ts';
 import { podArgvOf } from './fortio-pod-argv.ts';
 import type { PodFile } from './fortio-pod-argv.ts';
 import { findPodCpuFile, startPodCpuSampler } from './pod-cpu.ts';
@@ -126,6 +127,23 @@ export async function runFortioPod(
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  try {
+    return await awaitPod({ core, api, name, files, clock });
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  }
+}
+
+/** The pod's end awaited, its output and files brought back, the pod gone: fortio's exit code. */
+async function awaitPod(options: {
+  core: CoreV1Api;
+  api: KubeApi;
+  name: string;
+  files: readonly PodFile[];
+  clock: Clock;
+}): Promise<number> {
+  const { core, api, name, files, clock } = options;
   const startedBy = clock.now() + START_TIMEOUT_MS;
   let pod = await core.readNamespacedPod({ name, namespace: LOAD_NAMESPACE });
   let code = exitCodeOf(pod);
