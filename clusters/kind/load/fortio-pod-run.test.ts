@@ -45,7 +45,7 @@ test('a fortio pod whose image the node does not have fails the load at once, an
   const applied = api.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/pods/fortio-t-1'));
   const body = applied?.body as { spec: { containers: { image: string; args: string[] }[] } } | undefined;
   assert.equal(body?.spec.containers[0]?.image, IMAGES.fortio);
-  assert.deepEqual(body?.spec.containers[0]?.args, [
+  assert.deepEqual(body.spec.containers[0].args, [
     'load',
     '-json',
     '/out/fortio.json',

@@ -128,7 +128,7 @@ export async function runFortioPod(
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   try {
-    return await awaitPod({ core, api, name, files, clock });
+    return await awaitPod({ core, api, name, files, clock, dockerEnv: config.dockerEnv });
   } finally {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
@@ -142,6 +142,7 @@ async function awaitPod(options: {
   name: string;
   files: readonly PodFile[];
   clock: Clock;
+  dockerEnv: Record<string, string>;
 }): Promise<number> {
   const { core, api, name, files, clock } = options;
   const startedBy = clock.now() + START_TIMEOUT_MS;
@@ -162,7 +163,7 @@ async function awaitPod(options: {
   const cpuSamples = await cpu?.stop();
   const node = pod.spec?.nodeName ?? '';
   const dir = `${FORTIO_NODE_DIR}/${name}`;
-  const docker = { env: config.dockerEnv, extendEnv: true, reject: false } as const;
+  const docker = { env: options.dockerEnv, extendEnv: true, reject: false } as const;
   // fortio's output, as a host fortio's would have reached the harness.
   await execa('docker', ['exec', node, 'cat', `${dir}/${FORTIO_POD_OUTPUT}`], {
     ...docker,
