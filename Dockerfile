@@ -6,7 +6,7 @@
 #   node  Node 24 from the `node` npm package (the project's own devDependency), which runs the .ts
 #         files directly (type stripping, no build step).
 #   app/  package.json, the runtime node_modules (`npm ls --omit=dev`), lib, mesh, ztunnel, apps.
-#   envoy, go-httpbin: the pinned binaries `npm run tools` put in .tools/.
+#   envoy, go-httpbin, fortio: the pinned binaries `npm run tools` put in .tools/.
 # One stage per image:  docker build --target ztunnel --tag ztunnel-harness/ztunnel:dev <context>
 ARG SLIM=ztunnel-harness/rootfs-slim:unset
 FROM ${SLIM} AS runtime
@@ -49,3 +49,9 @@ FROM ${SLIM} AS httpbin
 COPY go-httpbin /bin/go-httpbin
 USER 65534
 ENTRYPOINT ["/bin/go-httpbin"]
+
+# fortio v1.66.0 built by `go install` of its module (lib/tools/fortio.ts): the load generator's pod
+# with --load-from cluster (clusters/kind/load/), outside the mesh, calling the gateway's ClusterIP.
+FROM ${SLIM} AS fortio
+COPY fortio /usr/bin/fortio
+ENTRYPOINT ["/usr/bin/fortio"]

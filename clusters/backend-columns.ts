@@ -28,7 +28,7 @@ const SHARED_COLUMNS: readonly BackendColumnSpec[] = [
     // A different path: kind figures are not local figures.
     name: 'ingress_path',
     role: 'bookkeeping',
-    note: "how the generator's connections reach the gateway: direct (local) or docker-proxy+nodeport (kind: Docker's userland proxy on the host port, then kube-proxy's NodePort DNAT/SNAT to a worker)",
+    note: "how the generator's connections reach the gateway: direct (local), docker-proxy+nodeport (kind --load-from host: Docker's userland proxy on the host port, then kube-proxy's NodePort DNAT/SNAT to a worker) or cluster-pod+clusterip (kind --load-from cluster: fortio as a pod outside the mesh, the gateway's ClusterIP through kube-proxy, as ASM ran it)",
   },
   {
     name: 'address_block',

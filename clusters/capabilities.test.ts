@@ -4,8 +4,14 @@ import { ErrorCode, isHarnessError } from '../lib/index.ts';
 import { CAPABILITIES, refusal } from './capabilities.ts';
 import { providerOf } from './registry.ts';
 
-it('the local backend has every capability; a requirement kind lacks is refused in one message shape', () => {
-  assert.deepEqual([...providerOf('local').capabilities].sort(), Object.keys(CAPABILITIES).sort());
+it('the local backend has every capability but a load pod in the cluster; a requirement kind lacks is refused in one message shape', () => {
+  assert.deepEqual(
+    [...providerOf('local').capabilities].sort(),
+    Object.keys(CAPABILITIES)
+      .filter((c) => c !== 'loadInCluster')
+      .sort(),
+  );
+  assert.deepEqual([...providerOf('kind').capabilities], ['loadInCluster']);
   const needs = [{ capability: 'timingModel' as const, flag: '--timing', value: 'pushLatencyMs' }];
   assert.equal(refusal('local', needs), undefined);
   const refused = refusal('kind', needs);

@@ -29,6 +29,8 @@ export const CAPABILITIES = {
     "per-network-namespace sysctls where the listeners live (tcp_migrate_req would have to be set on kind's nodes)",
   cpuGroups:
     "cpu cgroups per node and for the load generator made by the harness (kind's nodes are containers whose cgroups Docker makes)",
+  loadInCluster:
+    "a load generator pod inside the cluster, outside the mesh, calling the gateway's ClusterIP as ASM ran it (the local backend's generator is a process on the host)",
   componentLogs:
     "the components' logs written into the run folder as they run, on the run's clock (the gateway's access log, ztunnel's lines): the load's records take Envoy's response flags from the gateway's log, and the judge explains failures by cause from them (kind saves its pods' logs through the API server when the cluster closes)",
 } as const;
@@ -67,6 +69,8 @@ export interface BackendParams {
   ztunnelImpl?: ZtunnelImplName;
   /** Where the workload pods' addresses live. */
   podNetwork?: 'loopback' | 'netns';
+  /** Where the load generator runs: a pod in the cluster (its ClusterIP) or on the host. */
+  loadFrom?: 'cluster' | 'host';
   arms?: { tcpMigrateReq?: number; cpuIsolation?: string };
 }
 

@@ -4,6 +4,7 @@ import { teardown } from './down/teardown.ts';
 import { normalizeKindOptions } from './kind-options.ts';
 import type { KindBackendOptions } from './kind-options.ts';
 import { createKindRun } from './kind-run.ts';
+import { createFortioPodCommand } from './load/generator-command.ts';
 import { addressesOf } from './ops/addresses.ts';
 import { applyAll } from './ops/apply-all.ts';
 import { deletePod } from './ops/delete-pod.ts';
@@ -63,6 +64,8 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     // name and no given node image its cgroup version refuses (exit 2 before anything starts).
     preflight: () => checkBeforeStarting(run),
     describe: () => ({ backend: 'kind', ...run.facts }),
+    // --load-from cluster: fortio as a pod outside the mesh, calling the gateway's ClusterIP.
+    ...(settings.loadFrom === 'cluster' ? { generatorCommand: createFortioPodCommand(run) } : {}),
     close,
     destroy,
   };

@@ -11,4 +11,5 @@ export const KIND_IMAGES = [
   { image: IMAGES.client, target: 'client' },
   { image: IMAGES.istiod, target: 'istiod' },
   { image: IMAGES.httpbin, target: 'httpbin' },
+  { image: IMAGES.fortio, target: 'fortio' },
 ] as const;

@@ -53,6 +53,8 @@ export interface KindBackendOptions {
   controlPlaneTimeoutMs?: number;
   /** How long close() waits for our pods to be gone before deleting the cluster (default 20 s). */
   closeWaitMs?: number;
+  /** `--load-from`: fortio as a pod calling the gateway's ClusterIP, or on the host (default). */
+  loadFrom?: 'cluster' | 'host';
   /** `--node-image`: auto (ours from the registries unless the official one runs here) or a reference. */
   nodeImage?: NodeImageChoice;
   /**

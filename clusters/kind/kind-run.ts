@@ -5,6 +5,7 @@ import type { EventLog, EventSource, LifecycleEventKind } from '../events.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { KindSettings } from './kind-options.ts';
 import { createKindTools } from './kind-tools.ts';
+import { INGRESS_PATHS } from './load/ingress-paths.ts';
 import type { KindTools } from './kind-tools.ts';
 import type { KubeApi } from './kube-api.ts';
 import { createPodLogStore } from './pod-logs.ts';
@@ -73,7 +74,7 @@ export function createKindRun(settings: KindSettings): KindRun {
       kind_cluster: settings.name,
       timing_model: 'measured',
       ztunnel_mode: 'node-address',
-      ingress_path: 'docker-proxy+nodeport',
+      ingress_path: INGRESS_PATHS[settings.loadFrom ?? 'host'],
       kind_version: '',
       docker_server_version: '',
       kubernetes_version: '',

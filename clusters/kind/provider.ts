@@ -36,8 +36,9 @@ export const KIND_INGRESS_PORT = {
 export const KIND_PROVIDER: BackendProvider<'kind'> = {
   name: 'kind',
   summary: 'kind (needs Docker and kind; see README)',
-  // It measures what the local backend models, and sees pods only through the API server.
-  capabilities: new Set(),
+  // It measures what the local backend models, and sees pods only through the API server; its load
+  // can come from a pod inside it.
+  capabilities: new Set(['loadInCluster']),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },
     { name: 'kind_version', role: 'bookkeeping', note: 'kind: `kind version`' },
@@ -80,7 +81,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   ],
   // The gateway and sidecar run the proxyv2 image's Envoy; nothing to provision here.
   prepareTools: () => Promise.resolve({ path: '/usr/local/bin/envoy', version: ENVOY.version }),
-  create: (_params, { clock, settings = {}, kubeconfigPath, logDir, write }) => {
+  create: (params, { clock, settings = {}, kubeconfigPath, logDir, write }) => {
     const ingressHostPort = settings['kind-ingress-port'];
     const nodeImage = settings['node-image'];
     return createKindBackend({
@@ -89,6 +90,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
       ...(typeof ingressHostPort === 'number' ? { ingressHostPort } : {}),
       ...(settings['keep-cluster'] === true ? { keepCluster: true } : {}),
       ...(typeof nodeImage === 'string' ? { nodeImage } : {}),
+      ...(params.loadFrom ? { loadFrom: params.loadFrom } : {}),
       ...(kubeconfigPath ? { kubeconfigPath } : {}),
       // Pod logs into the run folder (runDir/pods), a failed run's `kind export logs` beside them.
       ...(logDir ? { logDir } : {}),

@@ -20,7 +20,8 @@ import { readTestRoot, realZtunnelFromEnv, ztunnelBinaryFromEnv } from './upstre
 export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   name: 'local',
   summary: 'local (embedded process cluster)',
-  capabilities: new Set(Object.keys(CAPABILITIES) as Capability[]),
+  // Every capability but a generator pod in the cluster: its generator is a process on the host.
+  capabilities: new Set((Object.keys(CAPABILITIES) as Capability[]).filter((c) => c !== 'loadInCluster')),
   // The timing model's values, each a parameter of the run (kind measures them instead).
   columns: [
     ...TIMING_MODEL_KEYS.map((k) => ({

@@ -29,3 +29,12 @@ export {
 } from './rollout-restart.ts';
 export { buildZtunnelDaemonSet, ZTUNNEL_READY_FILE } from './ztunnel-daemonset.ts';
 export type { ZtunnelManifestOptions } from './ztunnel-daemonset.ts';
+export {
+  buildFortioPod,
+  buildLoadNamespace,
+  FORTIO_NODE_DIR,
+  FORTIO_POD_OUT_DIR,
+  FORTIO_POD_OUTPUT,
+  LOAD_NAMESPACE,
+} from './fortio-pod.ts';
+export type { FortioPodOptions } from './fortio-pod.ts';

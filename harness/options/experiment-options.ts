@@ -14,6 +14,7 @@ import { DEFAULT_RESULTS_DIR } from '../paths.ts';
 import { GENERATOR_KINDS } from '../tools/index.ts';
 import type { GeneratorChoice } from '../tools/index.ts';
 import { armOptions } from './arms.ts';
+import { loadFromOption } from './load-from-option.ts';
 import type { MitigationArms } from './arms.ts';
 import { attributeOf, commandOption, inGroup, paramOption } from './option.ts';
 import type { ParamsIn, ParamsOf, ResolveContext, TableOption } from './option.ts';
@@ -143,6 +144,7 @@ const EXPERIMENT_OPTIONS = {
       // The row's `generator` column is the one that ran (results/run-row.ts), not the one asked for.
     }),
   ),
+  loadFrom: load(loadFromOption),
   mesh: topology(
     paramOption<'ambient' | 'off'>({
       key: 'mesh',

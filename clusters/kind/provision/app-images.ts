@@ -11,7 +11,7 @@ import {
   PROJECT_ROOT,
 } from '../../../lib/index.ts';
 import { pinnedEnvoyPath, pinnedToolPath } from '../../../lib/tools/index.ts';
-import { GO_HTTPBIN } from '../../../lib/tools/index.ts';
+import { FORTIO, GO_HTTPBIN } from '../../../lib/tools/index.ts';
 import { buildImage, imageLabel } from './docker-images.ts';
 import type { DockerCli } from './docker-images.ts';
 import type { ProvisionStep } from './provision-step.ts';
@@ -51,6 +51,8 @@ function binaryPaths(root: string, toolsDir: string): Record<string, string> {
     node: join(root, 'node_modules', 'node', 'bin', 'node'),
     envoy: pinnedEnvoyPath(toolsDir),
     'go-httpbin': pinnedToolPath(GO_HTTPBIN, toolsDir),
+    // The load generator's pod (--load-from cluster): the fortio `npm run tools` built.
+    fortio: pinnedToolPath(FORTIO, toolsDir),
   };
 }
 
@@ -85,7 +87,7 @@ async function hashTree(dir: string): Promise<string> {
 /**
  * The build context, staged from the repository and the tools folder: the Dockerfile, Node 24 (the
  * `node` package's binary), app/ (package files, runtime node_modules, our sources without tests),
- * Envoy and go-httpbin as `npm run tools` pinned them.
+ * Envoy, go-httpbin and fortio as `npm run tools` pinned them.
  */
 export async function stageAppContext(
   step: ProvisionStep,

@@ -121,6 +121,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       `docker build --target client --tag ${IMAGES.client}`,
       `docker build --target istiod --tag ${IMAGES.istiod}`,
       `docker build --target httpbin --tag ${IMAGES.httpbin}`,
+      `docker build --target fortio --tag ${IMAGES.fortio}`,
     ]);
     const create = calls.find((c) => c.args[0] === 'create');
     assert.deepEqual(create?.args, [

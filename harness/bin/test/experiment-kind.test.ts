@@ -123,6 +123,9 @@ test(
         '2',
         '--kind-ingress-port',
         String(port),
+        // fortio on this host, through the ingress port (kind's default runs it as a pod).
+        '--load-from',
+        'host',
         '--results-dir',
         dir,
       ],
@@ -136,9 +139,9 @@ test(
     assert.equal(result.exitCode, 0, result.stdout + result.stderr);
 
     const calls = (await fakes.calls()).map((c) => `${c.tool} ${c.args.slice(0, 2).join(' ')}`);
-    // Ours; httpbin is go-httpbin's published image, which kind's nodes pull.
-    // ztunnel, proxyv2 (pilot-agent + Envoy, for the gateway and the sidecar), client, istiod.
-    assert.equal(calls.filter((c) => c === 'docker build --target').length, 5, 'five images built');
+    // ztunnel, proxyv2 (pilot-agent + Envoy, for the gateway and the sidecar), client, istiod,
+    // httpbin (go-httpbin built here) and fortio (the load's pod with --load-from cluster).
+    assert.equal(calls.filter((c) => c === 'docker build --target').length, 6, 'six images built');
     for (const step of ['kind create cluster', 'kind load docker-image', 'kind delete cluster'])
       assert.ok(calls.includes(step), step);
     // kind keeps to the run folder's kubeconfig: the user's ~/.kube/config is never written.

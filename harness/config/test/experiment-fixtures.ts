@@ -44,6 +44,7 @@ export const EVERY_FIELD: ExperimentParams = {
   arms: EXAMPLE_ARMS,
   ztunnelImpl: 'istio',
   podNetwork: 'netns',
+  loadFrom: 'host',
 };
 
 /**

@@ -1,0 +1,184 @@
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import { execa } from 'execa';
+import { createSystemClock } from '../../../lib/index.ts';
+import type { Clock } from '../../../lib/index.ts';
+import {
+  buildFortioPod,
+  buildLoadNamespace,
+  FORTIO_NODE_DIR,
+  FORTIO_POD_OUTPUT,
+  GATEWAY_SERVICE_PORT,
+  LOAD_NAMESPACE,
+} from '../../manifests/index.ts';
+import { createKubeApi } from '../kube-api.ts';
+import type { KubeApi } from '../kube-api.ts';
+import { podArgvOf } from './fortio-pod-argv.ts';
+import type { PodFile } from './fortio-pod-argv.ts';
+import { findPodCpuFile, startPodCpuSampler } from './pod-cpu.ts';
+import type { PodCpuSample } from './pod-cpu.ts';
+
+/** The pod's CPU per second (from its cgroup on the node), beside fortio's files in the run folder. */
+export const POD_CPU_FILE = 'pod-cpu.csv';
+
+/** What the kind backend tells the pod's runner (one JSON argument): where the cluster and the node are. */
+export interface FortioPodConfig {
+  kubeconfig: string;
+  /** The Docker engine's environment (DOCKER_HOST): the node containers, for the files. */
+  dockerEnv: Record<string, string>;
+  /** host:port the host's fortio would call (the ingress), swapped for the gateway's ClusterIP. */
+  ingress: string;
+  podName: string;
+}
+
+/** How long the pod may take to be scheduled and started (its image is on the node already). */
+const START_TIMEOUT_MS = 120_000;
+const POLL_MS = 250;
+
+const say = (line: string): void => {
+  process.stderr.write(`fortio-pod: ${line}\n`);
+};
+
+/** The container's exit code once it has ended; undefined while it runs. */
+function exitCodeOf(pod: V1Pod): number | undefined {
+  const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
+  if (terminated) return terminated.exitCode;
+  if (pod.status?.phase === 'Failed') return 1;
+  return undefined;
+}
+
+/** Waiting reasons the kubelet does not get past by itself (the image is never pulled here). */
+const STUCK_REASONS = new Set(['ErrImageNeverPull', 'InvalidImageName', 'CreateContainerConfigError']);
+
+function isStuck(pod: V1Pod): boolean {
+  return STUCK_REASONS.has(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? '');
+}
+
+/** Why a pod that never ran did not: the container's waiting reason or the pod's conditions. */
+function whyNotStarted(pod: V1Pod): string {
+  const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;
+  if (waiting) return `${waiting.reason ?? ''} ${waiting.message ?? ''}`.trim();
+  return JSON.stringify(pod.status?.conditions ?? pod.status ?? {});
+}
+
+/** The pod's CPU read from its cgroup on this host each second (kind's nodes are containers here). */
+async function startCpu(pod: V1Pod, clock: Clock) {
+  const file = await findPodCpuFile(pod.metadata?.uid ?? '');
+  if (!file) say("the pod's cgroup is not visible from this host: no CPU per second for it");
+  return file ? startPodCpuSampler({ file, clock }) : { stop: () => Promise.resolve([]) };
+}
+
+/** pod-cpu.csv beside fortio's JSON result, and its average and peak on stderr (fortio's log). */
+async function writePodCpu(samples: readonly PodCpuSample[], files: readonly PodFile[]): Promise<void> {
+  const json = files.find((f) => f.name.endsWith('.json'));
+  if (!json || samples.length === 0) return;
+  const path = join(dirname(json.hostPath), POD_CPU_FILE);
+  await writeFile(
+    path,
+    ['t_ms,cpu_pct', ...samples.map((s) => `${String(Math.round(s.tMs))},${s.cpuPct.toFixed(1)}`)].join(
+      '\n',
+    ) + '\n',
+  );
+  const avg = samples.reduce((n, s) => n + s.cpuPct, 0) / samples.length;
+  const max = Math.max(...samples.map((s) => s.cpuPct));
+  say(
+    `pod CPU from its cgroup: ${String(samples.length)} s, avg ${avg.toFixed(1)}%, max ${max.toFixed(1)}% of one core (${path})`,
+  );
+}
+
+/**
+ * fortio in a pod, start to end: the gateway Service's ClusterIP read, the namespace and the pod
+ * applied, its end awaited, then its output written to this process's stdout (the harness condenses
+ * it as it does a host fortio's) and its files copied from the node to the host paths the harness
+ * gave. Returns fortio's exit code (1 when the pod never ran, with why on stderr). SIGTERM deletes
+ * the pod (fortio stops and still writes its files).
+ */
+export async function runFortioPod(
+  config: FortioPodConfig,
+  argv: readonly string[],
+  clock: Clock = createSystemClock(),
+): Promise<number> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(config.kubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const api = createKubeApi(kc);
+  const service = await core.readNamespacedService({
+    name: 'istio-ingressgateway',
+    namespace: 'istio-system',
+  });
+  const clusterIp = service.spec?.clusterIP ?? '';
+  const { args, files } = podArgvOf(argv, {
+    ingress: config.ingress,
+    target: `${clusterIp}:${String(GATEWAY_SERVICE_PORT)}`,
+  });
+  const name = config.podName;
+  await api.apply(buildLoadNamespace());
+  await api.apply(buildFortioPod({ name, args }));
+  say(
+    `pod ${LOAD_NAMESPACE}/${name} calling ${clusterIp}:${String(GATEWAY_SERVICE_PORT)} (the gateway's ClusterIP)`,
+  );
+  const stop = (): void => {
+    say('stopping: deleting the pod (fortio gets SIGTERM)');
+    void api.deletePod(LOAD_NAMESPACE, name, 5).catch((err: unknown) => {
+      say(`could not delete the pod: ${String(err)}`);
+    });
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  try {
+    return await awaitPod({ core, api, name, files, clock, dockerEnv: config.dockerEnv });
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  }
+}
+
+/** The pod's end awaited, its output and files brought back, the pod gone: fortio's exit code. */
+async function awaitPod(options: {
+  core: CoreV1Api;
+  api: KubeApi;
+  name: string;
+  files: readonly PodFile[];
+  clock: Clock;
+  dockerEnv: Record<string, string>;
+}): Promise<number> {
+  const { core, api, name, files, clock } = options;
+  const startedBy = clock.now() + START_TIMEOUT_MS;
+  let pod = await core.readNamespacedPod({ name, namespace: LOAD_NAMESPACE });
+  let code = exitCodeOf(pod);
+  let cpu: { stop(): Promise<PodCpuSample[]> } | undefined;
+  while (code === undefined) {
+    if (pod.status?.phase === 'Running' && !cpu) cpu = await startCpu(pod, clock);
+    if (pod.status?.phase === 'Pending' && (clock.now() > startedBy || isStuck(pod))) {
+      say(`the pod did not start (${String(START_TIMEOUT_MS / 1000)} s at most): ${whyNotStarted(pod)}`);
+      await api.deletePod(LOAD_NAMESPACE, name, 0);
+      return 1;
+    }
+    await clock.sleep(POLL_MS);
+    pod = await core.readNamespacedPod({ name, namespace: LOAD_NAMESPACE });
+    code = exitCodeOf(pod);
+  }
+  const cpuSamples = await cpu?.stop();
+  const node = pod.spec?.nodeName ?? '';
+  const dir = `${FORTIO_NODE_DIR}/${name}`;
+  const docker = { env: options.dockerEnv, extendEnv: true, reject: false } as const;
+  // fortio's output, as a host fortio's would have reached the harness.
+  await execa('docker', ['exec', node, 'cat', `${dir}/${FORTIO_POD_OUTPUT}`], {
+    ...docker,
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
+  for (const file of files) {
+    const copied = await execa('docker', ['cp', `${node}:${dir}/${file.name}`, file.hostPath], docker);
+    if (copied.exitCode !== 0) say(`could not copy ${file.name} from ${node}: ${copied.stderr}`);
+  }
+  if (cpuSamples) await writePodCpu(cpuSamples, files);
+  if (code !== 0) say(`fortio in pod ${LOAD_NAMESPACE}/${name} on ${node} exited with code ${String(code)}`);
+  await execa('docker', ['exec', node, 'rm', '-rf', dir], docker);
+  await api.deletePod(LOAD_NAMESPACE, name, 0).catch((err: unknown) => {
+    say(`could not delete the pod: ${String(err)}`);
+  });
+  return code;
+}

@@ -1,0 +1,69 @@
+import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import { DATAPLANE_MODE_LABEL, IMAGES } from './images.ts';
+
+/** The load generator's namespace on kind: never labelled for ambient, so no pod of it is meshed. */
+export const LOAD_NAMESPACE = 'load';
+/** Where fortio writes its access log and JSON result inside the pod. */
+export const FORTIO_POD_OUT_DIR = '/out';
+/** The node's folder the pod's /out is (a hostPath): the files outlive the pod, read from the node. */
+export const FORTIO_NODE_DIR = '/var/lib/ztunnel-harness/fortio';
+/**
+ * fortio's stdout and stderr, into a file in the out folder: whole (the kubelet rotates a container's
+ * log past 10 MiB, and fortio's log indexes its failed calls: fortio-log.ts).
+ */
+export const FORTIO_POD_OUTPUT = 'output.log';
+
+export interface FortioPodOptions {
+  /** The pod's name (one per fortio run). */
+  name: string;
+  /** fortio's arguments (`load ...`), its files under FORTIO_POD_OUT_DIR. */
+  args: readonly string[];
+}
+
+/** The namespace, labelled for nothing: Istio enrols a namespace only with istio.io/dataplane-mode. */
+export function buildLoadNamespace(): V1Namespace {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LOAD_NAMESPACE } };
+}
+
+/**
+ * fortio as a pod outside the mesh, as ASM's client ran (inside the cluster, calling the gateway's
+ * ClusterIP): `istio.io/dataplane-mode: none` keeps the pod out even of an ambient namespace (Istio's
+ * pod-level opt-out). It runs once (restartPolicy Never: a failed load is not retried), its image
+ * loaded into the nodes (never pulled), its files on the node under FORTIO_NODE_DIR/<name>.
+ */
+export function buildFortioPod(options: FortioPodOptions): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: options.name,
+      namespace: LOAD_NAMESPACE,
+      labels: { app: 'fortio', [DATAPLANE_MODE_LABEL]: 'none' },
+    },
+    spec: {
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: 5,
+      containers: [
+        {
+          name: 'fortio',
+          image: IMAGES.fortio,
+          imagePullPolicy: 'Never',
+          command: [
+            'sh',
+            '-c',
+            `exec /usr/bin/fortio "$@" >${FORTIO_POD_OUT_DIR}/${FORTIO_POD_OUTPUT} 2>&1`,
+            'fortio',
+          ],
+          args: [...options.args],
+          volumeMounts: [{ name: 'out', mountPath: FORTIO_POD_OUT_DIR }],
+        },
+      ],
+      volumes: [
+        {
+          name: 'out',
+          hostPath: { path: `${FORTIO_NODE_DIR}/${options.name}`, type: 'DirectoryOrCreate' },
+        },
+      ],
+    },
+  };
+}
