@@ -18,8 +18,10 @@ export const GENERATOR_COUNT_SECTION = section(
       "the gateway's failures during the generator's warmup calls (before its first counted request), not in `requests`",
     dropped_iterations: 'iterations the generator started late or not at all (generator health)',
     generator_retried: "fortio's retried calls by why the first attempt failed (`timeout:19`), empty when none",
-    generator_cpu_avg_pct: "the load generator's CPU, mean % of one core",
-    generator_cpu_max_pct: "the load generator's CPU, peak % of one core",
+    generator_cpu_avg_pct:
+      "the load generator's CPU, mean % of one core (kind --load-from cluster: the pod runner's on this host; fortio's own is in fortio/pod-cpu.csv)",
+    generator_cpu_max_pct:
+      "the load generator's CPU, peak % of one core (kind --load-from cluster: the pod runner's; fortio's in fortio/pod-cpu.csv)",
     machine_cpu_busy_pct: 'how busy the whole machine was during the load, %',
   },
   ({ facts }: RowInput) => ({
