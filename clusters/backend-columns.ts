@@ -25,9 +25,11 @@ const SHARED_COLUMNS: readonly BackendColumnSpec[] = [
     note: "how pods' traffic reaches ztunnel: in-pod (local, as istio-cni) or node-address (kind)",
   },
   {
-    // A different path: kind figures are not local figures.
+    // A different path is a different configuration: compare keys kind's cluster and host rows apart
+    // (schema 9 added it; rows before ran the local backend's direct path).
     name: 'ingress_path',
-    role: 'bookkeeping',
+    role: 'parameter',
+    added: { since: 9, olderRowsRan: 'direct' },
     note: "how the generator's connections reach the gateway: direct (local), docker-proxy+nodeport (kind --load-from host: Docker's userland proxy on the host port, then kube-proxy's NodePort DNAT/SNAT to a worker) or cluster-pod+clusterip (kind --load-from cluster: fortio as a pod outside the mesh, the gateway's ClusterIP through kube-proxy, as ASM ran it)",
   },
   {

@@ -55,3 +55,23 @@ test("an E1 c=100 row keys as the committed baselines' rows of its generator and
   // Schema 11's read_close_kinds: its default keys with every older row; the read is another arm.
   assert.equal(matching(keyWith('fortio', '1.40.0', true), envoyBaseline), 0);
 });
+
+test("kind's load paths are two configurations: a cluster pod's rows and the host's do not pool", () => {
+  const row = (ingress: string) =>
+    configurationOf({
+      line: 2,
+      values: { schema_version: '13', backend: 'kind', scenario: 'workload-rollout', ingress_path: ingress },
+      counts: {} as never,
+      latency: {},
+    }).key;
+  assert.notEqual(row('cluster-pod+clusterip'), row('docker-proxy+nodeport'));
+  // The local backend's direct path is what rows before the column ran: it keys as they do.
+  const before = configurationOf({
+    line: 2,
+    values: { schema_version: '13', backend: 'kind', scenario: 'workload-rollout' },
+    counts: {} as never,
+    latency: {},
+  }).key;
+  assert.equal(row('direct'), before);
+  assert.notEqual(row('docker-proxy+nodeport'), before);
+});
