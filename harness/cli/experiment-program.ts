@@ -49,6 +49,7 @@ export function buildExperimentProgram(): Command {
 
 /** What the experiment asks of its backend: the scenario's needs, then each option's (the table). */
 function requirementsOf(
+  table: readonly TableOption[],
   flags: ExperimentFlags,
   scenario: ClusterScenario,
   params: ExperimentParams,
@@ -64,7 +65,7 @@ function requirementsOf(
         value: 'plain',
         why: `with --mesh ambient ${NEEDS_IN_POD_CAPTURE}; use --gateway-mode hbone (the mesh-aware gateway) or --mesh off`,
       },
-    ...experimentOptions().map((spec): Requirement | false => {
+    ...table.map((spec): Requirement | false => {
       const needs = spec.requires?.(flags[attributeOf(spec.key)]);
       return needs ? { ...needs, flag: `--${spec.key}` } : false;
     }),
@@ -74,6 +75,7 @@ function requirementsOf(
 
 /** What the scenario cannot run with: a ztunnel implementation that cannot serve it, then its own refusals. */
 function scenarioRefusal(
+  table: readonly TableOption[],
   scenario: ClusterScenario,
   params: ExperimentParams,
   flags: ExperimentFlags,
@@ -86,12 +88,16 @@ function scenarioRefusal(
       `${impl.name} with --scenario ${scenario.name} --mesh ${params.mesh}`,
       impl.serves,
     );
-  return scopedOptionRefusal(flags, scenario) ?? scenario.refuses?.(params);
+  return scopedOptionRefusal(table, flags, scenario) ?? scenario.refuses?.(params);
 }
 
 /** An option only some scenarios read (its `scenarios`), set away from its default with another. */
-function scopedOptionRefusal(flags: ExperimentFlags, scenario: ClusterScenario): HarnessError | undefined {
-  for (const spec of experimentOptions()) {
+function scopedOptionRefusal(
+  table: readonly TableOption[],
+  flags: ExperimentFlags,
+  scenario: ClusterScenario,
+): HarnessError | undefined {
+  for (const spec of table) {
     if (!spec.scenarios || spec.scenarios.includes(scenario.name)) continue;
     const value = flags[attributeOf(spec.key)];
     if (value === undefined || isDeepStrictEqual(value, spec.default)) continue;
@@ -120,10 +126,12 @@ export function paramsFromFlags(
     const source = program.getOptionValueSource(attribute);
     return source !== undefined && source !== 'default';
   };
-  const params = paramsOf(experimentOptions(), flags, scenario, given);
+  // The table built once for the parameters and every check on them.
+  const table = experimentOptions();
+  const params = paramsOf(table, flags, scenario, given);
   const refused =
-    refusal(params.backend, requirementsOf(flags, scenario, params)) ??
-    scenarioRefusal(scenario, params, flags);
+    refusal(params.backend, requirementsOf(table, flags, scenario, params)) ??
+    scenarioRefusal(table, scenario, params, flags);
   if (refused) throw refused;
   return params;
 }

@@ -76,8 +76,8 @@ export async function runSuite(options: {
   const repeatsOf = (e: SuiteEntry): number => flags.repeat ?? e.repeats;
   // What a run takes there: the entry's estimate and the backend's own cluster bring-up.
   const overheadS = providerOf(flags.backend as BackendName).runOverheadS;
-  const runS = (e: SuiteEntry): number => (refusals[entries.indexOf(e)] ? 0 : e.estimateS + overheadS);
-  const totalS = entries.reduce((s, e) => s + runS(e) * repeatsOf(e), 0);
+  const entrySeconds = entries.map((e, i) => (refusals[i] ? 0 : (e.estimateS + overheadS) * repeatsOf(e)));
+  const totalS = entrySeconds.reduce((s, x) => s + x, 0);
   const suiteId = createRunId(
     `suite-${options.only ?? suite.name}`,
     options.clock.now() + options.clock.wallOffsetMs,
@@ -103,7 +103,7 @@ export async function runSuite(options: {
       );
       note = await runEntry(entry, args, entryDir, signal);
     }
-    leftS -= runS(entry) * repeatsOf(entry);
+    leftS -= entrySeconds[i] ?? 0;
     const { rows, runDirs } = await entryRuns(entryDir);
     ran.push({ entry, rows, runDirs, args, note });
   }
