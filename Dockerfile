@@ -43,6 +43,13 @@ ENTRYPOINT ["node", "apps/client/main.ts"]
 FROM base AS istiod
 ENTRYPOINT ["node", "mesh/control-plane/main.ts"]
 
+# istio-cni's node agent (mesh/node-agent/main.ts): privileged in the node's network and PID
+# namespaces (clusters/manifests/istio-cni-daemonset.ts); nsenter, iptables-restore and ip are the
+# runtime's (util-linux, iptables, iproute2).
+FROM base AS install-cni
+USER root
+ENTRYPOINT ["node", "mesh/node-agent/main.ts"]
+
 # go-httpbin v2.26.0 built by `go install` of its module (lib/tools/go-httpbin.ts), where the
 # published image has it; PORT comes from the manifest.
 FROM ${SLIM} AS httpbin

@@ -11,7 +11,7 @@ it('the local backend has every capability but a load pod in the cluster; a requ
       .filter((c) => c !== 'loadInCluster')
       .sort(),
   );
-  assert.deepEqual([...providerOf('kind').capabilities], ['loadInCluster']);
+  assert.deepEqual([...providerOf('kind').capabilities], ['inPodZtunnel', 'loadInCluster']);
   const needs = [{ capability: 'timingModel' as const, flag: '--timing', value: 'pushLatencyMs' }];
   assert.equal(refusal('local', needs), undefined);
   const refused = refusal('kind', needs);

@@ -16,8 +16,10 @@ import type { ZtunnelImplName } from './ztunnel-impl.ts';
  * is missing.
  */
 export const CAPABILITIES = {
+  inPodZtunnel:
+    "ztunnel inside each pod's network namespace, the pods handed to it by a node agent, as Istio ambient runs it (the local backend's node agent; on kind, istio-cni's DaemonSet)",
   inPodCapture:
-    "in-pod traffic capture: ztunnel inside each pod's network (on kind ztunnel runs in node-address mode, with no traffic redirection)",
+    "in-pod outbound capture and istio/ztunnel#1191's drain hooks (the local backend's node agent sends ShutdownStarting and the CNI DEL; kind's sees pods only through the API server, and ztunnel there cannot read a redirected connection's original destination, which outbound capture needs)",
   sidecarBesideApp:
     'a sidecar and its app in one pod on their own addresses (in a real pod they share one network namespace, and the images do not yet split their ports)',
   timingModel: "a timing model to override (kind measures the real latencies from the watches' timestamps)",
@@ -54,7 +56,7 @@ export interface BackendColumnSpec {
  * how load reaches the gateway. Spread into buildMeshManifests' options.
  */
 export interface ManifestProfile {
-  ztunnel: Pick<ZtunnelManifestOptions, 'inPod'>;
+  ztunnel: Pick<ZtunnelManifestOptions, 'inPod' | 'podNetnsByPath'>;
   gateway: Pick<GatewayManifestOptions, 'nodePort'>;
 }
 

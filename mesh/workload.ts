@@ -19,7 +19,16 @@ export interface LocalWorkload {
    * Without it the pod's address is on the shared loopback and ztunnel binds it from where it runs.
    */
   netns?: string;
+  /**
+   * istio-cni's in-pod rules are in the pod's namespace (the kind backend's node agent,
+   * mesh/node-agent/kube-node-agent.ts): the app listens on the pod's own address, traffic to it is
+   * redirected to ztunnel's :15006, and ztunnel reaches the app from inside the namespace.
+   */
+  inpodCapture?: boolean;
 }
+
+/** Where istio-cni's rules redirect a captured pod's inbound plaintext (INPOD_PORTS.inboundPlaintext). */
+export const INBOUND_CAPTURE_PORT = 15006;
 
 export const HBONE_PORT = 15008;
 export const OUTBOUND_CAPTURE_PORT = 15001;

@@ -200,7 +200,7 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
           ...(options.readCloseKinds
             ? await closeKinds(
                 allListeners().flatMap((p) => p.tracker.snapshot()),
-                [...pods.values()].flatMap((p) => (p.workload.netns ? [p.workload.netns] : [])),
+                [...pods.values()].flatMap((p) => (p.socketTableDir ? [p.socketTableDir] : [])),
                 clock,
               )
             : {}),
@@ -231,11 +231,11 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
  */
 async function closeKinds(
   connections: readonly { transport: string | undefined; inFlight: boolean }[],
-  netnsPaths: readonly string[],
+  procDirs: readonly string[],
   clock: Clock,
 ): Promise<Record<string, number>> {
   const startMs = clock.now();
-  const queues = await readSocketQueues(netnsPaths);
+  const queues = await readSocketQueues(procDirs);
   let onUnread = 0;
   let inFlightElsewhere = 0;
   let unknown = 0;

@@ -10,6 +10,7 @@ export const KIND_IMAGES = [
   { image: IMAGES.proxy, target: 'proxyv2' },
   { image: IMAGES.client, target: 'client' },
   { image: IMAGES.istiod, target: 'istiod' },
+  { image: IMAGES.cni, target: 'install-cni' },
   { image: IMAGES.httpbin, target: 'httpbin' },
   { image: IMAGES.fortio, target: 'fortio' },
 ] as const;

@@ -10,9 +10,12 @@ import type {
 } from '@kubernetes/client-node';
 import { READINESS_PATH, READINESS_PORT } from '../../mesh/control-plane/readiness-server.ts';
 import { IMAGES, NODE_LABEL } from '../manifests/index.ts';
+import { buildIstioCni } from '../manifests/istio-cni-daemonset.ts';
 
 /** The control plane's Deployment, which the kind backend waits for before the mesh goes in. */
 export const ISTIOD = { kind: 'Deployment', namespace: 'istio-system', name: 'istiod' } as const;
+/** istio-cni's node agent, which the kind backend waits for with istiod. */
+export const ISTIO_CNI = { kind: 'DaemonSet', namespace: 'istio-system', name: 'istio-cni-node' } as const;
 
 /**
  * The name Istio gave its mTLS xDS port 15011 when pilot served Envoy there (the Istio 1.0 chart's
@@ -35,8 +38,8 @@ const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
  * namespace whose proxies mount it). Its ports: discovery for ztunnel on 15010, Envoy's mTLS ADS on
  * 15011 (mesh/control-plane ENVOY_XDS_PORT; the gateway's and the sidecar's pilot-agent dial
  * istiod.istio-system.svc:15011, clusters/manifests/istio-proxy.ts), the CA on 15012.
- * istiod sends `hostIP:15008` as each ambient pod's tunnel address, because ztunnel runs in
- * node-address mode on kind. It is Ready (GET /ready on 8080, the chart's probe) only once the
+ * HBONE to an ambient pod goes to the pod's own address (ztunnel listens inside the pod, handed it by
+ * istio-cni's node agent, applied with istiod: clusters/manifests/istio-cni-daemonset.ts). It is Ready (GET /ready on 8080, the chart's probe) only once the
  * istio-ca-root-cert ConfigMaps exist, so the mesh's pods, applied after istiod is Ready, find them.
  */
 export function buildKindControlPlane(): KubernetesObject[] {
@@ -73,7 +76,7 @@ export function buildKindControlPlane(): KubernetesObject[] {
           name: 'discovery',
           image: IMAGES.istiod,
           env: [
-            { name: 'AMBIENT_TUNNEL', value: 'node' },
+            { name: 'AMBIENT_TUNNEL', value: 'pod' },
             { name: 'PILOT_DEBOUNCE_AFTER', value: '100' },
             { name: 'PILOT_DEBOUNCE_MAX', value: '10000' },
           ],
@@ -117,5 +120,6 @@ export function buildKindControlPlane(): KubernetesObject[] {
     binding,
     istiod,
     service,
+    ...buildIstioCni(),
   ];
 }

@@ -36,9 +36,9 @@ export const KIND_INGRESS_PORT = {
 export const KIND_PROVIDER: BackendProvider<'kind'> = {
   name: 'kind',
   summary: 'kind (needs Docker and kind; see README)',
-  // It measures what the local backend models, and sees pods only through the API server; its load
-  // can come from a pod inside it.
-  capabilities: new Set(['loadInCluster']),
+  // It measures what the local backend models, and sees pods only through the API server; ztunnel
+  // runs in the pods (istio-cni's node agent hands them over); its load can come from a pod inside it.
+  capabilities: new Set(['inPodZtunnel', 'loadInCluster']),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },
     { name: 'kind_version', role: 'bookkeeping', note: 'kind: `kind version`' },
@@ -60,8 +60,12 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   runOverheadS: 130,
   bringUpText:
     'Docker engine, kind, the node image and our images (built once, from the package registries), the kind cluster, images loaded, istiod (minutes; each step timed, its log in the run folder)',
-  // ztunnel on the node's address (no CNI to put it in the pods), the gateway on a NodePort.
-  manifestProfile: { ztunnel: { inPod: false }, gateway: { nodePort: GATEWAY_NODE_PORT } },
+  // ztunnel in the pods, each pod's namespace named by its /proc path (the node agent's), the gateway
+  // on a NodePort.
+  manifestProfile: {
+    ztunnel: { inPod: true, podNetnsByPath: true },
+    gateway: { nodePort: GATEWAY_NODE_PORT },
+  },
   options: [
     KIND_INGRESS_PORT,
     {

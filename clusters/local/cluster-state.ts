@@ -21,7 +21,7 @@ export interface PodRecord {
    */
   dedicatedZtunnel?: boolean;
   /**
-   * istio-cni's in-pod capture is set up in its namespace (clusters/netns/inpod-capture.ts): a meshed
+   * istio-cni's in-pod capture is set up in its namespace (mesh/node-agent/inpod-capture.ts): a meshed
    * pod on a node whose ztunnel is istio/ztunnel in shared mode, which listens on :15006/:15001
    * rather than on the pod's own ports.
    */

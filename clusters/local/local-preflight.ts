@@ -4,7 +4,7 @@
 import { badInput } from '../../lib/index.ts';
 import { findOnPath, isExecutable } from '../../lib/tools/index.ts';
 import { zdsRelayPath } from '../../mesh/zds/index.ts';
-import { inpodCaptureUnavailable } from '../netns/inpod-capture.ts';
+import { inpodCaptureUnavailable } from '../../mesh/node-agent/inpod-capture.ts';
 import { netnsUnavailable } from '../netns/network-world.ts';
 import type { AddressPool } from './address-pool.ts';
 import { checkLoopbackBlock } from './address-pool.ts';

@@ -18,6 +18,8 @@ export const IMAGES = {
   client: 'ztunnel-harness/client:dev',
   /** The control plane (kind only: the local backend runs it in the harness process). */
   istiod: 'ztunnel-harness/istiod:dev',
+  /** istio-cni's node agent on kind (mesh/node-agent/main.ts): enrols the node's ambient pods. */
+  cni: 'ztunnel-harness/install-cni:dev',
   /** The load generator's pod on kind (--load-from cluster): fortio, outside the mesh. */
   fortio: 'ztunnel-harness/fortio:dev',
 } as const;

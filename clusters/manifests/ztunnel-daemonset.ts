@@ -1,5 +1,6 @@
 import type { V1Container, V1DaemonSet, V1EnvVar } from '@kubernetes/client-node';
 import { IMAGES } from './images.ts';
+import { NETNS_PIN_VOLUME } from './istio-cni-daemonset.ts';
 import { CA_ENV, CA_VOLUME_MOUNTS, CA_VOLUMES } from './mesh-credentials.ts';
 
 export interface ZtunnelManifestOptions {
@@ -16,6 +17,13 @@ export interface ZtunnelManifestOptions {
    * node's IP, pods from discovery, readiness by an exec probe on a file; ztunnel/main.ts).
    */
   inPod?: boolean;
+  /**
+   * In-pod mode with kind's node agent (mesh/node-agent/main.ts), which names each pod's network
+   * namespace by the runtime's pin of it (/var/run/netns/cni-...) where upstream's istio-cni passes
+   * the namespace's fd over ZDS: ztunnel mounts the node's pins to open them, and runs as root with
+   * the chart's capabilities (NET_ADMIN, SYS_ADMIN, NET_RAW; entering a namespace needs SYS_ADMIN).
+   */
+  podNetnsByPath?: boolean;
 }
 
 /** Where node-address mode writes its readiness file (removed when the drain starts). */
@@ -65,9 +73,20 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
     readinessProbe: inPod
       ? { httpGet: { port: 15021, path: '/healthz/ready' }, ...probeTiming }
       : { exec: { command: ['test', '-e', ZTUNNEL_READY_FILE] }, ...probeTiming },
+    ...(options.podNetnsByPath
+      ? {
+          securityContext: {
+            runAsUser: 0,
+            runAsGroup: 1337,
+            runAsNonRoot: false,
+            capabilities: { add: ['NET_ADMIN', 'SYS_ADMIN', 'NET_RAW'], drop: ['ALL'] },
+          },
+        }
+      : {}),
     volumeMounts: [
       ...CA_VOLUME_MOUNTS,
       ...(inPod ? [{ mountPath: '/var/run/ztunnel', name: 'cni-ztunnel-sock-dir' }] : []),
+      ...(options.podNetnsByPath ? [{ ...NETNS_PIN_VOLUME.mount, readOnly: true }] : []),
     ],
   };
   return {
@@ -92,6 +111,7 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
                   },
                 ]
               : []),
+            ...(options.podNetnsByPath ? [NETNS_PIN_VOLUME.volume] : []),
           ],
           // Node-address mode: the node's network, and cluster DNS for istiod's Service name.
           ...(inPod ? {} : { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }),

@@ -4,7 +4,12 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { HOST_PROBE_ADDRESS, inpodCaptureUnavailable, inpodRules, INPOD_PORTS } from './inpod-capture.ts';
+import {
+  HOST_PROBE_ADDRESS,
+  inpodCaptureUnavailable,
+  inpodRules,
+  INPOD_PORTS,
+} from '../../mesh/node-agent/inpod-capture.ts';
 import { createNetworkWorld, netnsUnavailable } from './network-world.ts';
 import { dial } from './test/dial.ts';
 

@@ -18,7 +18,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { execa } from 'execa';
-import { applyInpodCapture, HOST_PROBE_ADDRESS } from './inpod-capture.ts';
+import { applyInpodCapture, HOST_PROBE_ADDRESS } from '../../mesh/node-agent/inpod-capture.ts';
 
 export interface PodNetns {
   name: string;

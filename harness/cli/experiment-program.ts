@@ -60,7 +60,7 @@ function requirementsOf(
     // that path. Without it the row would say mesh=ambient and measure no ztunnel at all.
     params.gatewayMode === 'plain' &&
       params.mesh === 'ambient' && {
-        capability: 'inPodCapture',
+        capability: 'inPodZtunnel',
         flag: '--gateway-mode',
         value: 'plain',
         why: `with --mesh ambient ${NEEDS_IN_POD_CAPTURE}; use --gateway-mode hbone (the mesh-aware gateway) or --mesh off`,

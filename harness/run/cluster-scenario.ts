@@ -63,7 +63,7 @@ export interface ClusterScenario {
    * (clusters/ztunnel-impl.ts), with --mesh ambient: istio in dedicated mode beside each pod serves
    * the pods' rollout (E2); istio-shared, the DaemonSet in shared mode, is reached by the gateway's
    * HBONE on its in-pod :15008 and by plaintext on its :15006 through istio-cni's in-pod rules
-   * (clusters/netns/inpod-capture.ts).
+   * (mesh/node-agent/inpod-capture.ts).
    */
   ztunnelImpls?: readonly Exclude<ZtunnelImplName, 'ours'>[];
   /** Parameters it cannot run with, as bad input (exit 2); undefined when it can. */

@@ -8,9 +8,13 @@ import type { ExperimentParams } from '../options/experiment-params.ts';
 export const ZTUNNEL_DAEMONSET = { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' } as const;
 export const HTTPBIN_DEPLOYMENT = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
 
-/** Why scenarios with an out-of-mesh (plain) gateway in front of ambient pods cannot run on kind. */
+/** Why an out-of-mesh (plain) gateway in front of ambient pods needs ztunnel in the pods. */
 export const NEEDS_IN_POD_CAPTURE =
   'its plaintext from an out-of-mesh gateway reaches ztunnel only through in-pod capture; without it the traffic would bypass ztunnel and measure nothing';
+
+/** Why the ztunnel upgrade's scenarios need ztunnel in the pods. */
+export const NEEDS_IN_POD_ZTUNNEL =
+  "the upgrade hands each pod's listeners from the old ztunnel to the new one inside the pod's network namespace (SO_REUSEPORT), which is what it measures";
 
 /**
  * The standard topology (ztunnel DaemonSet, httpbin, gateway) with the run's parameters and

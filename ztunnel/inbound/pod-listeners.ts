@@ -2,7 +2,8 @@ import type { Server } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { listenInNetns } from '../inpod/netns-listeners.ts';
-import { HBONE_PORT, OUTBOUND_CAPTURE_PORT } from '../../mesh/workload.ts';
+import { HBONE_PORT, INBOUND_CAPTURE_PORT, OUTBOUND_CAPTURE_PORT } from '../../mesh/workload.ts';
+import { startNetnsConnector } from '../inpod/netns-connector.ts';
 import type { WorkloadCertificate } from '../../mesh/pki/index.ts';
 import { createConnectionTracker } from '../proxy/connection-tracker.ts';
 import type { ConnectionTracker, DropCounts } from '../proxy/connection-tracker.ts';
@@ -58,6 +59,8 @@ export interface InboundListeners {
  */
 export interface PodListeners extends InboundListeners {
   workload: LocalWorkload;
+  /** /proc/<pid> of a process in the pod's namespace, whose net/tcp is the pod's socket table. */
+  socketTableDir?: string;
 }
 
 /** Listen backlog of every capture listener (docs/architecture.md, Components: upgrade handoff, backlog 128). */
@@ -70,6 +73,7 @@ export async function startPodListeners(
   /** With discovery and a pool, the pod also gets its outbound capture (:15001). */
   outbound?: Pick<OutboundDeps, 'discovery' | 'pool' | 'random'>,
 ): Promise<PodListeners> {
+  if (workload.inpodCapture) return startCapturedPodListeners(workload, cert, deps);
   const tracker = createConnectionTracker();
   const inboundDeps: ProxyDeps = { ...deps, tracker };
   const hbone = createHboneInbound(workload, cert, inboundDeps);
@@ -83,7 +87,63 @@ export async function startPodListeners(
       OUTBOUND_CAPTURE_PORT,
     ]);
   }
-  return { workload, ...(await bindInbound(servers, workload.podIp, hbone, tracker, workload.netns)) };
+  const socketTableDir = workload.netns?.match(/^(\/proc\/\d+)\/ns\/net$/)?.[1];
+  return {
+    workload,
+    ...(socketTableDir ? { socketTableDir } : {}),
+    ...(await bindInbound(servers, workload.podIp, hbone, tracker, workload.netns)),
+  };
+}
+
+/**
+ * A pod under istio-cni's rules (kind's node agent): HBONE on :15008 and the redirected plaintext
+ * on :15006, bound inside the pod's namespace, the app reached from inside it too. Upstream reads
+ * a redirected connection's original port with SO_ORIGINAL_DST; Node cannot, so :15006 serves a pod
+ * with one container port (a pod with several gets no plaintext capture, and says so in the log).
+ * The outbound capture (:15001) is not bound: it needs the original destination too.
+ */
+async function startCapturedPodListeners(
+  workload: LocalWorkload,
+  cert: WorkloadCertificate,
+  deps: Omit<ProxyDeps, 'tracker'>,
+): Promise<PodListeners> {
+  const netns = workload.netns;
+  if (!netns) throw new Error(`pod ${workload.name}: in-pod capture without a network namespace`);
+  const connector = startNetnsConnector(netns);
+  const tracker = createConnectionTracker();
+  const inboundDeps: ProxyDeps = { ...deps, tracker, connectApp: connector.connect };
+  const hbone = createHboneInbound(workload, cert, inboundDeps);
+  const servers: [Server, number][] = [[hbone.server, HBONE_PORT]];
+  const [only, ...more] = workload.ports;
+  if (only !== undefined && more.length === 0)
+    servers.push([createPlaintextInbound(workload, only, cert, inboundDeps), INBOUND_CAPTURE_PORT]);
+  else
+    deps.log.warn('no plaintext capture: SO_ORIGINAL_DST is out of reach', {
+      name: workload.name,
+      ports: workload.ports.join(','),
+    });
+  let bound: InboundListeners;
+  try {
+    bound = await bindInbound(servers, workload.podIp, hbone, tracker, netns);
+  } catch (err) {
+    connector.close();
+    throw err;
+  }
+  return {
+    ...bound,
+    workload,
+    ...(connector.pid ? { socketTableDir: `/proc/${String(connector.pid)}` } : {}),
+    destroy: (reason) => {
+      const dropped = bound.destroy(reason);
+      connector.close();
+      return dropped;
+    },
+    freeze: (reason) => {
+      const dropped = bound.freeze(reason);
+      connector.close();
+      return dropped;
+    },
+  };
 }
 
 /**

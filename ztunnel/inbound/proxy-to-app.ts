@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ConnectionOutcome } from '../telemetry/connection-log.ts';
-import { connectUpstream, describeConnectError } from './connect-upstream.ts';
+import { connectUpstream, describeConnectError } from '../proxy/connect-upstream.ts';
 import type { ProxyDeps } from '../proxy/proxy-deps.ts';
 import { pipeConnection } from '../proxy/pipe-connection.ts';
 import type { FlowState } from '../proxy/pipe-connection.ts';
@@ -66,7 +66,7 @@ export function proxyToApp(options: {
   };
   downstream.once('close', cancel);
   downstream.on('error', cancel);
-  connectUpstream({
+  (deps.connectApp ?? connectUpstream)({
     ...options.app,
     signal: abort.signal,
     ...(deps.upstreamConnectTimeoutMs === undefined ? {} : { timeoutMs: deps.upstreamConnectTimeoutMs }),

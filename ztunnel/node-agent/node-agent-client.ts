@@ -12,6 +12,28 @@ import {
 import type { Ztunnel } from '../ztunnel.ts';
 
 /**
+ * The agent's socket, retried while it is not there yet (a DaemonSet's pods start in no order):
+ * back-off from 10 ms, doubling, to 15 s, as istio/ztunnel's workload manager retries the ZDS
+ * socket (src/inpod/workloadmanager.rs, 1.28.1).
+ */
+async function connectWithBackoff(path: string, log: Logger): Promise<Socket> {
+  for (let delayMs = 10, attempt = 1; ; attempt++, delayMs = Math.min(delayMs * 2, 15_000)) {
+    const socket = connect(path);
+    try {
+      await once(socket, 'connect');
+      return socket;
+    } catch (err) {
+      socket.destroy();
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ECONNREFUSED') throw err;
+      if (attempt === 1 || delayMs === 15_000)
+        log.warn('node agent not there yet, retrying', { path, error: code, retry_in_ms: delayMs });
+      await new Promise((r) => setTimeout(r, delayMs));
+    }
+  }
+}
+
+/**
  * ztunnel's side of the node agent protocol: hello, then apply each add/del/snapshot-sent and ack it
  * (an add only once that pod's listeners are bound, so the agent knows the pod is captured).
  * Messages are applied in order, one at a time.
@@ -22,8 +44,7 @@ export async function connectNodeAgent(options: {
   ztunnel: Ztunnel;
   log: Logger;
 }): Promise<Socket> {
-  const socket = connect(options.path);
-  await once(socket, 'connect');
+  const socket = await connectWithBackoff(options.path, options.log);
   let queue = Promise.resolve();
   const apply = async (message: AgentMessage): Promise<void> => {
     try {

@@ -62,19 +62,17 @@ export function parseSocketTable(text: string): { key: string; rxQueue: number }
 }
 
 /**
- * This namespace's sockets and which hold unread bytes, and those of `netnsPaths` (a pod namespace
- * as /proc/<pid>/ns/net, where in-pod listeners live: /proc/<pid>/net/tcp is that namespace's
- * table); undefined where no table can be read. Asynchronous: the loop keeps reading sockets
+ * This namespace's sockets and which hold unread bytes, and those of the namespaces of `procDirs`
+ * (/proc/<pid> of a process in a pod's namespace, where in-pod listeners live: /proc/<pid>/net/tcp
+ * is that namespace's table); undefined where no table can be read. Asynchronous: the loop keeps reading sockets
  * meanwhile (a synchronous read made the drop wait 39-59 ms with nothing read, which itself left
  * bytes unread: measured with --netns, 2026-11-25).
  */
-export async function readSocketQueues(
-  netnsPaths: readonly string[] = [],
-): Promise<SocketQueues | undefined> {
+export async function readSocketQueues(procDirs: readonly string[] = []): Promise<SocketQueues | undefined> {
   const seen = new Set<string>();
   const unread = new Set<string>();
   let read = false;
-  const procs = ['/proc/self', ...netnsPaths.map((p) => p.replace(/\/ns\/net$/, ''))];
+  const procs = ['/proc/self', ...procDirs];
   for (const table of procs.flatMap((proc) => [`${proc}/net/tcp`, `${proc}/net/tcp6`])) {
     let text: string;
     try {

@@ -17,6 +17,7 @@ import {
 } from '../../manifests/index.ts';
 import { createKindBackend } from '../kind-backend.ts';
 import { KIND_IMAGES } from '../kind-images.ts';
+import { CONTROL_PLANE, controlPlanePods, putPod } from './kind-fixtures.ts';
 import { createKindTools } from '../kind-tools.ts';
 import { startApiServerDouble } from './api-server-double.ts';
 import type { ApiServerDouble, RecordedRequest } from './api-server-double.ts';
@@ -29,8 +30,9 @@ const NAME = 'harness-test';
 const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
 
 async function setUp(t: After, env: Record<string, string> = {}, node?: Parameters<typeof fakeProvision>[2]) {
-  // istiod's Deployment rolls out at once (up() waits for it); nothing else does by itself.
-  const api = await startApiServerDouble({ rollOutOnApply: ['istio-system/istiod'] });
+  // istiod's Deployment and istio-cni's DaemonSet roll out at once (up() waits for them); nothing
+  // else does by itself.
+  const api = await startApiServerDouble({ rollOutOnApply: [...CONTROL_PLANE] });
   t.after(() => api.close());
   const fakes = await createFakeKindAndDocker(kindKubeconfig(NAME, api.url));
   const tools = createKindTools({
@@ -120,6 +122,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       `docker build --target proxyv2 --tag ${IMAGES.proxy}`,
       `docker build --target client --tag ${IMAGES.client}`,
       `docker build --target istiod --tag ${IMAGES.istiod}`,
+      `docker build --target install-cni --tag ${IMAGES.cni}`,
       `docker build --target httpbin --tag ${IMAGES.httpbin}`,
       `docker build --target fortio --tag ${IMAGES.fortio}`,
     ]);
@@ -177,7 +180,8 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       '/apis/apps/v1/deployments',
       '/apis/discovery.k8s.io/v1/endpointslices',
     ]);
-    // Before anything of the mesh: istiod and what it needs, applied by up(), which waited for istiod.
+    // Before anything of the mesh: istiod, istio-cni and what they need, applied by up(), which
+    // waited for both.
     assert.deepEqual(
       api.requests.filter((r) => r.method === 'PATCH').map((r) => r.path),
       [
@@ -190,6 +194,10 @@ describe('kind backend (fake kind/docker, API server double)', () => {
         '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/istiod-ztunnel-harness',
         '/apis/apps/v1/namespaces/istio-system/deployments/istiod',
         '/api/v1/namespaces/istio-system/services/istiod',
+        '/api/v1/namespaces/istio-system/serviceaccounts/istio-cni',
+        '/apis/rbac.authorization.k8s.io/v1/clusterroles/istio-cni-ztunnel-harness',
+        '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/istio-cni-ztunnel-harness',
+        '/apis/apps/v1/namespaces/istio-system/daemonsets/istio-cni-node',
       ],
     );
     const istiod = api.get('deployments', 'istio-system', 'istiod') as
@@ -197,7 +205,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     const container = istiod?.spec?.template?.spec?.containers?.[0];
     assert.ok(container);
     assert.equal(container.image, IMAGES.istiod);
-    assert.deepEqual(container.env?.[0], { name: 'AMBIENT_TUNNEL', value: 'node' });
+    assert.deepEqual(container.env?.[0], { name: 'AMBIENT_TUNNEL', value: 'pod' });
     // What the proxies' pilot-agent dials (Envoy's mTLS ADS) is what the cluster says istiod serves.
     assert.equal(backend.addresses().controlPlane.envoyXds, ENVOY_XDS_ADDRESS);
     assert.equal(backend.describe()['kubernetes_version'], 'v1.35.0');
@@ -391,6 +399,8 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       ],
     };
     api.put('pods', istiodPod);
+    const cniPods = controlPlanePods().slice(1);
+    for (const p of cniPods) putPod(api, p);
     await backend.apply(buildHttpbin({ replicas: 1, mesh: 'off' }));
     const applied = api.get('deployments', 'default', 'httpbin');
     // The controller's status arrives on the Deployment watch before the pod on the pods watch.
@@ -405,6 +415,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     // Gone, as the kubelet would make them on close (the double deletes nothing by itself).
     api.remove('pods', 'default', 'httpbin-abc-1');
     api.remove('pods', istiodPod.metadata.namespace, istiodPod.metadata.name);
+    for (const p of cniPods) api.remove('pods', 'istio-system', p.metadata?.name ?? '');
   });
 
   it('tears the cluster down when a step after create fails, and on close exactly once', async (t) => {
@@ -450,11 +461,12 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     assert.deepEqual(
       deletes.map((r) => r.path),
       [
+        '/apis/apps/v1/namespaces/istio-system/daemonsets/istio-cni-node',
         '/apis/apps/v1/namespaces/istio-system/deployments/istiod',
         '/api/v1/namespaces/default/pods/httpbin-abc-1',
       ],
     );
-    assert.equal(deletes[1]?.query['gracePeriodSeconds'], '2');
+    assert.equal(deletes[2]?.query['gracePeriodSeconds'], '2');
     assert.equal((await fakes.calls()).filter((c) => c.args[0] === 'delete').length, 1);
 
     const other = await upAndWatching(t);

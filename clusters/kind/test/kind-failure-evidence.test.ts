@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { ErrorCode, HarnessError, isHarnessError } from '../../../lib/index.ts';
 import { buildHttpbin } from '../../manifests/index.ts';
 import { POD_STATUS_FILE } from '../kind-evidence.ts';
-import { podObject, putPod, startKindFixture, until } from './kind-fixtures.ts';
+import { podObject, putPod, startKindFixture, until, controlPlanePods } from './kind-fixtures.ts';
 
 const NAME = 'harness-test';
 
@@ -20,11 +20,9 @@ describe('kind failures', () => {
     const failures: HarnessError[] = [];
     backend.onFailure((err) => failures.push(err));
     await backend.up();
-    // istiod's Deployment says 1 Ready (the double rolled it out): its pod, as the kubelet reports it.
-    putPod(
-      api,
-      podObject('istiod-abc-1', { app: 'istiod', namespace: 'istio-system', container: 'discovery' }),
-    );
+    // istiod's Deployment says 1 Ready and istio-cni's DaemonSet 2 (the double rolled them out): their
+    // pods, as the kubelets report them.
+    for (const p of controlPlanePods()) putPod(api, p);
     await backend.apply(buildHttpbin({ replicas: 1, mesh: 'off' }));
     const applied = api.get('deployments', 'default', 'httpbin');
     const generation = applied?.metadata?.generation ?? 1;

@@ -19,6 +19,8 @@ import type { FakeEngineCalls } from './fake-provision.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };
 
+/** What up() applies and waits for before the mesh: istiod and istio-cni's node agent. */
+export const CONTROL_PLANE = ['istio-system/istiod', 'istio-system/istio-cni-node'] as const;
 export interface KindFixture {
   api: ApiServerDouble;
   fakes: FakeTools;
@@ -35,7 +37,7 @@ export interface KindFixtureOptions {
   name?: string;
   /** Environment of the fakes (FAKE_KIND_LOAD_FAIL, ...). */
   env?: Record<string, string>;
-  /** Default: istiod rolls out when applied, nothing else does. */
+  /** Default: istiod and istio-cni roll out when applied, nothing else does. */
   api?: ApiServerDoubleOptions;
   /** The controller double plays the cluster's controllers and kubelets. */
   controllers?: boolean;
@@ -72,7 +74,7 @@ export async function startKindFixture(t: After, options: KindFixtureOptions = {
   const name = options.name ?? 'harness-test';
   const runDir = await mkdtemp(join(tmpdir(), 'kind-run-'));
   t.after(() => rm(runDir, { recursive: true, force: true }));
-  const api = await startApiServerDouble(options.api ?? { rollOutOnApply: ['istio-system/istiod'] });
+  const api = await startApiServerDouble(options.api ?? { rollOutOnApply: [...CONTROL_PLANE] });
   const controllers = options.controllers ? startControllerDouble(api) : undefined;
   const fakes = await createFakeKindAndDocker(kindKubeconfig(name, api.url));
   const told: string[] = [];
@@ -148,6 +150,36 @@ export function podObject(name: string, state: PodState = {}): V1Pod {
       ],
     },
   };
+}
+
+/**
+ * The control plane's pods as the kubelets report them once the double has rolled istiod and
+ * istio-cni out: istiod's one and istio-cni's on each of the two workers.
+ */
+export function controlPlanePods(): V1Pod[] {
+  const cni = (node: string): V1Pod => {
+    const p = podObject(`istio-cni-node-${node}`, {
+      app: 'istio-cni',
+      namespace: 'istio-system',
+      container: 'install-cni',
+    });
+    return {
+      ...p,
+      metadata: {
+        ...p.metadata,
+        labels: { 'k8s-app': 'istio-cni-node' },
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'istio-cni-node', uid: 'ds', controller: true },
+        ],
+      },
+      spec: { ...p.spec, nodeName: `harness-test-${node}`, containers: p.spec?.containers ?? [] },
+    };
+  };
+  return [
+    podObject('istiod-abc-1', { app: 'istiod', namespace: 'istio-system', container: 'discovery' }),
+    cni('worker'),
+    cni('worker2'),
+  ];
 }
 
 /** Polls `check` every 10 ms for up to 5 s. */

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { StepTiming } from '../provision/provision-step.ts';
 import { KIND_UP_STEPS } from '../up/steps.ts';
 import type { FakeEngineCalls } from './fake-provision.ts';
-import { podObject, putPod, startKindFixture } from './kind-fixtures.ts';
+import { controlPlanePods, putPod, startKindFixture } from './kind-fixtures.ts';
 
 /** The fake provisioning's one step, then up()'s own, then waitForReady's first time. */
 const EXPECTED = ['images', 'machine', 'cluster', 'load-images', 'control-plane', 'workload', 'serving'];
@@ -28,10 +28,7 @@ describe('kind bring-up steps', () => {
       backend: { onStep: (timing) => timings.push(timing), onProgress: (text) => said.push(text) },
     });
     await backend.up();
-    putPod(
-      api,
-      podObject('istiod-abc-1', { app: 'istiod', namespace: 'istio-system', container: 'discovery' }),
-    );
+    for (const p of controlPlanePods()) putPod(api, p);
     await backend.waitForReady({ timeoutMs: 5000 });
     // A second wait is the run's, not the bring-up's: no more steps.
     await backend.waitForReady({ timeoutMs: 5000 });

@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { ErrorCode, HarnessError } from '../../../lib/index.ts';
 import { createClusterWatch } from '../cluster-watch.ts';
-import { buildKindControlPlane, ISTIOD } from '../kind-manifests.ts';
+import { buildKindControlPlane, ISTIO_CNI, ISTIOD } from '../kind-manifests.ts';
 import { failRun } from '../kind-run.ts';
 import type { KindRun } from '../kind-run.ts';
 import { waitRolledOut } from '../kind-workloads.ts';
@@ -11,8 +11,8 @@ import { handleWatchUpdate } from '../watch-updates.ts';
 import type { KindUp } from './kind-up.ts';
 
 /**
- * The control-plane step: the cluster's kubeconfig, the API, the watches started, istiod applied and
- * rolled out. istiod first: ztunnel and the gateway exit when they cannot reach it (Kubernetes
+ * The control-plane step: the cluster's kubeconfig, the API, the watches started, istiod and
+ * istio-cni's node agent applied and rolled out. istiod first: ztunnel and the gateway exit when they cannot reach it (Kubernetes
  * restarts them, and restarts before Ready are tolerated, but each costs a back-off).
  */
 export async function controlPlaneStep(up: KindUp): Promise<void> {
@@ -39,11 +39,13 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
   recordServerVersion(run, serverVersion);
   await watch.start();
   await applyAll(run, buildKindControlPlane());
-  await waitRolledOut(run, ISTIOD, { timeoutMs: controlPlaneTimeoutMs, signal: up.signal }).catch(
-    (err: unknown) => {
-      throw run.restarts.explain(err);
-    },
-  );
+  // istio-cni too: its plugin is in every node's CNI chain before the first ambient pod starts.
+  for (const ref of [ISTIOD, ISTIO_CNI])
+    await waitRolledOut(run, ref, { timeoutMs: controlPlaneTimeoutMs, signal: up.signal }).catch(
+      (err: unknown) => {
+        throw run.restarts.explain(err);
+      },
+    );
 }
 
 /** The API server's version, and which node image ran it and where that image came from. */

@@ -1,6 +1,6 @@
 // E3 with istio/ztunnel's own binary as the ztunnel DaemonSet in shared mode (--scenario long-lived
 // --ztunnel-impl istio-shared): the long-lived plaintext connections to pod IP:port reach the binary
-// through istio-cni's in-pod rules (clusters/netns/inpod-capture.ts), and its drain ends them at the
+// through istio-cni's in-pod rules (mesh/node-agent/inpod-capture.ts), and its drain ends them at the
 // deadline (grace 3 s: TERMINATION_GRACE_PERIOD_SECONDS - 1 = 2 s). Needs the binary (ZTUNNEL_BINARY,
 // built with --features testing), its test root (ZTUNNEL_TEST_ROOT), root, Go and iptables; skipped,
 // saying so, without them.

@@ -1,7 +1,7 @@
 // What the tests that run istio/ztunnel's binary as the DaemonSet (--ztunnel-impl istio-shared)
 // need of this machine, as one skip reason: the binary and its test root, Go (the ZDS relay is built
 // from our source) and iptables (istio-cni's in-pod rules; preflight refuses istio-shared without).
-import { inpodCaptureUnavailable } from '../../../clusters/netns/inpod-capture.ts';
+import { inpodCaptureUnavailable } from '../../../mesh/node-agent/inpod-capture.ts';
 import type { RealZtunnel } from '../../../clusters/local/upstream-ztunnel.ts';
 import { findOnPath } from '../../../lib/tools/index.ts';
 import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';

@@ -9,7 +9,7 @@ import { loadSuite } from './suite-file.ts';
 
 const suite = await loadSuite('seeds');
 
-test('suite seeds on kind: its E2 entries run there; E1, E3 (in-pod capture), E4 (a sidecar beside its app) and the timing-model arms say why', async () => {
+test('suite seeds on kind: its E1, E2 and E3 entries run there; E4 (a sidecar beside its app), E5 (outbound capture) and the timing-model arms say why', async () => {
   const verdicts = suite.entries.map((e) => ({ experiment: e.experiment, why: backendRefusal(e, 'kind') }));
   const runnable = verdicts.filter((v) => v.why === '').map((v) => v.experiment);
   const refused = verdicts.filter((v) => v.why !== '');
@@ -17,9 +17,16 @@ test('suite seeds on kind: its E2 entries run there; E1, E3 (in-pod capture), E4
     runnable.some((x) => x.startsWith('E2')),
     'E2 runs on kind',
   );
-  assert.ok(!runnable.some((x) => x.startsWith('E1') || x.startsWith('E3')), runnable.join(' '));
-  for (const v of refused.filter((r) => r.experiment.startsWith('E1')))
+  for (const e of ['E1', 'E3'])
+    assert.ok(
+      runnable.some((x) => x.startsWith(e)),
+      `${e} runs on kind (ztunnel in the pods)`,
+    );
+  assert.ok(!runnable.some((x) => x.startsWith('E4') || x.startsWith('E5')), runnable.join(' '));
+  for (const v of refused)
     assert.match(v.why, /^not available on kind: Expected .* to be something --backend kind can run/);
+  assert.ok(refused.some((v) => v.experiment.startsWith('E5') && /--mesh-client/.test(v.why)));
+  assert.ok(refused.some((v) => v.experiment.startsWith('E2') && /--timing/.test(v.why)));
   // An entry kind can run gets --backend kind; on the default backend nothing is added.
   const e2 = suite.entries.find((e) => backendRefusal(e, 'kind') === '');
   assert.ok(e2);

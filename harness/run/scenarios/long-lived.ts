@@ -2,7 +2,7 @@ import type { ClusterAddresses } from '../../../clusters/backend.ts';
 import { HTTPBIN_PORT } from '../../../clusters/manifests/index.ts';
 import { computeDrainDeadlineMs } from '../../../ztunnel/config/drain-deadline.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
-import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_CAPTURE, scenarioManifests } from '../scenario-manifests.ts';
+import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_ZTUNNEL, scenarioManifests } from '../scenario-manifests.ts';
 import type { ConnectionLife } from '../../load/long-lived-connections.ts';
 import { startLongLivedConnections } from '../../load/long-lived-connections.ts';
 import { LONG_LIVED_COLUMNS } from '../../results/columns/companion-columns.ts';
@@ -91,7 +91,7 @@ export const longLived: ClusterScenario = {
   source: 'E3, seed 000 (Istio blog: ztunnel upgrades)',
   // The gateway carries no load here (the connections go to the pods); plain keeps it off the HBONE path.
   manifests: (p) => scenarioManifests(p),
-  requires: [{ capability: 'inPodCapture', why: NEEDS_IN_POD_CAPTURE }],
+  requires: [{ capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL }],
   fault: {
     kind: 'rollout-restart',
     target: ZTUNNEL_DAEMONSET,

@@ -1,5 +1,5 @@
 import type { ClusterScenario } from '../cluster-scenario.ts';
-import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_CAPTURE, scenarioManifests } from '../scenario-manifests.ts';
+import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_ZTUNNEL, scenarioManifests } from '../scenario-manifests.ts';
 
 /**
  * E1 (seeds 001, 000): the ASM test. fortio load through the ingress gateway to ambient httpbin;
@@ -16,7 +16,7 @@ export const ztunnelUpgrade: ClusterScenario = {
   summary: 'ztunnel DaemonSet rollout restart under load through the ingress gateway (ASM, seed 001)',
   source: 'E1, seed 001 (ASM fortio tests)',
   manifests: (p) => scenarioManifests(p),
-  requires: [{ capability: 'inPodCapture', why: NEEDS_IN_POD_CAPTURE }],
+  requires: [{ capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL }],
   fault: {
     kind: 'rollout-restart',
     target: ZTUNNEL_DAEMONSET,

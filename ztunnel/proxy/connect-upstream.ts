@@ -31,13 +31,16 @@ export function describeConnectError(err: unknown): string {
   return `connection failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-/** TCP connect that resolves only once connected; rejects on error or after `timeoutMs`. */
-export function connectUpstream(options: {
+/** How ztunnel connects to an app: resolves only once connected; rejects on error or after `timeoutMs`. */
+export type ConnectUpstream = (options: {
   host: string;
   port: number;
   timeoutMs?: number;
   signal?: AbortSignal;
-}): Promise<Socket> {
+}) => Promise<Socket>;
+
+/** A TCP connect from ztunnel's own network namespace. */
+export const connectUpstream: ConnectUpstream = (options) => {
   const timeoutMs = options.timeoutMs ?? UPSTREAM_CONNECT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     const socket = connect({ host: options.host, port: options.port, noDelay: true, allowHalfOpen: true });
@@ -62,4 +65,4 @@ export function connectUpstream(options: {
       resolve(socket);
     });
   });
-}
+};

@@ -93,3 +93,42 @@ export async function inpodCaptureUnavailable(): Promise<string | undefined> {
     ? undefined
     : 'iptables-restore is not installed (the iptables package provides it)';
 }
+
+/** The node's chain for the kubelet's probes (istio-cni's ISTIO_POSTRT in the host's nat table). */
+export const HOST_PROBE_CHAIN = 'ISTIO_POSTRT';
+
+/**
+ * The node's side of the probe bypass, run in the node's network namespace: the chain, hooked into
+ * nat POSTROUTING once (istio-cni's `CreateHostRulesForHealthChecks`, cni/pkg/iptables/iptables.go).
+ */
+export const HOST_PROBE_CHAIN_SETUP: readonly (readonly string[])[] = [
+  ['iptables', '-t', 'nat', '-N', HOST_PROBE_CHAIN],
+  ['iptables', '-t', 'nat', '-I', 'POSTROUTING', '-j', HOST_PROBE_CHAIN],
+];
+
+/**
+ * The rule that SNATs the node's own connections to a captured pod (the kubelet's probes: `-m owner
+ * --socket-exists` matches only sockets of this namespace's processes) to HOST_PROBE_ADDRESS, which
+ * the pod's rules let through untouched. Upstream matches an ipset of the node's captured pods
+ * (`istio-inpod-probes-v4`); here one rule per pod, added with `-A` and removed with `-D`.
+ */
+export function hostProbeRule(action: '-A' | '-D', podIp: string): string[] {
+  return [
+    'iptables',
+    '-t',
+    'nat',
+    action,
+    HOST_PROBE_CHAIN,
+    '-d',
+    `${podIp}/32`,
+    '-p',
+    'tcp',
+    '-m',
+    'owner',
+    '--socket-exists',
+    '-j',
+    'SNAT',
+    '--to-source',
+    HOST_PROBE_ADDRESS,
+  ];
+}

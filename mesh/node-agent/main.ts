@@ -1,0 +1,124 @@
+// istio-cni's node agent for a real cluster (the kind backend's istio-cni DaemonSet: privileged, in
+// the node's network and PID namespaces, as istio-cni's pods are). It installs the CNI plugin into
+// the node (cni-plugin.ts), serves the plugin's ADD on /var/run/istio-cni/pluginevent.sock, serves
+// the node agent protocol (protocol.ts) on the ZDS socket the node's ztunnel instances connect to,
+// and enrols the node's ambient pods (kube-node-agent.ts). Configuration from the environment:
+//   NODE_NAME      the node whose pods it serves (the downward API's spec.nodeName)
+//   ZDS_SOCKET     default /var/run/ztunnel/ztunnel.sock (a hostPath both DaemonSets mount)
+//   CNI_BIN_DIR    default /host/opt/cni/bin (the node's, mounted)
+//   CNI_CONF_DIR   default /host/etc/cni/net.d (the node's, mounted)
+//   NETNS_DIR      default /var/run/netns (the node's namespace pins, mounted HostToContainer)
+//   KUBECONFIG     optional; in a pod the service account's in-cluster config is used
+// One line per enrolment and removal on stdout. SIGTERM closes it.
+import { rm } from 'node:fs/promises';
+import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import { execa } from 'execa';
+import { createLogger } from '../../lib/index.ts';
+import { installCniPlugin, PLUGIN_EVENT_SOCKET } from './cni-plugin.ts';
+import {
+  applyInpodCapture,
+  HOST_PROBE_CHAIN,
+  HOST_PROBE_CHAIN_SETUP,
+  hostProbeRule,
+} from './inpod-capture.ts';
+import { createPodEnroller } from './kube-node-agent.ts';
+import { startNodeAgentServer } from './node-agent-server.ts';
+import { startPluginEventServer } from './plugin-event-server.ts';
+import { findPodNetns } from './pod-netns.ts';
+
+const log = createLogger({ component: 'istio-cni', write: (l) => process.stdout.write(`${l}\n`) });
+const nodeName = process.env['NODE_NAME'] ?? '';
+if (!nodeName) {
+  process.stderr.write(
+    'istio-cni: Expected NODE_NAME to be set (the downward API: spec.nodeName), got nothing\n',
+  );
+  process.exit(2);
+}
+const env = (name: string, fallback: string): string => process.env[name] || fallback;
+const zdsSocket = env('ZDS_SOCKET', '/var/run/ztunnel/ztunnel.sock');
+const cniDirs = {
+  binDir: env('CNI_BIN_DIR', '/host/opt/cni/bin'),
+  confDir: env('CNI_CONF_DIR', '/host/etc/cni/net.d'),
+};
+const pinDir = env('NETNS_DIR', '/var/run/netns');
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+async function run(argv: readonly string[], okIfExists = false): Promise<void> {
+  const [file = '', ...args] = argv;
+  const done = await execa(file, args, { reject: false });
+  if (done.exitCode !== 0 && !(okIfExists && /exists/i.test(done.stderr)))
+    throw new Error(`${argv.join(' ')}: ${done.stderr.trim()}`);
+}
+
+// The node's probe chain, once (a restarted agent finds it there).
+const chainThere = await execa('iptables', ['-t', 'nat', '-S', HOST_PROBE_CHAIN], { reject: false });
+if (chainThere.exitCode !== 0) for (const argv of HOST_PROBE_CHAIN_SETUP) await run(argv, true);
+
+// upstream removes a stale socket file before listening (ztunnelserver_linux.go).
+await rm(zdsSocket, { force: true });
+const server = await startNodeAgentServer(zdsSocket);
+const enroller = createPodEnroller({
+  nodeName,
+  server,
+  log,
+  now: () => Date.now(),
+  findNetns: (uid) => findPodNetns(uid, { pinDir }),
+  capture: async (netns, podIp) => {
+    await applyInpodCapture((argv) => ['nsenter', `--net=${netns}`, '--', ...argv]);
+    await run(hostProbeRule('-A', podIp));
+  },
+  release: (podIp) => run(hostProbeRule('-D', podIp)),
+});
+
+const kc = new KubeConfig();
+kc.loadFromDefault();
+const core = kc.makeApiClient(CoreV1Api);
+
+const plugin = await startPluginEventServer(PLUGIN_EVENT_SOCKET, async (event) => {
+  const pod = await core.readNamespacedPod({ name: event.podName, namespace: event.podNamespace });
+  const podIp = event.ips[0];
+  if (!podIp) throw new Error(`no IPv4 address for ${event.podNamespace}/${event.podName} in the CNI result`);
+  await enroller.onCniAdd(pod, event.netns, podIp);
+});
+
+// The plugin into the node's chain, and back in whenever the primary CNI rewrites its config.
+let chainedInto: string | undefined;
+const install = async (): Promise<void> => {
+  const path = await installCniPlugin(cniDirs);
+  if (path && path !== chainedInto) log.info('CNI plugin chained', { conflist: path });
+  chainedInto = path;
+};
+await install();
+const reinstall = setInterval(() => {
+  install().catch((err: unknown) => {
+    log.warn('CNI plugin install failed', { error: errorText(err) });
+  });
+}, 2000);
+
+// Every pod, filtered by node here (client-node's informer takes no field selector).
+const pods = makeInformer<V1Pod>(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
+const report = (what: string) => (err: unknown) => {
+  log.error(`${what} failed`, { error: errorText(err) });
+};
+pods.on('add', (pod) => void enroller.onPod(pod).catch(report('enrolment')));
+pods.on('update', (pod) => void enroller.onPod(pod).catch(report('enrolment')));
+pods.on('delete', (pod) => void enroller.onPodGone(pod).catch(report('removal')));
+pods.on('error', (err: unknown) => {
+  report('pod watch')(err);
+  // client-node's informer stops on an error; start it again after a second, as a reflector does.
+  setTimeout(() => void pods.start().catch(report('pod watch restart')), 1000);
+});
+await pods.start();
+log.info('started', { node: nodeName, socket: zdsSocket, plugin_socket: PLUGIN_EVENT_SOCKET });
+
+process.once('SIGTERM', () => {
+  void (async () => {
+    clearInterval(reinstall);
+    await pods.stop();
+    await plugin.close();
+    await server.close();
+    log.info('stopped', { node: nodeName });
+    process.exit(0);
+  })();
+});
