@@ -20,9 +20,11 @@ const SHARED_COLUMNS: readonly BackendColumnSpec[] = [
     note: 'modelled (local: the `timing_*` columns say how) or measured (kind)',
   },
   {
+    // A parameter since schema 14 (`--ztunnel-mode`): compare keys the two modes apart. Every kind
+    // row before said node-address, every local row in-pod.
     name: 'ztunnel_mode',
-    role: 'bookkeeping',
-    note: "how pods' traffic reaches ztunnel: in-pod (local, as istio-cni) or node-address (kind)",
+    role: 'parameter',
+    note: "where ztunnel's listeners are (`--ztunnel-mode`): in-pod (each pod's network namespace: the local backend's node agent, kind's istio-cni DaemonSet since schema 14) or node-address (kind's only mode before schema 14; by name since)",
   },
   {
     // A different path is a different configuration: compare keys kind's cluster and host rows apart

@@ -4,14 +4,17 @@ import { ErrorCode, isHarnessError } from '../lib/index.ts';
 import { CAPABILITIES, refusal } from './capabilities.ts';
 import { providerOf } from './registry.ts';
 
-it('the local backend has every capability but a load pod in the cluster; a requirement kind lacks is refused in one message shape', () => {
+it('the local backend has every capability but a load pod in the cluster and node-address ztunnel; a requirement kind lacks is refused in one message shape', () => {
   assert.deepEqual(
     [...providerOf('local').capabilities].sort(),
     Object.keys(CAPABILITIES)
-      .filter((c) => c !== 'loadInCluster')
+      .filter((c) => c !== 'loadInCluster' && c !== 'nodeAddressZtunnel')
       .sort(),
   );
-  assert.deepEqual([...providerOf('kind').capabilities], ['inPodZtunnel', 'loadInCluster']);
+  assert.deepEqual(
+    [...providerOf('kind').capabilities],
+    ['inPodZtunnel', 'nodeAddressZtunnel', 'loadInCluster', 'componentLogs'],
+  );
   const needs = [{ capability: 'timingModel' as const, flag: '--timing', value: 'pushLatencyMs' }];
   assert.equal(refusal('local', needs), undefined);
   const refused = refusal('kind', needs);

@@ -8,7 +8,7 @@ import type { Clock } from '../lib/index.ts';
 import type { ClusterBackend } from './backend.ts';
 import type { BackendOption } from './backend-option.ts';
 import type { GatewayManifestOptions, ZtunnelManifestOptions } from './manifests/index.ts';
-import type { ZtunnelImplName } from './ztunnel-impl.ts';
+import type { ZtunnelImplName, ZtunnelMode } from './ztunnel-impl.ts';
 
 /**
  * What a backend can do that an experiment may need. Each backend declares its set; a scenario and
@@ -18,6 +18,8 @@ import type { ZtunnelImplName } from './ztunnel-impl.ts';
 export const CAPABILITIES = {
   inPodZtunnel:
     "ztunnel inside each pod's network namespace, the pods handed to it by a node agent, as Istio ambient runs it (the local backend's node agent; on kind, istio-cni's DaemonSet)",
+  nodeAddressZtunnel:
+    "ztunnel on each node's address (hostNetwork, HBONE ending on the node, no traffic capture): kind's older mode, kept by name",
   inPodCapture:
     "in-pod outbound capture and istio/ztunnel#1191's drain hooks (the local backend's node agent sends ShutdownStarting and the CNI DEL; kind's sees pods only through the API server, and ztunnel there cannot read a redirected connection's original destination, which outbound capture needs)",
   sidecarBesideApp:
@@ -34,7 +36,7 @@ export const CAPABILITIES = {
   loadInCluster:
     "a load generator pod inside the cluster, outside the mesh, calling the gateway's ClusterIP as ASM ran it (the local backend's generator is a process on the host)",
   componentLogs:
-    "the components' logs written into the run folder as they run, on the run's clock (the gateway's access log, ztunnel's lines): the load's records take Envoy's response flags from the gateway's log, and the judge explains failures by cause from them (kind saves its pods' logs through the API server when the cluster closes)",
+    "the components' logs written into the run folder as they run (the gateway's access log, ztunnel's lines; kind follows its containers' logs through the API server): the load's records take Envoy's response flags from the gateway's log, and the judge explains failures by cause from them",
 } as const;
 export type Capability = keyof typeof CAPABILITIES;
 
@@ -69,6 +71,8 @@ export interface BackendParams {
   timing?: Readonly<Partial<Record<string, number>>>;
   /** Which ztunnel serves the workload's pods: ours, or istio/ztunnel's own binary. */
   ztunnelImpl?: ZtunnelImplName;
+  /** Where ztunnel's listeners are: in the pods, or on the nodes' addresses (kind). */
+  ztunnelMode?: ZtunnelMode;
   /** Where the workload pods' addresses live. */
   podNetwork?: 'loopback' | 'netns';
   /** Where the load generator runs: a pod in the cluster (its ClusterIP) or on the host. */

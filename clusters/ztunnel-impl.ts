@@ -50,3 +50,11 @@ export const ZTUNNEL_IMPLS: Readonly<Record<ZtunnelImplName, ZtunnelImpl>> = {
 export function isZtunnelImplName(name: unknown): name is ZtunnelImplName {
   return (ZTUNNEL_IMPL_NAMES as readonly unknown[]).includes(name);
 }
+
+/**
+ * Where ztunnel's listeners are: inside each pod's network namespace (Istio ambient's in-pod mode,
+ * every backend), or on each node's address (kind's older mode, kept by name: `--ztunnel-mode
+ * node-address`).
+ */
+export const ZTUNNEL_MODES = ['in-pod', 'node-address'] as const;
+export type ZtunnelMode = (typeof ZTUNNEL_MODES)[number];

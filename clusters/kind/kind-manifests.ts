@@ -11,6 +11,7 @@ import type {
 import { READINESS_PATH, READINESS_PORT } from '../../mesh/control-plane/readiness-server.ts';
 import { IMAGES, NODE_LABEL } from '../manifests/index.ts';
 import { buildIstioCni } from '../manifests/istio-cni-daemonset.ts';
+import type { ZtunnelMode } from '../ztunnel-impl.ts';
 
 /** The control plane's Deployment, which the kind backend waits for before the mesh goes in. */
 export const ISTIOD = { kind: 'Deployment', namespace: 'istio-system', name: 'istiod' } as const;
@@ -39,10 +40,12 @@ const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
  * 15011 (mesh/control-plane ENVOY_XDS_PORT; the gateway's and the sidecar's pilot-agent dial
  * istiod.istio-system.svc:15011, clusters/manifests/istio-proxy.ts), the CA on 15012.
  * HBONE to an ambient pod goes to the pod's own address (ztunnel listens inside the pod, handed it by
- * istio-cni's node agent, applied with istiod: clusters/manifests/istio-cni-daemonset.ts). It is Ready (GET /ready on 8080, the chart's probe) only once the
+ * istio-cni's node agent, applied with istiod: clusters/manifests/istio-cni-daemonset.ts); with
+ * `--ztunnel-mode node-address`, to its node's (`hostIP:15008`), and there is no node agent. It is Ready (GET /ready on 8080, the chart's probe) only once the
  * istio-ca-root-cert ConfigMaps exist, so the mesh's pods, applied after istiod is Ready, find them.
  */
-export function buildKindControlPlane(): KubernetesObject[] {
+export function buildKindControlPlane(ztunnelMode: ZtunnelMode = 'in-pod'): KubernetesObject[] {
+  const inPod = ztunnelMode === 'in-pod';
   const labels = { app: 'istiod' };
   const namespace: V1Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'istio-system' } };
   const role: V1ClusterRole = {
@@ -76,7 +79,7 @@ export function buildKindControlPlane(): KubernetesObject[] {
           name: 'discovery',
           image: IMAGES.istiod,
           env: [
-            { name: 'AMBIENT_TUNNEL', value: 'pod' },
+            { name: 'AMBIENT_TUNNEL', value: inPod ? 'pod' : 'node' },
             { name: 'PILOT_DEBOUNCE_AFTER', value: '100' },
             { name: 'PILOT_DEBOUNCE_MAX', value: '10000' },
           ],
@@ -120,6 +123,6 @@ export function buildKindControlPlane(): KubernetesObject[] {
     binding,
     istiod,
     service,
-    ...buildIstioCni(),
+    ...(inPod ? buildIstioCni() : []),
   ];
 }

@@ -1,4 +1,5 @@
 import { dirname, join } from 'node:path';
+import type { ZtunnelMode } from '../ztunnel-impl.ts';
 import { tmpdir } from 'node:os';
 import { createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
@@ -55,6 +56,11 @@ export interface KindBackendOptions {
   closeWaitMs?: number;
   /** `--load-from`: fortio as a pod calling the gateway's ClusterIP, or on the host (default). */
   loadFrom?: 'cluster' | 'host';
+  /**
+   * `--ztunnel-mode`: in-pod (default: istio-cni's node agent applied with istiod, HBONE to the
+   * pods' own addresses) or node-address (no node agent, HBONE to each pod's node).
+   */
+  ztunnelMode?: ZtunnelMode;
   /** `--node-image`: auto (ours from the registries unless the official one runs here) or a reference. */
   nodeImage?: NodeImageChoice;
   /**
@@ -88,6 +94,7 @@ export type KindSettings = KindBackendOptions &
       | 'controlPlaneTimeoutMs'
       | 'closeWaitMs'
       | 'nodeImage'
+      | 'ztunnelMode'
     >
   >;
 
@@ -108,5 +115,6 @@ export function normalizeKindOptions(options: KindBackendOptions): KindSettings 
     controlPlaneTimeoutMs: options.controlPlaneTimeoutMs ?? 180_000,
     closeWaitMs: options.closeWaitMs ?? 20_000,
     nodeImage: options.nodeImage ?? 'auto',
+    ztunnelMode: options.ztunnelMode ?? 'in-pod',
   };
 }

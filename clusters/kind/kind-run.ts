@@ -13,6 +13,7 @@ import type { PodLogStore } from './pod-logs.ts';
 import type { KindProvisioned } from './provision/kind-provisioner.ts';
 import { createRestartPolicy } from './restart-policy.ts';
 import type { RestartPolicy } from './restart-policy.ts';
+import type { LogFollowers } from './log-followers.ts';
 
 /**
  * What the kind backend's parts share: its settings, what it was told and what it made (the tools,
@@ -43,6 +44,8 @@ export interface KindRun {
   provisioned: KindProvisioned | undefined;
   api: KubeApi | undefined;
   watch: ClusterWatch | undefined;
+  /** Our containers' logs followed into logDir as they run (set with the API). */
+  logFollowers: LogFollowers | undefined;
   /** Set before `kind create`: a cluster kind leaves half-made is ours to delete too. */
   created: boolean;
   /** `kind create cluster` succeeded: there are nodes whose logs `kind export logs` can save. */
@@ -73,7 +76,7 @@ export function createKindRun(settings: KindSettings): KindRun {
       nodes: settings.workers,
       kind_cluster: settings.name,
       timing_model: 'measured',
-      ztunnel_mode: 'node-address',
+      ztunnel_mode: settings.ztunnelMode,
       ingress_path: INGRESS_PATHS[settings.loadFrom ?? 'host'],
       kind_version: '',
       docker_server_version: '',
@@ -89,6 +92,7 @@ export function createKindRun(settings: KindSettings): KindRun {
     tools: makeKindTools({ settings, signal: cancelTools.signal }),
     provisioned: undefined,
     api: undefined,
+    logFollowers: undefined,
     watch: undefined,
     created: false,
     hasNodes: false,

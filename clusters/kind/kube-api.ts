@@ -2,10 +2,12 @@ import {
   AppsV1Api,
   CoreV1Api,
   KubernetesObjectApi,
+  Log,
   PatchStrategy,
   setHeaderOptions,
   VersionApi,
 } from '@kubernetes/client-node';
+import type { Writable } from 'node:stream';
 import type { WorkloadRef } from '../backend.ts';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
@@ -30,6 +32,8 @@ export interface KubeApi {
   deleteWorkload(ref: WorkloadRef): Promise<void>;
   /** A container's log, as `kubectl logs -c <container> [--previous]` reads it. */
   podLog(log: PodLogRef): Promise<string>;
+  /** A container's log as it is written, into `out` (`kubectl logs -f`); abort to stop. */
+  followPodLog(log: PodLogRef, out: Writable): Promise<AbortController>;
 }
 
 export interface PodLogRef {
@@ -109,6 +113,9 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
         container,
         ...(previous ? { previous: true } : {}),
       });
+    },
+    followPodLog({ namespace, pod, container }, out) {
+      return new Log(kc).log(namespace, pod, container, out, { follow: true });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { makeDirectory } from '../../lib/index.ts';
@@ -12,6 +12,8 @@ export interface SavePodLogsOptions {
   /** Where the files go, named as the local backend names them: `<ns>_<pod>_<container>.log`. */
   dir: string;
   readLog: (log: PodLogRef) => Promise<string>;
+  /** Files already in `dir`, written as the container ran (log-followers.ts): read there, not rewritten. */
+  kept?: (file: string) => boolean;
 }
 
 export interface SavedPodLogs {
@@ -55,7 +57,7 @@ export function createPodLogStore(): PodLogStore {
         .sort((a, b) => order(a).localeCompare(order(b)))
         .flatMap((f) => files.get(f) ?? []);
     },
-    async save({ pods, dir, readLog }) {
+    async save({ pods, dir, readLog, kept: isKept }) {
       await makeDirectory(dir);
       const saved: SavedPodLogs = { files: [], failures: [] };
       const wanted = pods.flatMap((pod) => logsOf(pod));
@@ -63,6 +65,11 @@ export function createPodLogStore(): PodLogStore {
         wanted.map(async (log) => {
           const file = `${log.namespace}_${log.pod}_${log.container}${log.previous ? '.previous' : ''}.log`;
           try {
+            if (isKept?.(file)) {
+              keep(`${log.namespace}/${log.pod}`, file, await readFile(join(dir, file), 'utf8'));
+              saved.files.push(file);
+              return;
+            }
             const text = await readLog(log);
             await writeFile(join(dir, file), text);
             keep(`${log.namespace}/${log.pod}`, file, text);

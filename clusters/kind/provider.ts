@@ -37,8 +37,9 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   name: 'kind',
   summary: 'kind (needs Docker and kind; see README)',
   // It measures what the local backend models, and sees pods only through the API server; ztunnel
-  // runs in the pods (istio-cni's node agent hands them over); its load can come from a pod inside it.
-  capabilities: new Set(['inPodZtunnel', 'loadInCluster']),
+  // runs in the pods (istio-cni's node agent hands them over); its load can come from a pod inside it;
+  // its containers' logs are followed into the run folder as they run (log-followers.ts).
+  capabilities: new Set(['inPodZtunnel', 'nodeAddressZtunnel', 'loadInCluster', 'componentLogs']),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },
     { name: 'kind_version', role: 'bookkeeping', note: 'kind: `kind version`' },
@@ -95,6 +96,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
       ...(settings['keep-cluster'] === true ? { keepCluster: true } : {}),
       ...(typeof nodeImage === 'string' ? { nodeImage } : {}),
       ...(params.loadFrom ? { loadFrom: params.loadFrom } : {}),
+      ...(params.ztunnelMode ? { ztunnelMode: params.ztunnelMode } : {}),
       ...(kubeconfigPath ? { kubeconfigPath } : {}),
       // Pod logs into the run folder (runDir/pods), a failed run's `kind export logs` beside them.
       ...(logDir ? { logDir } : {}),

@@ -17,6 +17,7 @@ export function handleWatchUpdate(run: KindRun, update: WatchUpdate): void {
       for (const c of podChanges(update.before, update.after))
         emitEvent(run, c.kind, key, c.detail, update.after?.spec?.nodeName);
       run.restarts.onPodUpdate(key, update.before, update.after);
+      if (update.after) run.logFollowers?.onPod(update.after);
     }
     if (update.kind === 'endpointSlices')
       for (const { pod, change } of endpointChanges(update.before, update.after))

@@ -21,7 +21,11 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   name: 'local',
   summary: 'local (embedded process cluster)',
   // Every capability but a generator pod in the cluster: its generator is a process on the host.
-  capabilities: new Set((Object.keys(CAPABILITIES) as Capability[]).filter((c) => c !== 'loadInCluster')),
+  capabilities: new Set(
+    (Object.keys(CAPABILITIES) as Capability[]).filter(
+      (c) => c !== 'loadInCluster' && c !== 'nodeAddressZtunnel',
+    ),
+  ),
   // The timing model's values, each a parameter of the run (kind measures them instead).
   columns: [
     ...TIMING_MODEL_KEYS.map((k) => ({

@@ -14,7 +14,7 @@ import type { ExperimentFlags } from '../options/experiment-options.ts';
 import { attributeOf } from '../options/option.ts';
 import type { TableOption } from '../options/option.ts';
 import { paramsOf } from '../options/params.ts';
-import { NEEDS_IN_POD_CAPTURE } from '../run/scenario-manifests.ts';
+import { NEEDS_IN_POD_CAPTURE, NEEDS_IN_POD_ZTUNNEL } from '../run/scenario-manifests.ts';
 import { CLUSTER_SCENARIOS, SCENARIO_NAMES } from '../run/scenarios/index.ts';
 import { DURATION_FORMS } from '../options/duration.ts';
 import { commandsHelp } from './commands.ts';
@@ -88,7 +88,31 @@ function scenarioRefusal(
       `${impl.name} with --scenario ${scenario.name} --mesh ${params.mesh}`,
       impl.serves,
     );
-  return scopedOptionRefusal(table, flags, scenario) ?? scenario.refuses?.(params);
+  return (
+    nodeAddressRefusal(scenario, params) ??
+    scopedOptionRefusal(table, flags, scenario) ??
+    scenario.refuses?.(params)
+  );
+}
+
+/** kind's node-address ztunnel cannot serve what needs ztunnel in the pods. */
+function nodeAddressRefusal(scenario: ClusterScenario, params: ExperimentParams): HarnessError | undefined {
+  if (params.ztunnelMode !== 'node-address') return undefined;
+  if (scenario.requires?.some((r) => r.capability === 'inPodZtunnel'))
+    return badInput(
+      '--ztunnel-mode',
+      `in-pod with --scenario ${scenario.name}`,
+      'node-address',
+      NEEDS_IN_POD_ZTUNNEL,
+    );
+  if (params.gatewayMode === 'plain' && params.mesh === 'ambient')
+    return badInput(
+      '--ztunnel-mode',
+      'in-pod with --gateway-mode plain',
+      'node-address',
+      NEEDS_IN_POD_CAPTURE,
+    );
+  return undefined;
 }
 
 /** An option only some scenarios read (its `scenarios`), set away from its default with another. */

@@ -5,8 +5,8 @@ import type { BackendName } from '../../clusters/registry.ts';
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import type { TimingModel } from '../../clusters/local/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
-import { ZTUNNEL_IMPL_NAMES, ZTUNNEL_IMPLS } from '../../clusters/ztunnel-impl.ts';
-import type { ZtunnelImplName } from '../../clusters/ztunnel-impl.ts';
+import { ZTUNNEL_IMPL_NAMES, ZTUNNEL_IMPLS, ZTUNNEL_MODES } from '../../clusters/ztunnel-impl.ts';
+import type { ZtunnelImplName, ZtunnelMode } from '../../clusters/ztunnel-impl.ts';
 import { badInput } from '../../lib/index.ts';
 import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { thresholdCollector } from '../verdict/thresholds.ts';
@@ -292,6 +292,18 @@ const EXPERIMENT_OPTIONS = {
       },
       requires: (impl) =>
         ZTUNNEL_IMPLS[impl].needsPodNamespaces && { capability: 'podNamespaces', value: impl },
+    }),
+  ),
+  ztunnelMode: topology(
+    paramOption<ZtunnelMode>({
+      key: 'ztunnel-mode',
+      arg: '<mode>',
+      description:
+        "in-pod | node-address: where ztunnel's listeners are. in-pod (Istio ambient's): inside each pod's network namespace, handed over by the node agent (on kind, istio-cni's DaemonSet and its CNI plugin). node-address (kind only, the old kind mode): on each node's address (hostNetwork), HBONE to a pod ending on its node, no traffic capture; not with the ztunnel upgrade's scenarios or a plain gateway",
+      parse: choiceParser('--ztunnel-mode', ZTUNNEL_MODES),
+      default: 'in-pod',
+      // The row says it in the backend's ztunnel_mode column (clusters/backend-columns.ts).
+      requires: (mode) => mode === 'node-address' && { capability: 'nodeAddressZtunnel', value: mode },
     }),
   ),
   podNetwork: topology(

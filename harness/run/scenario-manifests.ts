@@ -35,6 +35,8 @@ export function scenarioManifests(
       // The arms ztunnel reads from its environment (harness/options/arms.ts, each arm's `env`).
       env: armEnv(arms, 'ztunnel'),
       ...profile.ztunnel,
+      // kind's node-address mode, asked for by name.
+      ...(p.ztunnelMode === 'node-address' ? { inPod: false, podNetnsByPath: false } : {}),
     },
     ...(p.meshClientRps > 0
       ? { client: { rps: p.meshClientRps, ...(p.podNetwork === 'netns' ? { ownNetns: true } : {}) } }

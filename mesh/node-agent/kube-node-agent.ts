@@ -126,6 +126,7 @@ export function createPodEnroller(deps: PodEnrollerDeps): PodEnroller {
     });
     deps.log.info('pod enrolled', {
       uid,
+      namespace: pod.metadata?.namespace ?? 'default',
       name,
       pod_ip: podIp,
       netns,

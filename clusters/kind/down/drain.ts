@@ -4,7 +4,8 @@ import { ours, waitForChange } from '../kind-workloads.ts';
 import { savePodLogs } from './save-pod-logs.ts';
 
 /**
- * close()'s first half: every container's log of ours saved into logDir (logs() returns them); then
+ * close()'s first half: every container's log of ours saved into logDir (logs() returns them; those
+ * followed since the container started are kept as followed); then
  * as `kubectl delete` would, before the cluster goes: every workload we applied deleted (its pods by
  * garbage collection), every pod of ours deleted with a grace period of CLOSE_GRACE_S (SIGTERM, then
  * SIGKILL from the kubelet), and up to closeWaitMs for them to be gone. A kept cluster
@@ -15,6 +16,8 @@ export async function drain(run: KindRun): Promise<void> {
   const w = run.watch;
   if (!run.created || !kube || !w) return;
   const pods = () => ours(w.list('pods'));
+  // The followed logs end here; what was not followed (a container that never ran) is read once.
+  await run.logFollowers?.close();
   await savePodLogs(run, pods(), (log) => kube.podLog(log));
   if (run.settings.keepCluster) return;
   await Promise.allSettled([...run.applied].reverse().map((ref) => kube.deleteWorkload(ref)));

@@ -21,15 +21,23 @@ export async function savePodLogs(
   });
   // A log that cannot be read (a container that never started), or a folder that cannot be
   // written, is told and does not hold the teardown up.
-  const saving = run.podLogs.save({ pods, dir: logDir, readLog }).then(
-    (saved) => {
-      if (saved.failures.length > 0)
-        onLogs?.(`kind: pod logs saved in ${logDir}; not read: ${saved.failures.join('; ')}\n`);
-    },
-    (err: unknown) => {
-      onLogs?.(`kind: pod logs not saved in ${logDir}: ${(err as Error).message}\n`);
-    },
-  );
+  const followed = run.logFollowers;
+  const saving = run.podLogs
+    .save({
+      pods,
+      dir: logDir,
+      readLog,
+      ...(followed ? { kept: (file: string) => followed.followed(file) } : {}),
+    })
+    .then(
+      (saved) => {
+        if (saved.failures.length > 0)
+          onLogs?.(`kind: pod logs saved in ${logDir}; not read: ${saved.failures.join('; ')}\n`);
+      },
+      (err: unknown) => {
+        onLogs?.(`kind: pod logs not saved in ${logDir}: ${(err as Error).message}\n`);
+      },
+    );
   const saved = await waitAtMost(clock, Promise.race([saving, cut]), POD_LOGS_DEADLINE_MS);
   if (!saved.done) onLogs?.(`kind: pod logs not all read within ${String(POD_LOGS_DEADLINE_MS / 1000)} s\n`);
 }

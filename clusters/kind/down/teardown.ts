@@ -36,6 +36,7 @@ async function keepEvidence(run: KindRun): Promise<void> {
  */
 export async function teardown(run: KindRun, failure?: unknown): Promise<void> {
   const { keepCluster, name, kubeconfigPath } = run.settings;
+  await run.logFollowers?.close();
   if (failure !== undefined && run.hasNodes && !isInterruption(run, failure)) await keepEvidence(run);
   await run.watch?.stop();
   if (run.created && !keepCluster) {

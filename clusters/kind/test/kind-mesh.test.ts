@@ -53,7 +53,13 @@ describe('kind mesh', () => {
       httpbin: { replicas: 2, mesh: 'ambient' },
       gateway: { mode: 'hbone', nodePort: GATEWAY_NODE_PORT },
     });
-    validateAgainstModels([...buildKindControlPlane(), ...mesh]);
+    const control = buildKindControlPlane('node-address');
+    validateAgainstModels([...control, ...mesh]);
+    assert.equal(
+      control.filter((o) => o.kind === 'DaemonSet').length,
+      0,
+      'no node agent in node-address mode',
+    );
     const ztunnel = mesh.find(isDaemonSet);
     const spec = ztunnel?.spec?.template.spec;
     assert.ok(spec);
@@ -77,8 +83,56 @@ describe('kind mesh', () => {
     );
   });
 
-  it("the gateway's and the sidecar's istio-proxy (pilot-agent + Envoy) find on kind what they need", () => {
+  it("in-pod ztunnel and istio-cni's node agent pass the model check: the agent privileged on the node, ztunnel with the node's namespace pins", () => {
     const control = buildKindControlPlane();
+    const mesh = buildMeshManifests({
+      ztunnel: { graceS: 30, inPod: true, podNetnsByPath: true },
+      httpbin: { replicas: 2, mesh: 'ambient' },
+      gateway: { mode: 'hbone', nodePort: GATEWAY_NODE_PORT },
+    });
+    validateAgainstModels([...control, ...mesh]);
+    const daemonSets = [...control, ...mesh].filter(isDaemonSet);
+    const cni = daemonSets.find((d) => d.metadata?.name === 'istio-cni-node')?.spec?.template.spec;
+    assert.ok(cni);
+    assert.equal(cni.hostNetwork, true);
+    assert.equal(cni.hostPID, true);
+    const agent = cni.containers[0];
+    assert.ok(agent);
+    assert.equal(agent.securityContext?.privileged, true);
+    assert.deepEqual(
+      (agent.volumeMounts ?? []).map(
+        (m) => `${m.mountPath}${m.mountPropagation ? ` (${m.mountPropagation})` : ''}`,
+      ),
+      [
+        '/var/run/ztunnel',
+        '/var/run/istio-cni',
+        '/host/opt/cni/bin',
+        '/host/etc/cni/net.d',
+        '/var/run/netns (HostToContainer)',
+      ],
+    );
+    const ztunnel = daemonSets.find((d) => d.metadata?.name === 'ztunnel')?.spec?.template.spec;
+    assert.ok(ztunnel);
+    assert.equal(ztunnel.hostNetwork, undefined);
+    assert.equal(ztunnel.hostPID, undefined);
+    const container = ztunnel.containers[0];
+    assert.ok(container);
+    assert.deepEqual(container.securityContext?.capabilities?.add, ['NET_ADMIN', 'SYS_ADMIN', 'NET_RAW']);
+    const mounts = container.volumeMounts ?? [];
+    assert.ok(mounts.some((m) => m.mountPath === '/var/run/netns' && m.readOnly === true));
+    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+    assert.equal(env['ZDS_ADDRESS'], '/var/run/ztunnel/ztunnel.sock');
+    const istiod = control.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'istiod') as
+      | { spec?: { template?: { spec?: { containers?: { env?: { name: string; value?: string }[] }[] } } } }
+      | undefined;
+    assert.deepEqual(istiod?.spec?.template?.spec?.containers?.[0]?.env?.[0], {
+      name: 'AMBIENT_TUNNEL',
+      value: 'pod',
+    });
+  });
+
+  it("the gateway's and the sidecar's istio-proxy (pilot-agent + Envoy) find on kind what they need", () => {
+    const control = buildKindControlPlane('node-address');
     const mesh = buildMeshManifests({
       ztunnel: { graceS: 30, inPod: false },
       httpbin: {

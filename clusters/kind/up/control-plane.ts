@@ -1,5 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { ErrorCode, HarnessError } from '../../../lib/index.ts';
+import { ErrorCode, fromWallMs, HarnessError, makeDirectory } from '../../../lib/index.ts';
+import { createLogFollowers } from '../log-followers.ts';
+import { createLogEventMatcher } from '../log-events.ts';
+import { createEmitter } from '../../events.ts';
 import { createClusterWatch } from '../cluster-watch.ts';
 import { buildKindControlPlane, ISTIO_CNI, ISTIOD } from '../kind-manifests.ts';
 import { failRun } from '../kind-run.ts';
@@ -36,11 +39,33 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
   });
   run.api = api;
   run.watch = watch;
+  await makeDirectory(run.settings.logDir);
+  const eventOf = createLogEventMatcher();
+  const { clock } = run.settings;
+  run.logFollowers = createLogFollowers({
+    dir: run.settings.logDir,
+    follow: (log, out) => api.followPodLog(log, out),
+    onLine: (container, line) => {
+      const e = eventOf(container, line);
+      if (e)
+        createEmitter(run.events, clock, e.source)(e.kind, e.object, {
+          detail: e.detail,
+          ...(e.node ? { node: e.node } : {}),
+          ...(e.wallMs === undefined ? {} : { atMs: fromWallMs(clock, e.wallMs) }),
+        });
+    },
+    onError: (file, err) => {
+      run.settings.onLogs?.(
+        `kind: ${file} not followed to its end: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+    },
+  });
   recordServerVersion(run, serverVersion);
   await watch.start();
-  await applyAll(run, buildKindControlPlane());
+  const { ztunnelMode } = run.settings;
+  await applyAll(run, buildKindControlPlane(ztunnelMode));
   // istio-cni too: its plugin is in every node's CNI chain before the first ambient pod starts.
-  for (const ref of [ISTIOD, ISTIO_CNI])
+  for (const ref of ztunnelMode === 'in-pod' ? [ISTIOD, ISTIO_CNI] : [ISTIOD])
     await waitRolledOut(run, ref, { timeoutMs: controlPlaneTimeoutMs, signal: up.signal }).catch(
       (err: unknown) => {
         throw run.restarts.explain(err);

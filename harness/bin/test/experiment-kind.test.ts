@@ -172,7 +172,7 @@ test(
     assert.equal(rows.length, 1);
     const row = rows[0] ?? {};
     assert.equal(row['backend'], 'kind');
-    assert.equal(row['ztunnel_mode'], 'node-address');
+    assert.equal(row['ztunnel_mode'], 'in-pod');
     assert.equal(row['ingress_path'], 'docker-proxy+nodeport');
     assert.equal(row['kubernetes_version'], 'v1.35.0');
     assert.equal(row['verdict'], 'pass');

@@ -45,6 +45,8 @@ export const EVERY_FIELD: ExperimentParams = {
   ztunnelImpl: 'istio',
   podNetwork: 'netns',
   loadFrom: 'host',
+  // node-address is kind's alone (the local backend refuses it), as --load-from cluster is.
+  ztunnelMode: 'in-pod',
 };
 
 /**

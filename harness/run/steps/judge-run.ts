@@ -46,6 +46,17 @@ export interface Judgement {
 }
 
 /**
+ * When the load ended on the run clock: its planned end, or its last request's end where that came
+ * later (a generator that starts after the harness's start, as fortio's pod on kind does about a
+ * second later, ends as much later).
+ */
+function loadEndMs(seen: Observation, durationS: number, wallOffsetMs: number): number {
+  const planned = seen.loadStartMs + durationS * 1000;
+  const lastEnd = seen.load?.counts.lastEndWallMs ?? NaN;
+  return Number.isFinite(lastEnd) ? Math.max(planned, lastEnd - wallOffsetMs) : planned;
+}
+
+/**
  * Step 4, judge: failures grouped into bursts by cause (from the gateway's access log and the
  * lifecycle events on the local backend, else contiguous failed buckets against the events), E5's
  * figures, and the verdict against --max-failed.
@@ -63,7 +74,7 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
           logDir,
           events,
           wallOffsetMs: clock.wallOffsetMs,
-          load: { startMs: seen.loadStartMs, endMs: seen.loadStartMs + params.durationS * 1000 },
+          load: { startMs: seen.loadStartMs, endMs: loadEndMs(seen, params.durationS, clock.wallOffsetMs) },
           ...(seen.cpu ? { cpuSamples: seen.cpu.samples } : {}),
           ...(seen.load && Number.isFinite(seen.load.counts.firstStartWallMs)
             ? { countedFromWallMs: seen.load.counts.firstStartWallMs }
@@ -76,7 +87,7 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
           logDir,
           events,
           wallOffsetMs: clock.wallOffsetMs,
-          endMs: seen.loadStartMs + params.durationS * 1000,
+          endMs: loadEndMs(seen, params.durationS, clock.wallOffsetMs),
           ...(seen.cpu ? { cpuSamples: seen.cpu.samples } : {}),
         })
       : undefined;

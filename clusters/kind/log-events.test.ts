@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DRAIN_DEADLINE_REACHED } from '../../ztunnel/telemetry/log-messages.ts';
+import { IMAGES } from '../manifests/index.ts';
+import { createLogEventMatcher } from './log-events.ts';
+
+const ztunnel = (pod: string) => ({
+  log: { namespace: 'istio-system', pod, container: 'istio-proxy' },
+  image: IMAGES.ztunnel,
+  node: 'ztunnel-harness-worker',
+});
+
+test("ztunnel's drain deadline line is its container's drain-deadline event, at the line's own time, once", () => {
+  const eventOf = createLogEventMatcher();
+  const line = `2026-11-27T04:53:27.783000Z\tinfo\tztunnel\t${DRAIN_DEADLINE_REACHED}\tinstance="ztunnel-w8vnk" connections=42 in_flight=24`;
+  assert.deepEqual(eventOf(ztunnel('ztunnel-w8vnk'), line), {
+    kind: 'drain-deadline',
+    source: 'container-log',
+    object: 'istio-system/ztunnel-w8vnk',
+    node: 'ztunnel-harness-worker',
+    wallMs: Date.parse('2026-11-27T04:53:27.783Z'),
+    detail: line.slice(0, 200),
+  });
+  assert.equal(eventOf(ztunnel('ztunnel-w8vnk'), line), undefined, 'once per container');
+  assert.equal(eventOf(ztunnel('ztunnel-other'), line)?.object, 'istio-system/ztunnel-other');
+  // Another image's line, or another line of ztunnel's, is no event.
+  assert.equal(eventOf({ ...ztunnel('gw'), image: IMAGES.proxy }, line), undefined);
+  assert.equal(
+    eventOf(ztunnel('ztunnel-x'), '2026-11-27T04:53:27.783000Z\tinfo\tztunnel\tdrain started'),
+    undefined,
+  );
+});
+
+test("istio-cni's enrolment of a pod is the node agent's add of it: the pod, its IP, the agent's node", () => {
+  const eventOf = createLogEventMatcher();
+  const agent = {
+    log: { namespace: 'istio-system', pod: 'istio-cni-node-bfbrt', container: 'install-cni' },
+    image: IMAGES.cni,
+    node: 'ztunnel-harness-worker2',
+  };
+  const line =
+    '2026-11-27T04:33:21.920Z info  istio-cni pod enrolled uid=6e62 namespace=default name=httpbin-7f8476f877-nr2m4 pod_ip=10.244.1.6 netns=/var/run/netns/cni-12ff via=cni after_pod_start_ms=920';
+  assert.deepEqual(eventOf(agent, line), {
+    kind: 'add-workload',
+    source: 'node-agent',
+    object: 'default/httpbin-7f8476f877-nr2m4',
+    detail: '10.244.1.6 enrolled (cni)',
+    node: 'ztunnel-harness-worker2',
+    wallMs: Date.parse('2026-11-27T04:33:21.920Z'),
+  });
+  assert.equal(eventOf(agent, line.replace('nr2m4', 'other'))?.object, 'default/httpbin-7f8476f877-other');
+  assert.equal(eventOf(agent, line), undefined, 'once per pod');
+});

@@ -1,0 +1,81 @@
+// The lines of our containers' logs that are lifecycle events on kind, as the local backend's
+// images declare theirs (clusters/local/images.ts logEvents), stamped with the line's own time (the
+// followed log, log-followers.ts): ztunnel's drain deadline, once per container; and istio-cni's
+// enrolment of each pod, the node agent's add of the workload, which names the pod's IP and node
+// (what the judge maps a gateway upstream to its node with, as the local backend's pod-created does).
+import { DRAIN_DEADLINE_REACHED } from '../../ztunnel/telemetry/log-messages.ts';
+import type { EventSource, LifecycleEventKind } from '../events.ts';
+import { IMAGES } from '../manifests/index.ts';
+import type { FollowedContainer } from './log-followers.ts';
+
+interface LogEventSpec {
+  image: string;
+  pattern: RegExp;
+  kind: LifecycleEventKind;
+  source?: EventSource;
+  /** The event's object and detail from the line, where it is about another pod than the container's. */
+  about?: (line: string) => { object: string; detail: string } | undefined;
+}
+
+/** `key=value` or `key="value"` of one of our log lines. */
+const field = (line: string, key: string): string | undefined =>
+  new RegExp(String.raw`(?:^|\s)${key}="?([^"\s]+)"?`).exec(line)?.[1];
+
+const LOG_EVENTS: readonly LogEventSpec[] = [
+  {
+    image: IMAGES.ztunnel,
+    pattern: new RegExp(String.raw`\b${DRAIN_DEADLINE_REACHED}\b`),
+    kind: 'drain-deadline',
+  },
+  {
+    image: IMAGES.cni,
+    pattern: /\bpod enrolled\b/,
+    kind: 'add-workload',
+    source: 'node-agent',
+    about: (line) => {
+      const [namespace, name, ip] = [field(line, 'namespace'), field(line, 'name'), field(line, 'pod_ip')];
+      return namespace && name && ip
+        ? { object: `${namespace}/${name}`, detail: `${ip} enrolled (${field(line, 'via') ?? ''})` }
+        : undefined;
+    },
+  },
+];
+
+export interface LogEvent {
+  kind: LifecycleEventKind;
+  source: EventSource;
+  /** `namespace/pod` */
+  object: string;
+  node: string | undefined;
+  /** The line's own leading ISO timestamp (our components' lines start with one), if it has one. */
+  wallMs: number | undefined;
+  detail: string;
+}
+
+/** A matcher that turns each matching line into an event, once per container and object. */
+export function createLogEventMatcher(): (
+  container: FollowedContainer,
+  line: string,
+) => LogEvent | undefined {
+  const seen = new Set<string>();
+  return (container, line) => {
+    const match = LOG_EVENTS.find((e) => e.image === container.image && e.pattern.test(line));
+    if (!match) return undefined;
+    const about = match.about
+      ? match.about(line)
+      : { object: `${container.log.namespace}/${container.log.pod}`, detail: line.trim().slice(0, 200) };
+    if (!about) return undefined;
+    const { namespace, pod, container: name } = container.log;
+    const key = `${namespace}/${pod}/${name}/${match.kind}/${about.object}`;
+    if (seen.has(key)) return undefined;
+    seen.add(key);
+    const wallMs = Date.parse(line.slice(0, line.search(/\s/)));
+    return {
+      kind: match.kind,
+      source: match.source ?? 'container-log',
+      ...about,
+      node: container.node,
+      wallMs: Number.isFinite(wallMs) ? wallMs : undefined,
+    };
+  };
+}
