@@ -21,9 +21,10 @@ const SHARED_COLUMNS: readonly BackendColumnSpec[] = [
   },
   {
     // A parameter since schema 14 (`--ztunnel-mode`): compare keys the two modes apart. Every kind
-    // row before said node-address, every local row in-pod.
+    // row before said node-address, every local row in-pod (and keys as before).
     name: 'ztunnel_mode',
     role: 'parameter',
+    added: { since: 14, olderRowsRan: 'in-pod' },
     note: "where ztunnel's listeners are (`--ztunnel-mode`): in-pod (each pod's network namespace: the local backend's node agent, kind's istio-cni DaemonSet since schema 14) or node-address (kind's only mode before schema 14; by name since)",
   },
   {

@@ -54,7 +54,7 @@ test("runs.csv's backend columns keep their order as backends declare their own 
   for (const b of BACKENDS) for (const c of b.columns) assert.ok(own.includes(c.name), c.name);
   assert.deepEqual(
     BACKEND_COLUMN_SPECS.filter((c) => c.role === 'parameter').map((c) => c.name),
-    ['backend', 'nodes', 'ingress_path', ...timing],
+    ['backend', 'nodes', 'ztunnel_mode', 'ingress_path', ...timing],
   );
 });
 

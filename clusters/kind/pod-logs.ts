@@ -12,7 +12,7 @@ export interface SavePodLogsOptions {
   /** Where the files go, named as the local backend names them: `<ns>_<pod>_<container>.log`. */
   dir: string;
   readLog: (log: PodLogRef) => Promise<string>;
-  /** Files already in `dir`, written as the container ran (log-followers.ts): read there, not rewritten. */
+  /** Files already in `dir`, written as the container ran (log-followers.ts): kept unless shorter than the API's. */
   kept?: (file: string) => boolean;
 }
 
@@ -65,13 +65,15 @@ export function createPodLogStore(): PodLogStore {
         wanted.map(async (log) => {
           const file = `${log.namespace}_${log.pod}_${log.container}${log.previous ? '.previous' : ''}.log`;
           try {
-            if (isKept?.(file)) {
-              keep(`${log.namespace}/${log.pod}`, file, await readFile(join(dir, file), 'utf8'));
-              saved.files.push(file);
-              return;
-            }
-            const text = await readLog(log);
-            await writeFile(join(dir, file), text);
+            // A followed log is kept as followed unless the API server has more of it (a follow cut
+            // short); the kubelet keeps only the last 10 MiB, so a busy one is longer followed.
+            const followed = isKept?.(file) ? await readFile(join(dir, file), 'utf8') : undefined;
+            const read = await readLog(log).catch((err: unknown) => {
+              if (followed === undefined) throw err;
+              return '';
+            });
+            const text = followed !== undefined && followed.length >= read.length ? followed : read;
+            if (text !== followed) await writeFile(join(dir, file), text);
             keep(`${log.namespace}/${log.pod}`, file, text);
             saved.files.push(file);
           } catch (err) {

@@ -26,8 +26,7 @@ export { EMPTY_FACTS } from './columns/run-facts.ts';
  */
 // 12: deadline_wire_fin and deadline_wire_rst (measures: older rows had no capture, left empty) and
 // istio_shared_ca (bookkeeping: older istio-shared rows ran FAKE_CA).
-// 14: ztunnel_mode a parameter (`--ztunnel-mode`; kind in-pod by default; older kind rows node-address).
-const SCHEMA_FLOOR = 14;
+const SCHEMA_FLOOR = 12;
 
 /** The row's sections, in column order: the documented ones first. */
 const SECTIONS: readonly Section<RowInput>[] = [

@@ -90,10 +90,13 @@ describe('kind failures', () => {
     );
     assert.deepEqual(await readdir(join(runDir, 'kind-logs')), ['kind-version.txt']);
     const pods = join(runDir, 'pods');
+    // Every running container's log is followed from its start (log-followers.ts), a healthy
+    // pod's too; the troubled pods' previous instances are read at the failure.
     assert.deepEqual((await readdir(pods)).sort(), [
       'default_httpbin-abc-1_httpbin.log',
       'default_httpbin-abc-1_httpbin.previous.log',
       'default_httpbin-abc-2_httpbin.log',
+      'default_httpbin-abc-3_httpbin.log',
       POD_STATUS_FILE,
     ]);
     assert.equal(await readFile(join(pods, 'default_httpbin-abc-1_httpbin.previous.log'), 'utf8'), 'boom\n');

@@ -36,12 +36,13 @@ test('--backend kind refuses what kind cannot run, and a missing Docker engine, 
   // the capability it needs and why, and the backend that has it.
   const refusals: [string[], RegExp][] = [
     [
-      [],
-      /--scenario to be something --backend kind can run, got "ztunnel-upgrade"; it needs in-pod traffic capture.*: its plaintext .* bypass ztunnel.*; run it with --backend local/,
+      // kind's node-address mode, asked for by name, cannot serve the ztunnel upgrade.
+      ['--ztunnel-mode', 'node-address'],
+      /--ztunnel-mode to be in-pod with --scenario ztunnel-upgrade, got "node-address"/,
     ],
     [
       ['--scenario', 'workload-rollout', '--drain-strategy', 'evict-on-removal'],
-      /--drain-strategy to be something --backend kind can run, got "evict-on-removal"; it needs in-pod traffic capture/,
+      /--drain-strategy to be something --backend kind can run, got "evict-on-removal"; it needs in-pod outbound capture and istio\/ztunnel#1191's drain hooks/,
     ],
     [
       ['--scenario', 'workload-rollout', '--timing', 'debounceQuietMs=50'],
@@ -49,8 +50,8 @@ test('--backend kind refuses what kind cannot run, and a missing Docker engine, 
     ],
     // A suite runs on kind what kind can run (the rest marked in its table); nothing at all: refused.
     [
-      ['--suite', 'seeds', '--only', 'E1'],
-      /--suite to be a suite with an entry --backend kind can run, got "seeds --only E1"; not available on kind: Expected --scenario to be something --backend kind can run, got "ztunnel-upgrade"/,
+      ['--suite', 'seeds', '--only', 'E4'],
+      /--suite to be a suite with an entry --backend kind can run, got "seeds --only E4"; not available on kind: Expected --scenario to be something --backend kind can run, got "sidecar-drain"/,
     ],
     [
       ['--scenario', 'workload-rollout', '--mesh-client', '20'],
@@ -61,9 +62,9 @@ test('--backend kind refuses what kind cannot run, and a missing Docker engine, 
       /--scenario to be something --backend kind can run, got "sidecar-drain"; it needs a sidecar and its app in one pod/,
     ],
     [
-      // A plain gateway in front of ambient pods would bypass ztunnel on kind (issue 33, #9).
-      ['--scenario', 'workload-rollout', '--gateway-mode', 'plain'],
-      /--gateway-mode to be something --backend kind can run, got "plain"; it needs in-pod traffic capture.*with --mesh ambient .*bypass ztunnel.*use --gateway-mode hbone .* or --mesh off/,
+      // A plain gateway in front of ambient pods would bypass a node-address ztunnel (issue 33, #9).
+      ['--scenario', 'workload-rollout', '--gateway-mode', 'plain', '--ztunnel-mode', 'node-address'],
+      /--ztunnel-mode to be in-pod with --gateway-mode plain, got "node-address"; .*bypass ztunnel/,
     ],
     [
       ['--scenario', 'workload-rollout', '--kind-ingress-port', '70000'],
@@ -141,7 +142,7 @@ test(
     const calls = (await fakes.calls()).map((c) => `${c.tool} ${c.args.slice(0, 2).join(' ')}`);
     // ztunnel, proxyv2 (pilot-agent + Envoy, for the gateway and the sidecar), client, istiod,
     // httpbin (go-httpbin built here) and fortio (the load's pod with --load-from cluster).
-    assert.equal(calls.filter((c) => c === 'docker build --target').length, 6, 'six images built');
+    assert.equal(calls.filter((c) => c === 'docker build --target').length, 7, 'seven images built');
     for (const step of ['kind create cluster', 'kind load docker-image', 'kind delete cluster'])
       assert.ok(calls.includes(step), step);
     // kind keeps to the run folder's kubeconfig: the user's ~/.kube/config is never written.
@@ -154,8 +155,13 @@ test(
 
     const patches = api.requests.filter((r) => r.method === 'PATCH');
     const ztunnel = patches.find((r) => r.path.endsWith('/daemonsets/ztunnel'))?.body as
-      { spec: { template: { spec: { hostNetwork?: boolean } } } } | undefined;
-    assert.equal(ztunnel?.spec.template.spec.hostNetwork, true, 'ztunnel in node-address mode');
+      { spec: { template: { spec: { hostNetwork?: boolean; volumes?: { name: string }[] } } } } | undefined;
+    assert.equal(ztunnel?.spec.template.spec.hostNetwork, undefined, 'ztunnel in the pods (in-pod mode)');
+    assert.ok(ztunnel?.spec.template.spec.volumes?.some((v) => v.name === 'cni-netns-dir'));
+    assert.ok(
+      patches.some((r) => r.path.endsWith('/daemonsets/istio-cni-node')),
+      "istio-cni's node agent applied",
+    );
     const gatewayService = patches.find((r) => r.path.endsWith('/services/istio-ingressgateway'))?.body as
       { spec: { type?: string } } | undefined;
     assert.equal(gatewayService?.spec.type, 'NodePort');
