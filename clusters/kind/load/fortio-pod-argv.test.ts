@@ -42,9 +42,11 @@ test("the pod's fortio writes its files in /out, copied back to the host paths, 
   assert.deepEqual(args.slice(0, k), host.slice(0, k));
 });
 
-test('a target other than the ingress is refused (only the gateway has a ClusterIP to swap in)', () => {
+test("a host address other than the ingress is refused; a pod's own address is kept (E3's connections to the pods)", () => {
   assert.throws(
     () => podArgvOf(hostArgv('http://127.0.0.1:9999/status/418'), WHERE),
     (err: unknown) => isHarnessError(err) && /--load-from host/.test(err.message),
   );
+  const { args } = podArgvOf(hostArgv('http://10.244.2.4:8080/status/418'), WHERE);
+  assert.equal(args.at(-1), 'http://10.244.2.4:8080/status/418');
 });

@@ -23,8 +23,8 @@ const FILE_FLAGS = new Set(['-access-log-file', '-json']);
  * The host's fortio command line made the pod's: the files it writes go to the pod's out folder
  * (copied back to the same host paths afterwards, so the tally reads them unchanged) and the URL
  * that reached the gateway through the host's ingress (docker-proxy, the NodePort) reaches it at
- * `target` (the gateway Service's ClusterIP:port). Refuses a URL that is not the ingress's: only the
- * gateway has an in-cluster address to swap in.
+ * `target` (the gateway Service's ClusterIP:port); a pod's own address is kept (the pod reaches it).
+ * Refuses another address of this host: it is not there from the pod.
  */
 export function podArgvOf(
   argv: readonly string[],
@@ -43,12 +43,14 @@ export function podArgvOf(
   });
   const last = args.length - 1;
   const url = new URL(args[last] ?? '');
-  if (url.host !== where.ingress)
+  // A pod's own address (E3's long-lived connections straight to the pods) is reached from the pod
+  // as it is; a host address other than the ingress is not there.
+  if (url.host === where.ingress) url.host = where.target;
+  else if (url.hostname.startsWith('127.') || url.hostname === 'localhost')
     throw new HarnessError(
       ErrorCode.BadInput,
-      `--load-from cluster reaches the gateway only, got the target ${url.href} (the ingress is ${where.ingress}); use --load-from host`,
+      `--load-from cluster reaches the gateway and the pods, got the target ${url.href} (the ingress is ${where.ingress}); use --load-from host`,
     );
-  url.host = where.target;
   args[last] = url.href;
   return { args, files };
 }
