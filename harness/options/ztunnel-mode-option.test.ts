@@ -60,7 +60,6 @@ test('--ztunnel-mode node-address is refused (exit 2) on the local backend, with
   const cases: [string[], RegExp][] = [
     [['--backend', 'local', '--scenario', 'workload-rollout'], /--backend kind/],
     [['--backend', 'kind', '--scenario', 'ztunnel-upgrade'], /in-pod with --scenario ztunnel-upgrade/],
-    [['--backend', 'kind', '--scenario', 'long-lived'], /in-pod with --scenario long-lived/],
     [
       ['--backend', 'kind', '--scenario', 'workload-rollout', '--gateway-mode', 'plain'],
       /in-pod with --gateway-mode plain/,

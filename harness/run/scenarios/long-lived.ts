@@ -91,7 +91,11 @@ export const longLived: ClusterScenario = {
   source: 'E3, seed 000 (Istio blog: ztunnel upgrades)',
   // The gateway carries no load here (the connections go to the pods); plain keeps it off the HBONE path.
   manifests: (p) => scenarioManifests(p),
-  requires: [{ capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL }],
+  requires: [
+    { capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL },
+    // The long-lived connections are the harness's own (harness/load/long-lived-connections.ts).
+    { capability: 'podsFromHost' },
+  ],
   fault: {
     kind: 'rollout-restart',
     target: ZTUNNEL_DAEMONSET,
