@@ -30,6 +30,9 @@ export interface LocalWorkload {
 /** Where istio-cni's rules redirect a captured pod's inbound plaintext (INPOD_PORTS.inboundPlaintext). */
 export const INBOUND_CAPTURE_PORT = 15006;
 
+/** Ambient enrolment label (Istio accepts it on namespaces and pods; our manifests set it on pods). */
+export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
+
 export const HBONE_PORT = 15008;
 export const OUTBOUND_CAPTURE_PORT = 15001;
 export const READINESS_PORT = 15021;

@@ -1,11 +1,8 @@
 import { isIPv4 } from 'node:net';
 import { CoreV1Api, makeInformer } from '@kubernetes/client-node';
 import type { Informer, KubeConfig, KubernetesObject, V1Pod, V1Service } from '@kubernetes/client-node';
-import { HBONE_PORT } from '../workload.ts';
+import { DATAPLANE_MODE_LABEL, HBONE_PORT } from '../workload.ts';
 import type { ClusterSource, PodView, ServiceView } from './cluster-source.ts';
-
-/** Ambient enrolment label (clusters/manifests sets it on pods; Istio also accepts it on namespaces). */
-const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
 
 export interface KubeSourceOptions {
   /**

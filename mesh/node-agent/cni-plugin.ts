@@ -61,8 +61,9 @@ export function chainedConflist(text: string): string | undefined {
 }
 
 /**
- * The plugin written into `binDir` and chained into the first .conflist of `confDir` (both the
- * node's folders, mounted into the agent's pod); each written to a temporary file and renamed, so
+ * The plugin written into `binDir` (unless it is there as this agent writes it) and chained into the
+ * first .conflist of `confDir` (both the node's folders, mounted into the agent's pod); each written
+ * to a temporary file and renamed, so
  * the runtime never reads half a file. Returns the conflist's path, or undefined while the node has
  * none yet (its primary CNI writes it once the node has a pod CIDR).
  */
@@ -71,8 +72,11 @@ export async function installCniPlugin(dirs: {
   confDir: string;
 }): Promise<string | undefined> {
   const plugin = join(dirs.binDir, CNI_PLUGIN_NAME);
-  await writeFile(`${plugin}.tmp`, cniPluginScript(), { mode: 0o755 });
-  await rename(`${plugin}.tmp`, plugin);
+  const script = cniPluginScript();
+  if ((await readFile(plugin, 'utf8').catch(() => '')) !== script) {
+    await writeFile(`${plugin}.tmp`, script, { mode: 0o755 });
+    await rename(`${plugin}.tmp`, plugin);
+  }
   const name = (await readdir(dirs.confDir)).filter((f) => f.endsWith('.conflist')).sort()[0];
   if (!name) return undefined;
   const path = join(dirs.confDir, name);

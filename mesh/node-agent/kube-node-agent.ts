@@ -10,11 +10,9 @@
 // a del to every instance). Each enrolment says in the log where it came from and how long after
 // the pod's start.
 import type { Logger } from '../../lib/index.ts';
+import { DATAPLANE_MODE_LABEL } from '../workload.ts';
 import type { LocalWorkload } from '../workload.ts';
 import type { NodeAgentServer } from './node-agent-server.ts';
-
-/** Ambient enrolment label (clusters/manifests sets it on pods). */
-const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
 
 /** What the agent reads of a pod (a client-node AgentPod has it). */
 export interface AgentPod {

@@ -1,8 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { ErrorCode, fromWallMs, HarnessError, makeDirectory } from '../../../lib/index.ts';
-import { createLogFollowers } from '../log-followers.ts';
-import { createLogEventMatcher } from '../log-events.ts';
-import { createEmitter } from '../../events.ts';
+import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
+import { followRunLogs } from '../follow-run-logs.ts';
 import { createClusterWatch } from '../cluster-watch.ts';
 import { buildKindControlPlane, ISTIO_CNI, ISTIOD } from '../kind-manifests.ts';
 import { failRun } from '../kind-run.ts';
@@ -40,26 +38,7 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
   run.api = api;
   run.watch = watch;
   await makeDirectory(run.settings.logDir);
-  const eventOf = createLogEventMatcher();
-  const { clock } = run.settings;
-  run.logFollowers = createLogFollowers({
-    dir: run.settings.logDir,
-    follow: (log, out) => api.followPodLog(log, out),
-    onLine: (container, line) => {
-      const e = eventOf(container, line);
-      if (e)
-        createEmitter(run.events, clock, e.source)(e.kind, e.object, {
-          detail: e.detail,
-          ...(e.node ? { node: e.node } : {}),
-          ...(e.wallMs === undefined ? {} : { atMs: fromWallMs(clock, e.wallMs) }),
-        });
-    },
-    onError: (file, err) => {
-      run.settings.onLogs?.(
-        `kind: ${file} not followed to its end: ${err instanceof Error ? err.message : String(err)}\n`,
-      );
-    },
-  });
+  run.logFollowers = followRunLogs(run, api);
   recordServerVersion(run, serverVersion);
   await watch.start();
   const { ztunnelMode } = run.settings;
