@@ -51,7 +51,7 @@ describe('Envoy gateway over HBONE (real Envoy, our xDS)', { skip: envoyMissing,
   });
 
   for (const reset of [false, true])
-    it(`FIN before response headers: ${reset ? 'with `reset` in retry_on, retried on the other pod' : "503 UC, not retried by Istio's default policy"}`, async (t) => {
+    it(`FIN before response headers: ${reset ? 'with `reset` in retry_on, retried once and answered (previous_hosts)' : "503 UC, not retried by Istio's default policy"}`, async (t) => {
       const retryOn = reset ? `${ISTIO_DEFAULT_RETRY_ON},reset` : ISTIO_DEFAULT_RETRY_ON;
       const { apps, mesh, peers, proxy } = await startGatewayScene(t, reset ? '127.112.3' : '127.112.2', {
         metadata: { [ROUTE_POLICY_METADATA]: JSON.stringify({ retries: { attempts: 2, retryOn } }) },
@@ -73,12 +73,19 @@ describe('Envoy gateway over HBONE (real Envoy, our xDS)', { skip: envoyMissing,
         return;
       }
       const other = mesh.podIps.find((ip) => ip !== first.pod);
-      assert.deepEqual([status, podOf({ status, body })], [200, other]);
-      assert.deepEqual([e.status, e.flags, e.attempts, e.upstream], [200, [], 2, `${String(other)}:8080`]);
+      // previous_hosts re-picks at most host_selection_retry_max_attempts (5, Istio's) times and
+      // LEAST_REQUEST picks at random between two idle hosts: the retry lands on the same pod when
+      // all 6 picks chose it (1 in 64). Either way the retry happened and was answered by the pod
+      // it went to, over a new HBONE connection.
+      const retriedOn = podOf({ status, body });
+      if (retriedOn !== other) t.diagnostic('previous_hosts: all 6 picks chose the first pod (1 in 64)');
+      assert.ok(retriedOn === other || retriedOn === first.pod, `answered by ${String(retriedOn)}`);
+      assert.deepEqual([status, e.status, e.flags, e.attempts], [200, 200, [], 2]);
+      assert.equal(e.upstream, `${String(retriedOn)}:8080`);
       assert.deepEqual(
         apps.arrivals.map((a) => a.pod),
-        [first.pod, other],
-        'previous_hosts: the retry went to the other pod',
+        [first.pod, retriedOn],
+        'the retry reached the pod Envoy chose',
       );
     });
 
