@@ -1,12 +1,18 @@
 import type { Clock, HarnessError } from '../lib/index.ts';
 import type { EventListener, LifecycleEvent } from './events.ts';
-import type { ClusterObject } from './manifests/index.ts';
+import type { ClientPodOptions, ClusterObject } from './manifests/index.ts';
 
 /**
  * What a backend records with every result, by column (backend-columns.ts lists them all: the
  * shared ones and each backend's own).
  */
 export type BackendDescription = Partial<Record<string, string | number>>;
+
+/** A client pod while it runs. */
+export interface ClientPod {
+  /** Deletes the pod (SIGTERM, its grace) and resolves with every line it wrote, once it has ended. */
+  stop(): Promise<string[]>;
+}
 
 export type WorkloadKind = 'Deployment' | 'DaemonSet';
 
@@ -101,6 +107,12 @@ export interface ClusterBackend {
    * unchanged: where the harness runs it. Only after up().
    */
   generatorCommand?(argv: readonly string[]): string[];
+  /**
+   * A client of ours started as a pod outside the mesh, where the pods' own addresses are reachable
+   * only from inside the cluster (kind). Absent: the backend's pods are reachable from the harness's
+   * process, which runs the client itself. Only after up().
+   */
+  startClientPod?(options: ClientPodOptions): Promise<ClientPod>;
   /**
    * Tears the cluster down in order, idempotent: every pod gets SIGTERM and a short grace period
    * (2 s, as `kubectl delete --grace-period=2`) before SIGKILL, then the cluster goes. The local

@@ -4,6 +4,7 @@ import { teardown } from './down/teardown.ts';
 import { normalizeKindOptions } from './kind-options.ts';
 import type { KindBackendOptions } from './kind-options.ts';
 import { createKindRun } from './kind-run.ts';
+import { startClientPod } from './load/client-pod.ts';
 import { createFortioPodCommand } from './load/generator-command.ts';
 import { addressesOf } from './ops/addresses.ts';
 import { applyAll } from './ops/apply-all.ts';
@@ -66,6 +67,8 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     describe: () => ({ backend: 'kind', ...run.facts }),
     // --load-from cluster: fortio as a pod outside the mesh, calling the gateway's ClusterIP.
     ...(settings.loadFrom === 'cluster' ? { generatorCommand: createFortioPodCommand(run) } : {}),
+    // E3's long-lived client: kind's pod addresses are reachable only from inside the cluster.
+    startClientPod: (pod) => startClientPod(run, pod),
     close,
     destroy,
   };

@@ -38,3 +38,5 @@ export {
   LOAD_NAMESPACE,
 } from './fortio-pod.ts';
 export type { FortioPodOptions } from './fortio-pod.ts';
+export { buildClientPod, CLIENT_POD_GRACE_S } from './client-pod.ts';
+export type { ClientPodOptions } from './client-pod.ts';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ConnectionLife } from '../../load/long-lived-connections.ts';
-import { judgeLongLived } from './long-lived.ts';
+import type { ConnectionLife } from '../../../apps/long-lived-client/long-lived-connections.ts';
+import type { LifecycleEvent } from '../../../clusters/events.ts';
+import { judgeLongLived, ztunnelStopByNode } from './long-lived.ts';
 
 const life = (over: Partial<ConnectionLife>): ConnectionLife => ({
   slot: 0,
@@ -42,4 +43,35 @@ test('long-lived connections: a FIN or a RST at SIGTERM + deadline counts as end
   // Reconnect failures count against the verdict; the documented ends do not.
   assert.equal(result.failed, 2);
   assert.ok(result.lines.some((l) => l.includes('connection 3 to httpbin-a: open')));
+});
+
+test("each node's old ztunnel stop: its first SIGTERM where signals are seen, else its pod's deletion (kind)", () => {
+  const at = (kind: LifecycleEvent['kind'], object: string, node: string, atMs: number): LifecycleEvent => ({
+    kind,
+    object,
+    node,
+    atMs,
+    source: 'api-server',
+  });
+  const local = ztunnelStopByNode([
+    at('pod-deleting', 'istio-system/ztunnel-a', 'node-1', 900),
+    at('sigterm', 'istio-system/ztunnel-a', 'node-1', 1000),
+    at('sigterm', 'istio-system/ztunnel-b', 'node-1', 9000),
+    at('sigterm', 'default/httpbin-x', 'node-2', 500),
+  ]);
+  assert.deepEqual([[...local.byNode], local.from], [[['node-1', 1000]], 'SIGTERM']);
+  const kind = ztunnelStopByNode([
+    at('pod-deleting', 'default/httpbin-x', 'node-1', 100),
+    at('pod-deleting', 'istio-system/ztunnel-a', 'node-1', 2000),
+    at('pod-deleting', 'istio-system/ztunnel-c', 'node-2', 3000),
+    at('pod-deleting', 'istio-system/ztunnel-b', 'node-1', 7000),
+  ]);
+  assert.deepEqual(
+    [...kind.byNode],
+    [
+      ['node-1', 2000],
+      ['node-2', 3000],
+    ],
+  );
+  assert.match(kind.from, /deletion/);
 });

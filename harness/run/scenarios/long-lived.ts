@@ -1,10 +1,15 @@
-import type { ClusterAddresses } from '../../../clusters/backend.ts';
+import type { ClusterAddresses, ClusterBackend } from '../../../clusters/backend.ts';
+import type { LifecycleEvent } from '../../../clusters/events.ts';
 import { HTTPBIN_PORT } from '../../../clusters/manifests/index.ts';
+import { ErrorCode, fromWallMs, HarnessError } from '../../../lib/index.ts';
+import type { Clock } from '../../../lib/index.ts';
 import { computeDrainDeadlineMs } from '../../../ztunnel/config/drain-deadline.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
 import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_ZTUNNEL, scenarioManifests } from '../scenario-manifests.ts';
-import type { ConnectionLife } from '../../load/long-lived-connections.ts';
-import { startLongLivedConnections } from '../../load/long-lived-connections.ts';
+import { lifeLinesOf } from '../../../apps/long-lived-client/long-lived-config.ts';
+import type { LongLivedConfig } from '../../../apps/long-lived-client/long-lived-config.ts';
+import type { ConnectionLife } from '../../../apps/long-lived-client/long-lived-connections.ts';
+import { startLongLivedConnections } from '../../../apps/long-lived-client/long-lived-connections.ts';
 import { LONG_LIVED_COLUMNS } from '../../results/columns/companion-columns.ts';
 
 /** Long-lived connections per run: two per httpbin pod with the default three replicas. */
@@ -17,6 +22,28 @@ const AT_DEADLINE_MS = { before: 250, after: 1500 };
 /** The Ready httpbin pods, whose addresses their node's ztunnel captures. */
 function httpbinPods(addresses: ClusterAddresses) {
   return addresses.pods.filter((p) => p.owner === 'deployment/httpbin' && p.isReady && !p.isDeleting);
+}
+
+/**
+ * When each node's old ztunnel was told to stop: its SIGTERM where the backend sees signals (local),
+ * else the API server's deletion of its pod (kind: the kubelet sends SIGTERM as it sees the deletion;
+ * the difference is the kubelet's reaction, milliseconds). The first per node: the old instance.
+ */
+export function ztunnelStopByNode(events: readonly LifecycleEvent[]): {
+  byNode: Map<string, number>;
+  from: string;
+} {
+  const ofZtunnel = (kind: LifecycleEvent['kind']) => {
+    const byNode = new Map<string, number>();
+    for (const e of events)
+      if (e.kind === kind && e.object.startsWith('istio-system/ztunnel') && e.node && !byNode.has(e.node))
+        byNode.set(e.node, e.atMs);
+    return byNode;
+  };
+  const sigterms = ofZtunnel('sigterm');
+  return sigterms.size > 0
+    ? { byNode: sigterms, from: 'SIGTERM' }
+    : { byNode: ofZtunnel('pod-deleting'), from: "the API server's deletion of the pod" };
 }
 
 /**
@@ -91,11 +118,7 @@ export const longLived: ClusterScenario = {
   source: 'E3, seed 000 (Istio blog: ztunnel upgrades)',
   // The gateway carries no load here (the connections go to the pods); plain keeps it off the HBONE path.
   manifests: (p) => scenarioManifests(p),
-  requires: [
-    { capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL },
-    // The long-lived connections are the harness's own (harness/load/long-lived-connections.ts).
-    { capability: 'podsFromHost' },
-  ],
+  requires: [{ capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL }],
   fault: {
     kind: 'rollout-restart',
     target: ZTUNNEL_DAEMONSET,
@@ -109,7 +132,7 @@ export const longLived: ClusterScenario = {
   companionColumns: LONG_LIVED_COLUMNS,
   companion(ctx) {
     const loadStartMs = ctx.clock.now();
-    const conns = startLongLivedConnections({
+    const client = startLongLivedClient(ctx.backend, ctx.clock, {
       targets: httpbinPods(ctx.backend.addresses()).map((p) => ({
         host: p.podIp,
         port: HTTPBIN_PORT,
@@ -118,26 +141,57 @@ export const longLived: ClusterScenario = {
       })),
       count: LONG_LIVED,
       intervalMs: INTERVAL_MS,
-      clock: ctx.clock,
     });
     return {
       async stop() {
-        const lives = await conns.stop();
-        // The old ztunnel per node: the first ztunnel SIGTERM on that node.
-        const sigterms = new Map<string, number>();
-        for (const e of ctx.backend.events())
-          if (
-            e.kind === 'sigterm' &&
-            e.object.startsWith('istio-system/ztunnel') &&
-            e.node &&
-            !sigterms.has(e.node)
-          )
-            sigterms.set(e.node, e.atMs);
+        const lives = await client.stop();
+        const stops = ztunnelStopByNode(ctx.backend.events());
         const deadlineMs = computeDrainDeadlineMs({
           TERMINATION_GRACE_PERIOD_SECONDS: String(ctx.params.graceS),
         });
-        return judgeLongLived(lives, sigterms, deadlineMs, loadStartMs);
+        const judged = judgeLongLived(lives, stops.byNode, deadlineMs, loadStartMs);
+        return { ...judged, lines: [...judged.lines, `  (each old ztunnel's stop: ${stops.from})`] };
       },
     };
   },
 };
+
+/**
+ * The long-lived connections, from where the pods' addresses are reachable: the harness's process,
+ * or a pod outside the mesh where the backend's pod network is only inside the cluster (kind:
+ * apps/long-lived-client/main.ts in the client image). The same connections either way
+ * (apps/long-lived-client/long-lived-connections.ts); a pod's times come back as Unix ms.
+ */
+function startLongLivedClient(
+  backend: ClusterBackend,
+  clock: Clock,
+  config: LongLivedConfig,
+): { stop(): Promise<ConnectionLife[]> } {
+  if (!backend.startClientPod) {
+    const conns = startLongLivedConnections({ ...config, clock });
+    return { stop: () => conns.stop() };
+  }
+  const pod = backend.startClientPod({
+    name: `long-lived-${String(Math.round(clock.now()))}`,
+    command: ['node', 'apps/long-lived-client/main.ts'],
+    env: { LONG_LIVED: JSON.stringify(config) },
+  });
+  // A pod that failed to start is told at stop, with the load's end (the run's load failure).
+  pod.catch(() => undefined);
+  return {
+    async stop() {
+      const lines = await (await pod).stop();
+      const lives = lifeLinesOf(lines);
+      if (!lives)
+        throw new HarnessError(
+          ErrorCode.LoadFailed,
+          `E3's long-lived client pod wrote no result; its output:\n${lines.join('\n')}`,
+        );
+      return lives.map((l) => ({
+        ...l,
+        openedAtMs: fromWallMs(clock, l.openedAtMs),
+        ...(l.endedAtMs === undefined ? {} : { endedAtMs: fromWallMs(clock, l.endedAtMs) }),
+      }));
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { LOAD_NAMESPACE } from './fortio-pod.ts';
+import { DATAPLANE_MODE_LABEL, IMAGES } from './images.ts';
+
+/** A program of ours run as a pod in the load namespace, outside the mesh (ClusterBackend.startClientPod). */
+export interface ClientPodOptions {
+  name: string;
+  /** The program under /app, e.g. ['node', 'apps/long-lived-client/main.ts']. */
+  command: readonly string[];
+  env?: Readonly<Record<string, string>>;
+}
+
+/** Seconds between the pod's SIGTERM and its SIGKILL: the client writes its result at SIGTERM. */
+export const CLIENT_POD_GRACE_S = 10;
+
+/**
+ * A client of ours as a pod outside the mesh (`istio.io/dataplane-mode: none`, in the load namespace
+ * that carries no ambient label, as the fortio pod): its connections reach the pods' own addresses as
+ * any pod's do, captured on arrival by the destination pod's ztunnel. The client image (our app/,
+ * loaded into the nodes, never pulled), run once.
+ */
+export function buildClientPod(options: ClientPodOptions): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: options.name,
+      namespace: LOAD_NAMESPACE,
+      labels: { app: 'load-client', [DATAPLANE_MODE_LABEL]: 'none' },
+    },
+    spec: {
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: CLIENT_POD_GRACE_S,
+      containers: [
+        {
+          name: 'client',
+          image: IMAGES.client,
+          imagePullPolicy: 'Never',
+          command: [...options.command],
+          env: Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),
+        },
+      ],
+    },
+  };
+}
