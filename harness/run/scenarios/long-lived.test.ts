@@ -42,7 +42,29 @@ test('long-lived connections: a FIN or a RST at SIGTERM + deadline counts as end
   assert.equal(result.columns['long_lived_reconnect_failures'], 2);
   // Reconnect failures count against the verdict; the documented ends do not.
   assert.equal(result.failed, 2);
-  assert.ok(result.lines.some((l) => l.includes('connection 3 to httpbin-a: open')));
+  assert.ok(result.lines.some((l) => l.includes('connection 3 to httpbin-a on node-1: open')));
+});
+
+test('a long-lived connection still open at the load end says why: its node deadline after the end, or no stop seen', () => {
+  const result = judgeLongLived(
+    [
+      life({ slot: 0, end: 'open', endedAtMs: 25_000 }),
+      life({ slot: 1, node: 'node-2', end: 'open', endedAtMs: 25_000 }),
+    ],
+    new Map([['node-1', 17_000]]),
+    10_000,
+    0,
+  );
+  assert.equal(result.columns['long_lived_ended_at_deadline'], 0);
+  assert.ok(
+    result.lines.some((l) =>
+      l.includes(
+        "connection 0 to httpbin-a on node-1: open at 25.000 s: node-1's old ztunnel was stopped at 17.000 s, its deadline at 27.000 s, after the load ended",
+      ),
+    ),
+    result.lines.join('\n'),
+  );
+  assert.ok(result.lines.some((l) => l.includes("node-2's ztunnel was not stopped during the load")));
 });
 
 test("each node's old ztunnel stop: its first SIGTERM where signals are seen, else its pod's deletion (kind)", () => {

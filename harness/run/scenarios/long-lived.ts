@@ -82,10 +82,18 @@ export function judgeLongLived(
     `  reconnects: ${String(later.length)} new connections, ${String(reconnectFailures)} failed requests on them; ${String(firstFailures)} requests in flight on a long-lived connection when it ended`,
     ...first
       .filter((l) => !ended(l))
-      .map(
-        (l) =>
-          `  connection ${String(l.slot)} to ${l.pod}: ${l.end}${l.endedAtMs === undefined ? '' : ` at ${fmt(l.endedAtMs - loadStartMs)} s`}`,
-      ),
+      .map((l) => {
+        const stop = ztunnelSigtermByNode.get(l.node);
+        const at = l.endedAtMs === undefined ? '' : ` at ${fmt(l.endedAtMs - loadStartMs)} s`;
+        // Why a connection the upgrade should have ended was not: its node's deadline, if any, came later.
+        const why =
+          stop === undefined
+            ? `: ${l.node}'s ztunnel was not stopped during the load`
+            : stop + deadlineMs > (l.endedAtMs ?? stop)
+              ? `: ${l.node}'s old ztunnel was stopped at ${fmt(stop - loadStartMs)} s, its deadline at ${fmt(stop + deadlineMs - loadStartMs)} s, after the load ended (a longer --duration sees it; on kind each node's surge takes the readiness probe's 10 s period)`
+              : '';
+        return `  connection ${String(l.slot)} to ${l.pod} on ${l.node}: ${l.end}${at}${why}`;
+      }),
   ];
   return {
     columns: {
