@@ -33,6 +33,8 @@ export const CAPABILITIES = {
     "per-network-namespace sysctls where the listeners live (tcp_migrate_req would have to be set on kind's nodes)",
   cpuGroups:
     "cpu cgroups per node and for the load generator made by the harness (kind's nodes are containers whose cgroups Docker makes)",
+  podsFromHost:
+    "the pods' own addresses reachable from the harness's process: it scrapes ztunnel's and the gateway's metrics there, and runs E3's long-lived client itself (kind's pod network is inside its nodes: no scrape, and the client is a pod)",
   loadInCluster:
     "a load generator pod inside the cluster, outside the mesh, calling the gateway's ClusterIP as ASM ran it (the local backend's generator is a process on the host)",
   componentLogs:

@@ -14,6 +14,8 @@ export function kindAddresses(options: {
   ours: <T extends { metadata?: { namespace?: string } }>(list: T[]) => T[];
   /** `127.0.0.1:<port>` when the gateway is rolled out, else undefined. */
   ingress: string | undefined;
+  /** A pod's processes as this host sees them (pod-pids.ts), for the CPU monitor. */
+  pidsOf?: (uid: string) => number[] | undefined;
 }): ClusterAddresses {
   const { watch: w, ours } = options;
   return {
@@ -36,6 +38,9 @@ export function kindAddresses(options: {
         targetPort: Number(p.targetPort ?? p.port),
       })),
     })),
-    pods: ours(w.list('pods')).map(toPodInfo),
+    pods: ours(w.list('pods')).map((pod) => {
+      const pids = options.pidsOf?.(pod.metadata?.uid ?? '');
+      return { ...toPodInfo(pod), ...(pids?.length ? { pids } : {}) };
+    }),
   };
 }

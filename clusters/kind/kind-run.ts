@@ -7,6 +7,8 @@ import type { KindSettings } from './kind-options.ts';
 import { createKindTools } from './kind-tools.ts';
 import { INGRESS_PATHS } from './load/ingress-paths.ts';
 import type { KindTools } from './kind-tools.ts';
+import { createPodPids } from './pod-pids.ts';
+import type { PodPids } from './pod-pids.ts';
 import type { KubeApi } from './kube-api.ts';
 import { createPodLogStore } from './pod-logs.ts';
 import type { PodLogStore } from './pod-logs.ts';
@@ -26,6 +28,8 @@ export interface KindRun {
   readonly events: EventLog;
   readonly podLogs: PodLogStore;
   readonly restarts: RestartPolicy;
+  /** Each pod's processes as this host sees them (its cgroup), for the CPU monitor. */
+  readonly podPids: PodPids;
   /** Every key from the start: runs.csv's columns are checked before the cluster exists. */
   readonly facts: BackendDescription;
   /** Every Deployment and DaemonSet applied: waitForReady waits until the watch has seen each. */
@@ -63,6 +67,7 @@ export function createKindRun(settings: KindSettings): KindRun {
     settings,
     events: createEventLog(),
     podLogs: createPodLogStore(),
+    podPids: createPodPids({ clock: settings.clock }),
     restarts: createRestartPolicy({
       emit: (pod, detail, node) => {
         emitEvent(run, 'container-exited', pod, detail, node);

@@ -1,8 +1,8 @@
 // Prometheus scrapes of the mesh during the load: every ztunnel's :15020/metrics and the gateway's
 // :15090/stats/prometheus every few seconds, as a Prometheus with Istio's scrape config would, so a
 // run's metrics can be loaded into Prometheus (`promtool tsdb create-blocks-from openmetrics`) and
-// read with PromQL and Istio's dashboards. Local backend only: on kind the pod addresses are not
-// reachable from the host.
+// read with PromQL and Istio's dashboards. Where the pods' addresses are reachable from the harness
+// (capability podsFromHost: the local backend; on kind they are not).
 import type { Clock } from '../../lib/index.ts';
 import type { PodInfo } from '../../clusters/backend.ts';
 
@@ -22,7 +22,7 @@ export interface Scrape {
 /** Istio's scrape targets among the pods: ztunnel :15020/metrics, the gateway's Envoy :15090. */
 export function scrapeTargetsOf(pods: readonly PodInfo[]): ScrapeTarget[] {
   return pods.flatMap((p): ScrapeTarget[] => {
-    if (!p.pids?.length || p.isDeleting) return [];
+    if (p.isDeleting) return [];
     const pod = `${p.namespace}/${p.name}`;
     if (p.owner === 'daemonset/ztunnel')
       return [{ job: 'ztunnel', pod, url: `http://${p.podIp}:15020/metrics` }];

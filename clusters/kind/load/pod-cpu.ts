@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../../lib/index.ts';
+import { podUidOfCgroup } from '../pod-pids.ts';
 
 /**
  * Where a pod's CPU time is counted on this host: kind's nodes are containers, so the pod's cgroup is
@@ -19,7 +20,7 @@ const MAX_DEPTH = 9;
 
 /** Whether a cgroup folder's name is the pod's (cgroupfs `pod<uid>`, systemd `...-pod<uid_>.slice`). */
 export function isPodCgroup(name: string, uid: string): boolean {
-  return name === `pod${uid}` || name.endsWith(`-pod${uid.replaceAll('-', '_')}.slice`);
+  return podUidOfCgroup(name) === uid;
 }
 
 async function findDir(dir: string, uid: string, depth: number): Promise<string | undefined> {

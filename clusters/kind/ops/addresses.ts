@@ -12,5 +12,6 @@ export function addressesOf(run: KindRun): ClusterAddresses {
     watch: need(run).watch,
     ours,
     ingress: isGatewayReady ? `127.0.0.1:${String(run.settings.ingressHostPort)}` : undefined,
+    pidsOf: (uid) => run.podPids.of(uid),
   });
 }

@@ -1,6 +1,7 @@
 import type { ClusterAddresses, ClusterBackend } from '../../../clusters/backend.ts';
 import type { LifecycleEvent } from '../../../clusters/events.ts';
 import { HTTPBIN_PORT } from '../../../clusters/manifests/index.ts';
+import { providerOf } from '../../../clusters/registry.ts';
 import { ErrorCode, fromWallMs, HarnessError } from '../../../lib/index.ts';
 import type { Clock } from '../../../lib/index.ts';
 import { computeDrainDeadlineMs } from '../../../ztunnel/config/drain-deadline.ts';
@@ -140,7 +141,8 @@ export const longLived: ClusterScenario = {
   companionColumns: LONG_LIVED_COLUMNS,
   companion(ctx) {
     const loadStartMs = ctx.clock.now();
-    const client = startLongLivedClient(ctx.backend, ctx.clock, {
+    const podsFromHost = providerOf(ctx.params.backend).capabilities.has('podsFromHost');
+    const client = startLongLivedClient(ctx.backend, podsFromHost, ctx.clock, {
       targets: httpbinPods(ctx.backend.addresses()).map((p) => ({
         host: p.podIp,
         port: HTTPBIN_PORT,
@@ -172,13 +174,19 @@ export const longLived: ClusterScenario = {
  */
 function startLongLivedClient(
   backend: ClusterBackend,
+  podsFromHost: boolean,
   clock: Clock,
   config: LongLivedConfig,
 ): { stop(): Promise<ConnectionLife[]> } {
-  if (!backend.startClientPod) {
+  if (podsFromHost) {
     const conns = startLongLivedConnections({ ...config, clock });
     return { stop: () => conns.stop() };
   }
+  if (!backend.startClientPod)
+    throw new HarnessError(
+      ErrorCode.LoadFailed,
+      `backend ${backend.kind}: its pods are not reachable from the harness and it runs no client pod`,
+    );
   const pod = backend.startClientPod({
     name: `long-lived-${String(Math.round(clock.now()))}`,
     command: ['node', 'apps/long-lived-client/main.ts'],

@@ -31,8 +31,13 @@ export async function observeRun(plan: RunPlan): Promise<Observation> {
   const seen: Observation = { backend, signal, loadStartMs: clock.now(), abortReason: '' };
   try {
     const targets = await bringUp(plan, backend, signal);
-    // Metrics from now on, the first scrape before the load (a baseline, and its cost not the load's).
-    seen.scraper = startMetricsScraper({ clock, targets: () => scrapeTargetsOf(backend.addresses().pods) });
+    // Metrics from now on, the first scrape before the load (a baseline, and its cost not the load's),
+    // where the pods' addresses are reachable from here.
+    const scrapes = providerOf(params.backend).capabilities.has('podsFromHost');
+    seen.scraper = startMetricsScraper({
+      clock,
+      targets: () => (scrapes ? scrapeTargetsOf(backend.addresses().pods) : []),
+    });
     await seen.scraper.baseline;
     seen.loadStartMs = clock.now();
     await driveWithFault(plan, targets, seen);
