@@ -17,6 +17,8 @@ import { createKubeApi } from '../kube-api.ts';
 import type { KubeApi } from '../kube-api.ts';
 import { podArgvOf } from './fortio-pod-argv.ts';
 import type { PodFile } from './fortio-pod-argv.ts';
+import { createFileMirror, hostPathOfNodeFile } from './node-file-mirror.ts';
+import type { FileMirror } from './node-file-mirror.ts';
 import { findPodCpuFile, startPodCpuSampler } from './pod-cpu.ts';
 import type { PodCpuSample } from './pod-cpu.ts';
 
@@ -135,6 +137,26 @@ export async function runFortioPod(
   }
 }
 
+/**
+ * fortio's access log (the .jsonl it appends a record to per request) copied to the run folder as it
+ * grows, so the harness's live counts read it as they read a host fortio's; none where the node's
+ * folder is not visible from here (the counts then come at the end, with the files).
+ */
+async function mirrorRecords(
+  pod: V1Pod,
+  files: readonly PodFile[],
+  dockerEnv: Record<string, string>,
+): Promise<FileMirror[]> {
+  const records = files.filter((f) => f.name.endsWith('.jsonl'));
+  const dir = await hostPathOfNodeFile({
+    node: pod.spec?.nodeName ?? '',
+    path: `${FORTIO_NODE_DIR}/${pod.metadata?.name ?? ''}`,
+    dockerEnv,
+  });
+  if (!dir) say("the node's folder is not visible from this host: the load's counts come at its end");
+  return dir ? records.map((f) => createFileMirror(join(dir, f.name), f.hostPath)) : [];
+}
+
 /** The pod's end awaited, its output and files brought back, the pod gone: fortio's exit code. */
 async function awaitPod(options: {
   core: CoreV1Api;
@@ -149,8 +171,12 @@ async function awaitPod(options: {
   let pod = await core.readNamespacedPod({ name, namespace: LOAD_NAMESPACE });
   let code = exitCodeOf(pod);
   let cpu: { stop(): Promise<PodCpuSample[]> } | undefined;
+  let mirrors: FileMirror[] | undefined;
   while (code === undefined) {
     if (pod.status?.phase === 'Running' && !cpu) cpu = await startCpu(pod, clock);
+    if (pod.status?.phase === 'Running' && !mirrors)
+      mirrors = await mirrorRecords(pod, files, options.dockerEnv);
+    await Promise.all((mirrors ?? []).map((m) => m.poll()));
     if (pod.status?.phase === 'Pending' && (clock.now() > startedBy || isStuck(pod))) {
       say(`the pod did not start (${String(START_TIMEOUT_MS / 1000)} s at most): ${whyNotStarted(pod)}`);
       await api.deletePod(LOAD_NAMESPACE, name, 0);
