@@ -1,6 +1,7 @@
 // `npm run cluster -- up`: the local cluster for manual poking. Brings up the nodes, control plane,
 // ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
-// everything down on Ctrl-C.
+// everything down on Ctrl-C. `npm run cluster -- check`: whether an existing cluster (yours, with
+// Istio ambient) has what the experiments need there, read-only (clusters/existing/).
 import { Command } from 'commander';
 import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
@@ -12,6 +13,8 @@ import { outputFolderParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 import { formatClusterAddresses, formatEvent } from '../../clusters/format-cluster.ts';
+import { checkExistingCluster } from '../../clusters/existing/check-cluster.ts';
+import type { CheckFlags } from '../../clusters/existing/check-cluster.ts';
 
 /** httpbin replicas a cluster brought up by hand may have (a process each, on these cores). */
 const MAX_REPLICAS = 16;
@@ -31,7 +34,7 @@ interface UpFlags {
   events: boolean;
 }
 
-function buildProgram(run: (flags: UpFlags) => void): Command {
+function buildProgram(run: (flags: UpFlags) => void, check: (flags: CheckFlags) => void): Command {
   const program = addVersionOption(
     new Command('cluster').description('The embedded local cluster.'),
   ).exitOverride();
@@ -63,12 +66,36 @@ function buildProgram(run: (flags: UpFlags) => void): Command {
     .action((flags: UpFlags) => {
       run(flags);
     });
+  program
+    .command('check')
+    .description(
+      'read-only: whether an existing cluster has what the experiments need there (Istio ambient, the gateway, your permissions)',
+    )
+    .option('--kubeconfig <path>', 'the kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', "the kubeconfig's context (default: its current context)")
+    .option('--istio-namespace <ns>', "where Istio's control plane and ztunnel are", 'istio-system')
+    .option(
+      '--gateway <namespace/service>',
+      'the ingress gateway Service the load goes through',
+      'istio-system/istio-ingressgateway',
+    )
+    .option('--allow-ztunnel-restart', "E1 too: it restarts the cluster's ztunnel DaemonSet", false)
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .action((flags: CheckFlags) => {
+      check(flags);
+    });
   return program;
 }
 
 runMain(async (signal) => {
   let flags: UpFlags | undefined;
-  buildProgram((f) => (flags = f)).parse(process.argv);
+  let checkFlags: CheckFlags | undefined;
+  buildProgram(
+    (f) => (flags = f),
+    (f) => (checkFlags = f),
+  ).parse(process.argv);
+  if (checkFlags) return checkExistingCluster(checkFlags, process.stdout);
   if (!flags) return 0; // help was printed
   const clock = createSystemClock();
   const backend = createLocalBackend({

@@ -86,9 +86,27 @@ export interface ApiServerDoubleOptions {
   rollOutOnApply?: string[] | 'all';
   /** TokenReview (POST /apis/authentication.k8s.io/v1/tokenreviews): the status for a token. */
   reviewToken?: (token: string, audiences: string[]) => Record<string, unknown>;
+  /**
+   * SelfSubjectAccessReview (POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews): the status
+   * for the attributes asked; allowed when unset.
+   */
+  accessReview?: (attributes: Record<string, string>) => { allowed: boolean; reason?: string };
+  /** API groups served besides the built-in ones the double stores (GET /apis): a CRD's group. */
+  extraApiGroups?: string[];
 }
 
 const TOKEN_REVIEWS = '/apis/authentication.k8s.io/v1/tokenreviews';
+const ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+
+/** Whether an object's labels match a selector of `key=value` terms (all the double needs). */
+function matchesSelector(object: Obj, selector: string | undefined): boolean {
+  if (!selector) return true;
+  const labels = (object.metadata?.['labels'] ?? {}) as Record<string, string>;
+  return selector.split(',').every((term) => {
+    const [k = '', v] = term.split('=');
+    return labels[k] === v;
+  });
+}
 
 export async function startApiServerDouble(options: ApiServerDoubleOptions = {}): Promise<ApiServerDouble> {
   const store = new Map<string, Map<string, Obj>>(Object.keys(COLLECTIONS).map((r) => [r, new Map()]));
@@ -156,6 +174,35 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       send(res, 201, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec, status });
       return;
     }
+    if (path === ACCESS_REVIEWS && req.method === 'POST') {
+      const spec = (body as { spec?: { resourceAttributes?: Record<string, string> } } | undefined)?.spec;
+      const status = options.accessReview?.(spec?.resourceAttributes ?? {}) ?? { allowed: true };
+      send(res, 201, {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec,
+        status,
+      });
+      return;
+    }
+    if (path === '/apis' && req.method === 'GET') {
+      const groups = new Set([
+        ...Object.values(COLLECTIONS)
+          .map((c) => c.group)
+          .filter((g) => g.startsWith('/apis/'))
+          .map((g) => g.split('/')[2] ?? ''),
+        ...(options.extraApiGroups ?? []),
+      ]);
+      send(res, 200, {
+        kind: 'APIGroupList',
+        apiVersion: 'v1',
+        groups: [...groups].map((name) => ({
+          name,
+          versions: [{ groupVersion: `${name}/v1`, version: 'v1' }],
+        })),
+      });
+      return;
+    }
     const log = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(path);
     if (log && req.method === 'GET') {
       answerLog(res, log[1] ?? '', log[2] ?? '', query);
@@ -169,6 +216,17 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       const created = c.namespaced
         ? new RegExp(`^${c.group}/namespaces/([^/]+)/${c.resource}$`).exec(path)
         : null;
+      if (created && req.method === 'GET') {
+        send(res, 200, {
+          kind: `${c.kind}List`,
+          apiVersion: c.group.replace(/^\/apis?\//, ''),
+          metadata: { resourceVersion: String(version) },
+          items: [...(store.get(resource)?.values() ?? [])].filter(
+            (o) => o.metadata?.namespace === created[1] && matchesSelector(o, query['labelSelector']),
+          ),
+        });
+        return;
+      }
       if (created && req.method === 'POST') {
         const object = body as Obj;
         const ns = created[1] ?? '';

@@ -1,0 +1,108 @@
+// The preflight's verdict on an existing cluster (issue 45): each thing a run needs, whether the
+// cluster has it, and what to do where it does not. Pure: the facts come from cluster-facts.ts.
+import { imageVersion } from './cluster-facts.ts';
+import type { ClusterFacts, ComponentFacts } from './cluster-facts.ts';
+
+export interface ClusterCheck {
+  what: string;
+  ok: boolean;
+  /** What was found (a version, an image, a count), or what is missing. */
+  detail: string;
+  /** Where it is missing: what to do. */
+  fix?: string;
+  /** Needed only by this experiment (E1 restarts the cluster's ztunnel). */
+  onlyFor?: 'E1';
+}
+
+const component = (what: string, c: ComponentFacts | undefined, kind: string, fix: string): ClusterCheck =>
+  c
+    ? {
+        what,
+        ok: c.ready > 0 && c.ready >= c.desired,
+        detail: `${kind} ${c.namespace}/${c.name}: ${c.image} (version ${imageVersion(c.image)}), ${String(c.ready)}/${String(c.desired)} ready`,
+        ...(c.ready > 0 && c.ready >= c.desired ? {} : { fix: `wait until every ${c.name} pod is Ready` }),
+      }
+    : { what, ok: false, detail: 'not found', fix };
+
+export function clusterChecks(facts: ClusterFacts): ClusterCheck[] {
+  const ns = facts.istioNamespace;
+  const gw = facts.gateway;
+  const checks: ClusterCheck[] = [
+    {
+      what: 'Kubernetes',
+      ok: true,
+      detail: `${facts.kubernetesVersion} at ${facts.server} (context ${facts.context})`,
+    },
+    component(
+      "Istio's control plane",
+      facts.istiod,
+      'Deployment',
+      `install Istio (istiod: a Deployment labelled app=istiod in ${ns}), or name Istio's namespace with --istio-namespace`,
+    ),
+    component(
+      'ambient: ztunnel',
+      facts.ztunnel,
+      'DaemonSet',
+      `install Istio's ambient profile (the ztunnel DaemonSet in ${ns}: istioctl install --set profile=ambient, or the ztunnel chart)`,
+    ),
+    component(
+      'ambient: istio-cni',
+      facts.istioCni,
+      'DaemonSet',
+      `install Istio's ambient profile (the istio-cni-node DaemonSet in ${ns}: the cni chart with profile=ambient)`,
+    ),
+    gw
+      ? {
+          what: 'ingress gateway',
+          ok: gw.readyEndpoints > 0 && gw.ports.includes(80),
+          detail: `Service ${gw.namespace}/${gw.name} ${gw.clusterIp} ports ${gw.ports.join(',')}; ${String(gw.readyEndpoints)} ready endpoints`,
+          ...(gw.readyEndpoints > 0 && gw.ports.includes(80)
+            ? {}
+            : {
+                fix: 'the gateway needs port 80 and a Ready pod behind it (--gateway <namespace>/<service> to use another)',
+              }),
+        }
+      : {
+          what: 'ingress gateway',
+          ok: false,
+          detail: 'not found',
+          fix: 'name the gateway Service to use with --gateway <namespace>/<service> (default istio-system/istio-ingressgateway)',
+        },
+    {
+      what: 'a route to the run',
+      ok: facts.routeApis.length > 0,
+      detail: facts.routeApis.length
+        ? `served: ${facts.routeApis.join(', ')}`
+        : 'neither networking.istio.io (VirtualService) nor gateway.networking.k8s.io (HTTPRoute) is served',
+      ...(facts.routeApis.length
+        ? {}
+        : {
+            fix: "install Istio's CRDs (the base chart) or the Gateway API CRDs: the run routes the gateway to its own httpbin with one",
+          }),
+    },
+    ...facts.access.map((a): ClusterCheck => ({
+      what: `may ${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''}${a.namespace ? ` in ${a.namespace}` : ''}`,
+      ok: a.allowed,
+      detail: a.allowed ? a.why : `forbidden${a.reason ? ` (${a.reason})` : ''}: ${a.why}`,
+      ...(a.allowed
+        ? {}
+        : { fix: `grant ${a.verb} on ${a.group ? `${a.group}/` : ''}${a.resource} to this user` }),
+      ...(a.onlyFor ? { onlyFor: a.onlyFor } : {}),
+    })),
+  ];
+  return checks;
+}
+
+/** Whether every check needed by every experiment passed (E1's own only counted with `withE1`). */
+export function isReady(checks: readonly ClusterCheck[], withE1: boolean): boolean {
+  return checks.every((c) => c.ok || (c.onlyFor === 'E1' && !withE1));
+}
+
+export function formatChecks(checks: readonly ClusterCheck[]): string {
+  return checks
+    .map((c) => {
+      const mark = c.ok ? 'ok  ' : c.onlyFor ? `no (${c.onlyFor} only)` : 'MISSING';
+      return `${mark.padEnd(12)} ${c.what}: ${c.detail}${c.fix ? `\n${' '.repeat(13)}-> ${c.fix}` : ''}`;
+    })
+    .join('\n');
+}
