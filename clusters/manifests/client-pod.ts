@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { LOAD_NAMESPACE } from './fortio-pod.ts';
-import { DATAPLANE_MODE_LABEL, IMAGES } from './images.ts';
+import { outOfMeshPod } from './fortio-pod.ts';
+import { IMAGES } from './images.ts';
 
 /** A program of ours run as a pod in the load namespace, outside the mesh (ClusterBackend.startClientPod). */
 export interface ClientPodOptions {
@@ -20,26 +20,16 @@ export const CLIENT_POD_GRACE_S = 10;
  * loaded into the nodes, never pulled), run once.
  */
 export function buildClientPod(options: ClientPodOptions): V1Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: options.name,
-      namespace: LOAD_NAMESPACE,
-      labels: { app: 'load-client', [DATAPLANE_MODE_LABEL]: 'none' },
-    },
-    spec: {
-      restartPolicy: 'Never',
-      terminationGracePeriodSeconds: CLIENT_POD_GRACE_S,
-      containers: [
-        {
-          name: 'client',
-          image: IMAGES.client,
-          imagePullPolicy: 'Never',
-          command: [...options.command],
-          env: Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),
-        },
-      ],
-    },
-  };
+  return outOfMeshPod(options.name, 'load-client', {
+    terminationGracePeriodSeconds: CLIENT_POD_GRACE_S,
+    containers: [
+      {
+        name: 'client',
+        image: IMAGES.client,
+        imagePullPolicy: 'Never',
+        command: [...options.command],
+        env: Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),
+      },
+    ],
+  });
 }

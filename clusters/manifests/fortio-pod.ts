@@ -1,4 +1,4 @@
-import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import type { V1Namespace, V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { DATAPLANE_MODE_LABEL, IMAGES } from './images.ts';
 
 /** The load generator's namespace on kind: never labelled for ambient, so no pod of it is meshed. */
@@ -32,38 +32,41 @@ export function buildLoadNamespace(): V1Namespace {
  * loaded into the nodes (never pulled), its files on the node under FORTIO_NODE_DIR/<name>.
  */
 export function buildFortioPod(options: FortioPodOptions): V1Pod {
+  return outOfMeshPod(options.name, 'fortio', {
+    terminationGracePeriodSeconds: 5,
+    containers: [
+      {
+        name: 'fortio',
+        image: IMAGES.fortio,
+        imagePullPolicy: 'Never',
+        command: [
+          'sh',
+          '-c',
+          `exec /usr/bin/fortio "$@" >${FORTIO_POD_OUT_DIR}/${FORTIO_POD_OUTPUT} 2>&1`,
+          'fortio',
+        ],
+        args: [...options.args],
+        volumeMounts: [{ name: 'out', mountPath: FORTIO_POD_OUT_DIR }],
+      },
+    ],
+    volumes: [
+      {
+        name: 'out',
+        hostPath: { path: `${FORTIO_NODE_DIR}/${options.name}`, type: 'DirectoryOrCreate' },
+      },
+    ],
+  });
+}
+
+/**
+ * A pod of ours in the load namespace, outside the mesh (`istio.io/dataplane-mode: none`), run once
+ * (restartPolicy Never): fortio's, and the client pods (client-pod.ts).
+ */
+export function outOfMeshPod(name: string, app: string, spec: Omit<V1PodSpec, 'restartPolicy'>): V1Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: {
-      name: options.name,
-      namespace: LOAD_NAMESPACE,
-      labels: { app: 'fortio', [DATAPLANE_MODE_LABEL]: 'none' },
-    },
-    spec: {
-      restartPolicy: 'Never',
-      terminationGracePeriodSeconds: 5,
-      containers: [
-        {
-          name: 'fortio',
-          image: IMAGES.fortio,
-          imagePullPolicy: 'Never',
-          command: [
-            'sh',
-            '-c',
-            `exec /usr/bin/fortio "$@" >${FORTIO_POD_OUT_DIR}/${FORTIO_POD_OUTPUT} 2>&1`,
-            'fortio',
-          ],
-          args: [...options.args],
-          volumeMounts: [{ name: 'out', mountPath: FORTIO_POD_OUT_DIR }],
-        },
-      ],
-      volumes: [
-        {
-          name: 'out',
-          hostPath: { path: `${FORTIO_NODE_DIR}/${options.name}`, type: 'DirectoryOrCreate' },
-        },
-      ],
-    },
+    metadata: { name, namespace: LOAD_NAMESPACE, labels: { app, [DATAPLANE_MODE_LABEL]: 'none' } },
+    spec: { restartPolicy: 'Never', ...spec },
   };
 }

@@ -15,18 +15,14 @@ import {
 import type { ClientPodOptions } from '../../manifests/index.ts';
 import type { KindRun } from '../kind-run.ts';
 import { need, waitForChange } from '../kind-workloads.ts';
+import { isStuck, whyNotStarted } from './pod-start.ts';
 
 /** How long the pod may take to start (its image is on the node already). */
 const START_TIMEOUT_MS = 60_000;
 
 /** Why a pod will not start by itself, or undefined while it may. */
 function stuckReason(pod: V1Pod): string | undefined {
-  const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;
-  if (
-    waiting &&
-    ['ErrImageNeverPull', 'InvalidImageName', 'CreateContainerConfigError'].includes(waiting.reason ?? '')
-  )
-    return `${waiting.reason ?? ''} ${waiting.message ?? ''}`.trim();
+  if (isStuck(pod)) return whyNotStarted(pod);
   const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
   return terminated ? `it exited at once with code ${String(terminated.exitCode)}` : undefined;
 }

@@ -20,6 +20,7 @@ import type { PodFile } from './fortio-pod-argv.ts';
 import { createFileMirror, hostPathOfNodeFile } from './node-file-mirror.ts';
 import type { FileMirror } from './node-file-mirror.ts';
 import { findPodCpuFile, startPodCpuSampler } from './pod-cpu.ts';
+import { isStuck, whyNotStarted } from './pod-start.ts';
 import type { PodCpuSample } from './pod-cpu.ts';
 
 /** The pod's CPU per second (from its cgroup on the node), beside fortio's files in the run folder. */
@@ -49,20 +50,6 @@ function exitCodeOf(pod: V1Pod): number | undefined {
   if (terminated) return terminated.exitCode;
   if (pod.status?.phase === 'Failed') return 1;
   return undefined;
-}
-
-/** Waiting reasons the kubelet does not get past by itself (the image is never pulled here). */
-const STUCK_REASONS = new Set(['ErrImageNeverPull', 'InvalidImageName', 'CreateContainerConfigError']);
-
-function isStuck(pod: V1Pod): boolean {
-  return STUCK_REASONS.has(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? '');
-}
-
-/** Why a pod that never ran did not: the container's waiting reason or the pod's conditions. */
-function whyNotStarted(pod: V1Pod): string {
-  const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;
-  if (waiting) return `${waiting.reason ?? ''} ${waiting.message ?? ''}`.trim();
-  return JSON.stringify(pod.status?.conditions ?? pod.status ?? {});
 }
 
 /** The pod's CPU read from its cgroup on this host each second (kind's nodes are containers here). */
