@@ -12,7 +12,11 @@ export type { BackendColumnRole } from './provider.ts';
 
 /** What every backend says about itself, whatever it is. */
 const SHARED_COLUMNS: readonly BackendColumnSpec[] = [
-  { name: 'backend', role: 'parameter', note: 'the cluster backend that ran: local or kind' },
+  {
+    name: 'backend',
+    role: 'parameter',
+    note: 'the cluster backend that ran: local, kind or cluster (an existing cluster)',
+  },
   { name: 'nodes', role: 'parameter', note: "the cluster's nodes" },
   {
     name: 'timing_model',

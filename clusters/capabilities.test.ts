@@ -13,7 +13,12 @@ it('the local backend has every capability but a load pod in the cluster and nod
   );
   assert.deepEqual(
     [...providerOf('kind').capabilities],
-    ['inPodZtunnel', 'nodeAddressZtunnel', 'loadInCluster', 'componentLogs'],
+    ['inPodZtunnel', 'nodeAddressZtunnel', 'loadInCluster', 'hostIngress', 'componentLogs'],
+  );
+  // An existing cluster: Istio's ambient as it runs there, reached only from inside it.
+  assert.deepEqual(
+    [...providerOf('cluster').capabilities],
+    ['inPodZtunnel', 'loadInCluster', 'componentLogs'],
   );
   const needs = [{ capability: 'timingModel' as const, flag: '--timing', value: 'pushLatencyMs' }];
   assert.equal(refusal('local', needs), undefined);

@@ -5,7 +5,7 @@
 // clusters/registry.ts, the only file that names them, lists them. The orchestrator holds a provider
 // and a backend and asks them; it never compares a backend's name.
 import type { Clock } from '../lib/index.ts';
-import type { ClusterBackend } from './backend.ts';
+import type { ClusterBackend, WorkloadRef } from './backend.ts';
 import type { BackendOption } from './backend-option.ts';
 import type { GatewayManifestOptions, ZtunnelManifestOptions } from './manifests/index.ts';
 import type { ZtunnelImplName, ZtunnelMode } from './ztunnel-impl.ts';
@@ -35,6 +35,8 @@ export const CAPABILITIES = {
     "cpu cgroups per node and for the load generator made by the harness (kind's nodes are containers whose cgroups Docker makes)",
   podsFromHost:
     "the pods' own addresses reachable from the harness's process: it scrapes ztunnel's and the gateway's metrics there, and runs E3's long-lived client itself (kind's pod network is inside its nodes: no scrape, and the client is a pod)",
+  hostIngress:
+    "the gateway reachable from this host (local: its address; kind: docker-proxy and a NodePort), for a generator on the host (k6, --load-from host); an existing cluster's gateway is reached from inside it",
   loadInCluster:
     "a load generator pod inside the cluster, outside the mesh, calling the gateway's ClusterIP as ASM ran it (the local backend's generator is a process on the host)",
   componentLogs:
@@ -78,7 +80,9 @@ export interface BackendParams {
   /** Where the workload pods' addresses live. */
   podNetwork?: 'loopback' | 'netns';
   /** Where the load generator runs: a pod in the cluster (its ClusterIP) or on the host. */
-  loadFrom?: 'cluster' | 'host';
+  loadFrom?: 'cluster' | 'host' | undefined;
+  /** What the run's fault restarts or scales (an existing cluster refuses a ztunnel restart without consent). */
+  faultTarget?: WorkloadRef;
   arms?: { tcpMigrateReq?: number; cpuIsolation?: string };
 }
 

@@ -15,8 +15,8 @@ import {
 
 test("the registry's names are --backend's choices, the default first", () => {
   // A type-level check too: BACKEND_NAMES is a tuple of the providers' literal names.
-  const names: readonly ['local', 'kind'] = BACKEND_NAMES;
-  assert.deepEqual(names, ['local', 'kind']);
+  const names: readonly ['local', 'kind', 'cluster'] = BACKEND_NAMES;
+  assert.deepEqual(names, ['local', 'kind', 'cluster']);
   assert.equal(DEFAULT_BACKEND, 'local');
   assert.equal(providerOf('kind'), KIND_PROVIDER);
   assert.ok(isBackendName('kind'));
@@ -47,6 +47,9 @@ test("runs.csv's backend columns keep their order as backends declare their own 
     'node_image',
     ...timing,
     'istio_shared_ca',
+    'cluster_context',
+    'istio_version',
+    'ztunnel_image',
   ]);
   // Every backend's own columns, each once.
   const own = BACKEND_OWN_COLUMNS.map((c) => c.name);
@@ -54,7 +57,7 @@ test("runs.csv's backend columns keep their order as backends declare their own 
   for (const b of BACKENDS) for (const c of b.columns) assert.ok(own.includes(c.name), c.name);
   assert.deepEqual(
     BACKEND_COLUMN_SPECS.filter((c) => c.role === 'parameter').map((c) => c.name),
-    ['backend', 'nodes', 'ztunnel_mode', 'ingress_path', ...timing],
+    ['backend', 'nodes', 'ztunnel_mode', 'ingress_path', ...timing, 'istio_version'],
   );
 });
 
@@ -62,7 +65,19 @@ test("every backend's options, each key once; kind's port and local's CA mode ar
   const options = allBackendOptions();
   assert.deepEqual(
     options.map((o) => o.key),
-    ['istio-shared-ca', 'local-address-block', 'kind-ingress-port', 'node-image', 'keep-cluster'],
+    [
+      'istio-shared-ca',
+      'local-address-block',
+      'kind-ingress-port',
+      'node-image',
+      'keep-cluster',
+      'kubeconfig',
+      'context',
+      'istio-namespace',
+      'gateway',
+      'allow-ztunnel-restart',
+      'image-registry',
+    ],
   );
   const ca = options.find((o) => o.key === 'istio-shared-ca');
   assert.equal(ca?.default, 'istiod');

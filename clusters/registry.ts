@@ -2,12 +2,13 @@
 // a BackendProvider from here (clusters/provider.ts) and asks it; a new backend is a folder exporting
 // its provider and one line below.
 import type { BackendOption } from './backend-option.ts';
+import { CLUSTER_PROVIDER } from './existing/provider.ts';
 import { KIND_PROVIDER } from './kind/provider.ts';
 import { LOCAL_PROVIDER } from './local/provider.ts';
 import type { BackendColumnSpec, BackendProvider } from './provider.ts';
 
 /** Every backend, the default (--backend's) first: --backend's choices and help in this order. */
-export const BACKENDS = [LOCAL_PROVIDER, KIND_PROVIDER] as const;
+export const BACKENDS = [LOCAL_PROVIDER, KIND_PROVIDER, CLUSTER_PROVIDER] as const;
 
 export type BackendName = (typeof BACKENDS)[number]['name'];
 

@@ -24,6 +24,26 @@ const component = (what: string, c: ComponentFacts | undefined, kind: string, fi
       }
     : { what, ok: false, detail: 'not found', fix };
 
+/**
+ * The run routes the gateway to its own httpbin with an Istio Gateway and VirtualService (what
+ * istio-ingressgateway serves); a cluster with only Gateway API's HTTPRoute is not run yet.
+ */
+function routeCheck(routeApis: readonly string[]): ClusterCheck {
+  const ok = routeApis.includes('networking.istio.io');
+  return {
+    what: 'a route to the run',
+    ok,
+    detail: routeApis.length
+      ? `served: ${routeApis.join(', ')}`
+      : 'neither networking.istio.io (VirtualService) nor gateway.networking.k8s.io (HTTPRoute) is served',
+    ...(ok
+      ? {}
+      : {
+          fix: "install Istio's CRDs (its base chart): the run routes the gateway to its own httpbin with a Gateway and a VirtualService (HTTPRoute alone is not supported yet)",
+        }),
+  };
+}
+
 export function clusterChecks(facts: ClusterFacts): ClusterCheck[] {
   const ns = facts.istioNamespace;
   const gw = facts.gateway;
@@ -68,18 +88,7 @@ export function clusterChecks(facts: ClusterFacts): ClusterCheck[] {
           detail: 'not found',
           fix: 'name the gateway Service to use with --gateway <namespace>/<service> (default istio-system/istio-ingressgateway)',
         },
-    {
-      what: 'a route to the run',
-      ok: facts.routeApis.length > 0,
-      detail: facts.routeApis.length
-        ? `served: ${facts.routeApis.join(', ')}`
-        : 'neither networking.istio.io (VirtualService) nor gateway.networking.k8s.io (HTTPRoute) is served',
-      ...(facts.routeApis.length
-        ? {}
-        : {
-            fix: "install Istio's CRDs (the base chart) or the Gateway API CRDs: the run routes the gateway to its own httpbin with one",
-          }),
-    },
+    routeCheck(facts.routeApis),
     ...facts.access.map((a): ClusterCheck => ({
       what: `may ${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''}${a.namespace ? ` in ${a.namespace}` : ''}`,
       ok: a.allowed,

@@ -47,7 +47,15 @@ export interface ClusterFacts {
   ztunnel: ComponentFacts | undefined;
   istioCni: ComponentFacts | undefined;
   gateway:
-    | { namespace: string; name: string; clusterIp: string; ports: number[]; readyEndpoints: number }
+    | {
+        namespace: string;
+        name: string;
+        clusterIp: string;
+        ports: number[];
+        readyEndpoints: number;
+        /** The Service's pod selector: the labels an Istio Gateway selects the gateway's pods by. */
+        selector: Record<string, string>;
+      }
     | undefined;
   /** API groups served: networking.istio.io (VirtualService), gateway.networking.k8s.io (HTTPRoute). */
   routeApis: string[];
@@ -65,6 +73,20 @@ export function accessNeeds(istioNamespace: string, runNamespace: string): Acces
     { verb: 'create', resource: 'deployments', group: 'apps', namespace: runNamespace, why: 'go-httpbin' },
     { verb: 'create', resource: 'services', namespace: runNamespace, why: "go-httpbin's Service" },
     { verb: 'create', resource: 'pods', namespace: runNamespace, why: 'the fortio client pod' },
+    {
+      verb: 'create',
+      resource: 'virtualservices',
+      group: 'networking.istio.io',
+      namespace: runNamespace,
+      why: "the route from the gateway to the run's httpbin (with a Gateway)",
+    },
+    {
+      verb: 'create',
+      resource: 'gateways',
+      group: 'networking.istio.io',
+      namespace: runNamespace,
+      why: "the gateway's server for the run's host",
+    },
     { verb: 'watch', resource: 'pods', why: 'pods watched, as on kind (lifecycle events)' },
     {
       verb: 'watch',
@@ -180,6 +202,7 @@ export async function readClusterFacts(
           ...gateway,
           clusterIp: service.spec?.clusterIP ?? '',
           ports: (service.spec?.ports ?? []).map((p) => p.port),
+          selector: service.spec?.selector ?? {},
           readyEndpoints: slices.items
             .flatMap((s) => s.endpoints ?? [])
             .filter((e) => e.conditions?.ready !== false).length,

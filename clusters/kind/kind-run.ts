@@ -14,6 +14,8 @@ import { createPodLogStore } from './pod-logs.ts';
 import type { PodLogStore } from './pod-logs.ts';
 import type { KindProvisioned } from './provision/kind-provisioner.ts';
 import { createRestartPolicy } from './restart-policy.ts';
+import { KIND_SCOPE } from './run-scope.ts';
+import type { RunScope } from './run-scope.ts';
 import type { RestartPolicy } from './restart-policy.ts';
 import type { LogFollowers } from './log-followers.ts';
 
@@ -25,6 +27,8 @@ import type { LogFollowers } from './log-followers.ts';
  */
 export interface KindRun {
   readonly settings: KindSettings;
+  /** The namespaces it watches and owns, its gateway (kind: the whole cluster's). */
+  readonly scope: RunScope;
   readonly events: EventLog;
   readonly podLogs: PodLogStore;
   readonly restarts: RestartPolicy;
@@ -61,10 +65,15 @@ export interface KindRun {
   isReadyOnce: boolean;
 }
 
-export function createKindRun(settings: KindSettings): KindRun {
+export function createKindRun(
+  settings: KindSettings,
+  /** An existing cluster's (clusters/existing/): its namespaces, and the facts its rows have. */
+  other?: { scope: RunScope; facts: BackendDescription },
+): KindRun {
   const cancelTools = new AbortController();
   const run: KindRun = {
     settings,
+    scope: other?.scope ?? KIND_SCOPE,
     events: createEventLog(),
     podLogs: createPodLogStore(),
     podPids: createPodPids({ clock: settings.clock }),
@@ -77,7 +86,7 @@ export function createKindRun(settings: KindSettings): KindRun {
       },
       logDir: settings.logDir,
     }),
-    facts: {
+    facts: other?.facts ?? {
       nodes: settings.workers,
       kind_cluster: settings.name,
       timing_model: 'measured',

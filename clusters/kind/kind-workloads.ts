@@ -8,12 +8,13 @@ import type { KubeApi } from './kube-api.ts';
 import { ownerOf, toPodInfo } from './pod-info.ts';
 import { isRolledOut } from './rollout-predicate.ts';
 
-/** Namespaces whose pods and slices become lifecycle events (kube-system stays out of the timeline). */
-export const WATCHED_NAMESPACES = new Set(['default', 'istio-system']);
+/** The run's namespaces' objects (kind: default, istio-system; run-scope.ts). */
+export const ours = <T extends { metadata?: { namespace?: string } }>(run: KindRun, list: T[]): T[] =>
+  list.filter((o) => run.scope.watched.has(o.metadata?.namespace ?? ''));
 
-/** Our namespaces' objects (default, istio-system). */
-export const ours = <T extends { metadata?: { namespace?: string } }>(list: T[]): T[] =>
-  list.filter((o) => WATCHED_NAMESPACES.has(o.metadata?.namespace ?? ''));
+/** The objects in the namespaces the run owns (kind: all of its namespaces; an existing cluster: its own). */
+export const owned = <T extends { metadata?: { namespace?: string } }>(run: KindRun, list: T[]): T[] =>
+  list.filter((o) => run.scope.owned.has(o.metadata?.namespace ?? ''));
 
 export const refKey = (ref: WorkloadRef): string => `${ref.kind}/${ref.namespace}/${ref.name}`;
 
@@ -98,10 +99,3 @@ export function isCaughtUp(run: KindRun, ref: WorkloadRef): boolean {
   const claimed = ref.kind === 'Deployment' ? status.readyReplicas : status.numberReady;
   return ready >= (claimed ?? 0);
 }
-
-/** The ingress gateway: once rolled out, 127.0.0.1:<ingressHostPort> reaches it. */
-export const GATEWAY = {
-  kind: 'Deployment',
-  namespace: 'istio-system',
-  name: 'istio-ingressgateway',
-} as const;

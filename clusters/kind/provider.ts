@@ -39,12 +39,18 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   // It measures what the local backend models, and sees pods only through the API server; ztunnel
   // runs in the pods (istio-cni's node agent hands them over); its load can come from a pod inside it;
   // its containers' logs are followed into the run folder as they run (log-followers.ts).
-  capabilities: new Set(['inPodZtunnel', 'nodeAddressZtunnel', 'loadInCluster', 'componentLogs']),
+  capabilities: new Set([
+    'inPodZtunnel',
+    'nodeAddressZtunnel',
+    'loadInCluster',
+    'hostIngress',
+    'componentLogs',
+  ]),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },
     { name: 'kind_version', role: 'bookkeeping', note: 'kind: `kind version`' },
     { name: 'docker_server_version', role: 'bookkeeping', note: "kind: the Docker engine's version" },
-    { name: 'kubernetes_version', role: 'bookkeeping', note: "kind: the API server's version" },
+    { name: 'kubernetes_version', role: 'bookkeeping', note: "kind and cluster: the API server's version" },
     {
       // Schema 13: older kind rows said it inside kubernetes_version ("v1.34.4 (node image ..., ...)").
       name: 'node_image',

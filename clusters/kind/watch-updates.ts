@@ -1,7 +1,6 @@
 import type { WatchUpdate } from './cluster-watch.ts';
 import { emitEvent } from './kind-run.ts';
 import type { KindRun } from './kind-run.ts';
-import { WATCHED_NAMESPACES } from './kind-workloads.ts';
 import { endpointChanges, podChanges } from './pod-events.ts';
 
 /**
@@ -11,7 +10,7 @@ import { endpointChanges, podChanges } from './pod-events.ts';
 export function handleWatchUpdate(run: KindRun, update: WatchUpdate): void {
   const object = update.after ?? update.before;
   const namespace = object?.metadata?.namespace ?? '';
-  if (WATCHED_NAMESPACES.has(namespace)) {
+  if (run.scope.watched.has(namespace)) {
     const key = `${namespace}/${object?.metadata?.name ?? ''}`;
     if (update.kind === 'pods') {
       for (const c of podChanges(update.before, update.after))

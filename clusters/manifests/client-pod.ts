@@ -1,6 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { outOfMeshPod } from './fortio-pod.ts';
-import { IMAGES } from './images.ts';
+import { KIND_LOAD_PLACEMENT, outOfMeshPod } from './fortio-pod.ts';
+import type { LoadPodPlacement } from './fortio-pod.ts';
+import { imageFrom, IMAGES } from './images.ts';
 
 /** A program of ours run as a pod in the load namespace, outside the mesh (ClusterBackend.startClientPod). */
 export interface ClientPodOptions {
@@ -8,6 +9,8 @@ export interface ClientPodOptions {
   /** The program under /app, e.g. ['node', 'apps/long-lived-client/main.ts']. */
   command: readonly string[];
   env?: Readonly<Record<string, string>>;
+  /** Default: kind's (the load namespace, our image loaded into the nodes). */
+  placement?: LoadPodPlacement;
 }
 
 /** Seconds between the pod's SIGTERM and its SIGKILL: the client writes its result at SIGTERM. */
@@ -20,16 +23,22 @@ export const CLIENT_POD_GRACE_S = 10;
  * loaded into the nodes, never pulled), run once.
  */
 export function buildClientPod(options: ClientPodOptions): V1Pod {
-  return outOfMeshPod(options.name, 'load-client', {
-    terminationGracePeriodSeconds: CLIENT_POD_GRACE_S,
-    containers: [
-      {
-        name: 'client',
-        image: IMAGES.client,
-        imagePullPolicy: 'Never',
-        command: [...options.command],
-        env: Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),
-      },
-    ],
-  });
+  const placement = options.placement ?? KIND_LOAD_PLACEMENT;
+  return outOfMeshPod(
+    options.name,
+    'load-client',
+    {
+      terminationGracePeriodSeconds: CLIENT_POD_GRACE_S,
+      containers: [
+        {
+          name: 'client',
+          image: imageFrom(IMAGES.client, placement.imageRegistry),
+          imagePullPolicy: placement.imagePullPolicy,
+          command: [...options.command],
+          env: Object.entries(options.env ?? {}).map(([name, value]) => ({ name, value })),
+        },
+      ],
+    },
+    placement,
+  );
 }

@@ -1,5 +1,5 @@
 import type { V1Namespace, V1Pod, V1PodSpec } from '@kubernetes/client-node';
-import { DATAPLANE_MODE_LABEL, IMAGES } from './images.ts';
+import { DATAPLANE_MODE_LABEL, imageFrom, IMAGES } from './images.ts';
 
 /** The load generator's namespace on kind: never labelled for ambient, so no pod of it is meshed. */
 export const LOAD_NAMESPACE = 'load';
@@ -13,11 +13,29 @@ export const FORTIO_NODE_DIR = '/var/lib/ztunnel-harness/fortio';
  */
 export const FORTIO_POD_OUTPUT = 'output.log';
 
+/**
+ * Where a pod of ours outside the mesh goes and what it runs from: kind's load namespace and the
+ * images loaded into its nodes (never pulled), or, on an existing cluster, the run's own namespace,
+ * its owner labels, and images pulled from where the user put them (clusters/existing/).
+ */
+export interface LoadPodPlacement {
+  namespace: string;
+  labels?: Readonly<Record<string, string>>;
+  /** Where our images are pulled from (imageFrom); absent: the nodes have them (kind's, loaded). */
+  imageRegistry?: string;
+  imagePullPolicy: 'Never' | 'IfNotPresent';
+}
+
+/** kind: the load namespace, our images loaded into the nodes. */
+export const KIND_LOAD_PLACEMENT: LoadPodPlacement = { namespace: LOAD_NAMESPACE, imagePullPolicy: 'Never' };
+
 export interface FortioPodOptions {
   /** The pod's name (one per fortio run). */
   name: string;
   /** fortio's arguments (`load ...`), its files under FORTIO_POD_OUT_DIR. */
   args: readonly string[];
+  /** Default: kind's (KIND_LOAD_PLACEMENT). */
+  placement?: LoadPodPlacement;
 }
 
 /** The namespace, labelled for nothing: Istio enrols a namespace only with istio.io/dataplane-mode. */
@@ -32,41 +50,56 @@ export function buildLoadNamespace(): V1Namespace {
  * loaded into the nodes (never pulled), its files on the node under FORTIO_NODE_DIR/<name>.
  */
 export function buildFortioPod(options: FortioPodOptions): V1Pod {
-  return outOfMeshPod(options.name, 'fortio', {
-    terminationGracePeriodSeconds: 5,
-    containers: [
-      {
-        name: 'fortio',
-        image: IMAGES.fortio,
-        imagePullPolicy: 'Never',
-        command: [
-          'sh',
-          '-c',
-          `exec /usr/bin/fortio "$@" >${FORTIO_POD_OUT_DIR}/${FORTIO_POD_OUTPUT} 2>&1`,
-          'fortio',
-        ],
-        args: [...options.args],
-        volumeMounts: [{ name: 'out', mountPath: FORTIO_POD_OUT_DIR }],
-      },
-    ],
-    volumes: [
-      {
-        name: 'out',
-        hostPath: { path: `${FORTIO_NODE_DIR}/${options.name}`, type: 'DirectoryOrCreate' },
-      },
-    ],
-  });
+  const placement = options.placement ?? KIND_LOAD_PLACEMENT;
+  return outOfMeshPod(
+    options.name,
+    'fortio',
+    {
+      terminationGracePeriodSeconds: 5,
+      containers: [
+        {
+          name: 'fortio',
+          image: imageFrom(IMAGES.fortio, placement.imageRegistry),
+          imagePullPolicy: placement.imagePullPolicy,
+          command: [
+            'sh',
+            '-c',
+            `exec /usr/bin/fortio "$@" >${FORTIO_POD_OUT_DIR}/${FORTIO_POD_OUTPUT} 2>&1`,
+            'fortio',
+          ],
+          args: [...options.args],
+          volumeMounts: [{ name: 'out', mountPath: FORTIO_POD_OUT_DIR }],
+        },
+      ],
+      volumes: [
+        {
+          name: 'out',
+          hostPath: { path: `${FORTIO_NODE_DIR}/${options.name}`, type: 'DirectoryOrCreate' },
+        },
+      ],
+    },
+    placement,
+  );
 }
 
 /**
  * A pod of ours in the load namespace, outside the mesh (`istio.io/dataplane-mode: none`), run once
  * (restartPolicy Never): fortio's, and the client pods (client-pod.ts).
  */
-export function outOfMeshPod(name: string, app: string, spec: Omit<V1PodSpec, 'restartPolicy'>): V1Pod {
+export function outOfMeshPod(
+  name: string,
+  app: string,
+  spec: Omit<V1PodSpec, 'restartPolicy'>,
+  placement: LoadPodPlacement = KIND_LOAD_PLACEMENT,
+): V1Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: LOAD_NAMESPACE, labels: { app, [DATAPLANE_MODE_LABEL]: 'none' } },
+    metadata: {
+      name,
+      namespace: placement.namespace,
+      labels: { ...placement.labels, app, [DATAPLANE_MODE_LABEL]: 'none' },
+    },
     spec: { restartPolicy: 'Never', ...spec },
   };
 }

@@ -44,3 +44,10 @@ export const POD_NETWORK_ANNOTATION = 'ztunnel-harness/network';
 
 /** Node label the manifests select on; the local backend's nodes carry it, the kind config sets it. */
 export const NODE_LABEL = 'ztunnel-harness/node';
+
+/** An image of `IMAGES` from a registry of the user's (`<registry>/<name>:<tag>`), or as it is. */
+export function imageFrom(image: string, registry: string | undefined): string {
+  if (!registry) return image;
+  const last = image.split('/').pop() ?? image;
+  return `${registry.replace(/\/+$/, '')}/${last}`;
+}

@@ -13,6 +13,7 @@ export type { HttpbinManifestOptions, SidecarOptions } from './httpbin.ts';
 export { ENVOY_XDS_ADDRESS, ISTIO_PROXY_REQUESTS } from './istio-proxy.ts';
 export {
   DATAPLANE_MODE_LABEL,
+  imageFrom,
   IMAGES,
   ISTIO_ZTUNNEL_IMAGE,
   NODE_LABEL,
@@ -31,12 +32,13 @@ export { buildZtunnelDaemonSet, ZTUNNEL_READY_FILE } from './ztunnel-daemonset.t
 export type { ZtunnelManifestOptions } from './ztunnel-daemonset.ts';
 export {
   buildFortioPod,
+  KIND_LOAD_PLACEMENT,
   buildLoadNamespace,
   FORTIO_NODE_DIR,
   FORTIO_POD_OUT_DIR,
   FORTIO_POD_OUTPUT,
   LOAD_NAMESPACE,
 } from './fortio-pod.ts';
-export type { FortioPodOptions } from './fortio-pod.ts';
+export type { FortioPodOptions, LoadPodPlacement } from './fortio-pod.ts';
 export { buildClientPod, CLIENT_POD_GRACE_S } from './client-pod.ts';
 export type { ClientPodOptions } from './client-pod.ts';

@@ -1,7 +1,8 @@
 // `npm run cluster -- up`: the local cluster for manual poking. Brings up the nodes, control plane,
 // ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
 // everything down on Ctrl-C. `npm run cluster -- check`: whether an existing cluster (yours, with
-// Istio ambient) has what the experiments need there, read-only (clusters/existing/).
+// Istio ambient) has what the experiments need there, read-only (clusters/existing/); `npm run
+// cluster -- cleanup`: what runs left there (by the harness's owner labels), deleted.
 import { Command } from 'commander';
 import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
@@ -15,6 +16,8 @@ import { addVersionOption } from '../cli/version.ts';
 import { formatClusterAddresses, formatEvent } from '../../clusters/format-cluster.ts';
 import { checkExistingCluster } from '../../clusters/existing/check-cluster.ts';
 import type { CheckFlags } from '../../clusters/existing/check-cluster.ts';
+import { cleanupExistingCluster } from '../../clusters/existing/cleanup.ts';
+import type { CleanupFlags } from '../../clusters/existing/cleanup.ts';
 
 /** httpbin replicas a cluster brought up by hand may have (a process each, on these cores). */
 const MAX_REPLICAS = 16;
@@ -34,7 +37,11 @@ interface UpFlags {
   events: boolean;
 }
 
-function buildProgram(run: (flags: UpFlags) => void, check: (flags: CheckFlags) => void): Command {
+function buildProgram(
+  run: (flags: UpFlags) => void,
+  check: (flags: CheckFlags) => void,
+  cleanup: (flags: CleanupFlags) => void,
+): Command {
   const program = addVersionOption(
     new Command('cluster').description('The embedded local cluster.'),
   ).exitOverride();
@@ -85,17 +92,33 @@ function buildProgram(run: (flags: UpFlags) => void, check: (flags: CheckFlags) 
     .action((flags: CheckFlags) => {
       check(flags);
     });
+  program
+    .command('cleanup')
+    .description(
+      "an existing cluster: delete the namespaces runs left (found by the harness's owner label app.kubernetes.io/managed-by=ztunnel-harness; nothing else is touched)",
+    )
+    .option('--kubeconfig <path>', 'the kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', "the kubeconfig's context (default: its current context)")
+    .option('--dry-run', 'list them only', false)
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .action((flags: CleanupFlags) => {
+      cleanup(flags);
+    });
   return program;
 }
 
 runMain(async (signal) => {
   let flags: UpFlags | undefined;
   let checkFlags: CheckFlags | undefined;
+  let cleanupFlags: CleanupFlags | undefined;
   buildProgram(
     (f) => (flags = f),
     (f) => (checkFlags = f),
+    (f) => (cleanupFlags = f),
   ).parse(process.argv);
   if (checkFlags) return checkExistingCluster(checkFlags, process.stdout);
+  if (cleanupFlags) return cleanupExistingCluster(cleanupFlags, process.stdout);
   if (!flags) return 0; // help was printed
   const clock = createSystemClock();
   const backend = createLocalBackend({

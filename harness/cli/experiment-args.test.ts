@@ -51,6 +51,14 @@ const ACCEPTED: Readonly<Record<string, { values: readonly string[]; why: string
     why: 'a folder name like any other, made in the current folder',
   },
   '--retry-on': { values: ['', '  '], why: "Envoy's empty retry_on: no retries" },
+  '--context': {
+    values: ['9'.repeat(40), 'NaN', 'Infinity', '60x', '1d', '1e3'],
+    why: 'a context name like any other; the preflight checks it against the kubeconfig before anything starts',
+  },
+  '--istio-namespace': {
+    values: ['9'.repeat(40), '60x', '1d', '1e3'],
+    why: 'a namespace name like any other (a DNS label); the preflight looks Istio up there before anything starts',
+  },
   '--node-image': {
     values: ['60x', '1d', '1e3'],
     why: 'an image name like any other (lower-case letters and digits); the engine is asked for it before anything starts',

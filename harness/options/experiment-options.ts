@@ -130,7 +130,7 @@ const EXPERIMENT_OPTIONS = {
       description: BACKENDS.map((b) => b.summary).join(' or '),
       parse: choiceParser('--backend', BACKEND_NAMES),
       default: 'local',
-      column: { name: 'backend', note: ' (local or kind)', group: 'lead' },
+      column: { name: 'backend', note: ' (local, kind or cluster)', group: 'lead' },
     }),
   ),
   generator: load(

@@ -35,13 +35,20 @@ export const loadFromOption = paramOption<
         value,
         'the pod runs fortio: use --generator fortio',
       );
-    if (c.params.generator === 'k6') return 'host';
+    if (c.params.generator === 'k6') {
+      if (!providerOf(c.params.backend).capabilities.has('hostIngress'))
+        throw badInput(
+          '--generator',
+          `fortio with --backend ${c.params.backend}`,
+          'k6',
+          "k6 runs on this host and this backend's gateway is reached from inside the cluster: use --generator fortio",
+        );
+      return 'host';
+    }
     return value ?? defaultLoadFrom(c.params.backend);
   },
   requires: (value) =>
-    value === 'cluster' && {
-      capability: 'loadInCluster',
-      value,
-      why: 'use --load-from host',
-    },
+    value === 'cluster'
+      ? { capability: 'loadInCluster', value, why: 'use --load-from host' }
+      : value === 'host' && { capability: 'hostIngress', value, why: 'use --load-from cluster' },
 });

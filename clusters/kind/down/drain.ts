@@ -1,6 +1,6 @@
 import { CLOSE_GRACE_S } from '../kind-options.ts';
 import type { KindRun } from '../kind-run.ts';
-import { ours, waitForChange } from '../kind-workloads.ts';
+import { owned, waitForChange } from '../kind-workloads.ts';
 import { savePodLogs } from './save-pod-logs.ts';
 
 /**
@@ -15,7 +15,7 @@ export async function drain(run: KindRun): Promise<void> {
   const kube = run.api;
   const w = run.watch;
   if (!run.created || !kube || !w) return;
-  const pods = () => ours(w.list('pods'));
+  const pods = () => owned(run, w.list('pods'));
   // The followed logs end here; what was not followed (a container that never ran) is read once.
   await run.logFollowers?.close();
   await savePodLogs(run, pods(), (log) => kube.podLog(log));

@@ -19,7 +19,7 @@ async function keepEvidence(run: KindRun): Promise<void> {
     name,
     kindLogsDir,
     logDir,
-    pods: run.watch ? ours(run.watch.list('pods')) : undefined,
+    pods: run.watch ? ours(run, run.watch.list('pods')) : undefined,
     readLog: kube ? (log) => kube.podLog(log) : undefined,
     store: run.podLogs,
   });

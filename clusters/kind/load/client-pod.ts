@@ -60,12 +60,14 @@ function lineCollector(): { out: Writable; lines: string[]; ended: Promise<void>
 export async function startClientPod(run: KindRun, options: ClientPodOptions): Promise<ClientPod> {
   const { api, watch } = need(run);
   const { name } = options;
+  const namespace = options.placement?.namespace ?? LOAD_NAMESPACE;
   const podOf = (): V1Pod | undefined =>
-    watch.list('pods').find((p) => p.metadata?.namespace === LOAD_NAMESPACE && p.metadata.name === name);
-  await api.apply(buildLoadNamespace());
+    watch.list('pods').find((p) => p.metadata?.namespace === namespace && p.metadata.name === name);
+  // kind's load namespace is made here; an existing cluster's run namespace is the backend's.
+  if (!options.placement) await api.apply(buildLoadNamespace());
   await api.apply(buildClientPod(options));
   const started = await waitForChange(run, {
-    what: `client pod ${LOAD_NAMESPACE}/${name} to start`,
+    what: `client pod ${namespace}/${name} to start`,
     timeoutMs: START_TIMEOUT_MS,
     check: () => {
       const pod = podOf();
@@ -75,24 +77,21 @@ export async function startClientPod(run: KindRun, options: ClientPodOptions): P
       return pod.status?.containerStatuses?.[0]?.state?.running ? { reason: undefined } : undefined;
     },
   }).catch(async (err: unknown) => {
-    await api.deletePod(LOAD_NAMESPACE, name, 0).catch(() => undefined);
+    await api.deletePod(namespace, name, 0).catch(() => undefined);
     throw err;
   });
   if (started.reason) {
-    await api.deletePod(LOAD_NAMESPACE, name, 0).catch(() => undefined);
+    await api.deletePod(namespace, name, 0).catch(() => undefined);
     throw new HarnessError(
       ErrorCode.LoadFailed,
-      `client pod ${LOAD_NAMESPACE}/${name} did not run: ${started.reason}`,
+      `client pod ${namespace}/${name} did not run: ${started.reason}`,
     );
   }
   const collected = lineCollector();
-  const follow = await api.followPodLog(
-    { namespace: LOAD_NAMESPACE, pod: name, container: 'client' },
-    collected.out,
-  );
+  const follow = await api.followPodLog({ namespace, pod: name, container: 'client' }, collected.out);
   return {
     async stop() {
-      await api.deletePod(LOAD_NAMESPACE, name, CLIENT_POD_GRACE_S);
+      await api.deletePod(namespace, name, CLIENT_POD_GRACE_S);
       // The follow ends when the container has exited (its last line read); at most its grace.
       const ended = await waitAtMost(run.settings.clock, collected.ended, (CLIENT_POD_GRACE_S + 5) * 1000);
       if (!ended.done) follow.abort();

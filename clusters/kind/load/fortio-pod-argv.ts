@@ -28,7 +28,7 @@ const FILE_FLAGS = new Set(['-access-log-file', '-json']);
  */
 export function podArgvOf(
   argv: readonly string[],
-  where: { ingress: string; target: string },
+  where: { ingress: string; target: string; headers?: readonly string[] },
 ): FortioPodArgv {
   const [, ...rest] = argv;
   const files: PodFile[] = [];
@@ -52,5 +52,7 @@ export function podArgvOf(
       `--load-from cluster reaches the gateway and the pods, got the target ${url.href} (the ingress is ${where.ingress}); use --load-from host`,
     );
   args[last] = url.href;
+  // Each header before the URL, as fortio's -H takes them (`Host: x` sets the request's authority).
+  args.splice(last, 0, ...(where.headers ?? []).flatMap((h) => ['-H', h]));
   return { args, files };
 }

@@ -11,8 +11,9 @@ import {
   FORTIO_NODE_DIR,
   FORTIO_POD_OUTPUT,
   GATEWAY_SERVICE_PORT,
-  LOAD_NAMESPACE,
+  KIND_LOAD_PLACEMENT,
 } from '../../manifests/index.ts';
+import type { LoadPodPlacement } from '../../manifests/index.ts';
 import { createKubeApi } from '../kube-api.ts';
 import type { KubeApi } from '../kube-api.ts';
 import { podArgvOf } from './fortio-pod-argv.ts';
@@ -28,13 +29,24 @@ export const POD_CPU_FILE = 'pod-cpu.csv';
 
 /** What the kind backend tells the pod's runner (one JSON argument): where the cluster and the node are. */
 export interface FortioPodConfig {
+  /** The kubeconfig file ('' : $KUBECONFIG or ~/.kube/config, as kubectl reads it). */
   kubeconfig: string;
+  /** Its context (default: its current one). */
+  context?: string;
   /** The Docker engine's environment (DOCKER_HOST): the node containers, for the files. */
   dockerEnv: Record<string, string>;
   /** host:port the host's fortio would call (the ingress), swapped for the gateway's ClusterIP. */
   ingress: string;
   podName: string;
+  /** Where the pod goes (default kind's: the load namespace, our images loaded). */
+  placement?: LoadPodPlacement;
+  /** The gateway Service whose ClusterIP fortio calls (default istio-system/istio-ingressgateway). */
+  gateway?: { namespace: string; name: string };
+  /** Headers fortio sends (`-H`): an existing cluster's route is by Host (clusters/existing/). */
+  headers?: readonly string[];
 }
+
+const KIND_GATEWAY_SERVICE = { namespace: 'istio-system', name: 'istio-ingressgateway' };
 
 /** How long the pod may take to be scheduled and started (its image is on the node already). */
 const START_TIMEOUT_MS = 120_000;
@@ -90,34 +102,37 @@ export async function runFortioPod(
   clock: Clock = createSystemClock(),
 ): Promise<number> {
   const kc = new KubeConfig();
-  kc.loadFromFile(config.kubeconfig);
+  if (config.kubeconfig) kc.loadFromFile(config.kubeconfig);
+  else kc.loadFromDefault();
+  if (config.context) kc.setCurrentContext(config.context);
   const core = kc.makeApiClient(CoreV1Api);
   const api = createKubeApi(kc);
-  const service = await core.readNamespacedService({
-    name: 'istio-ingressgateway',
-    namespace: 'istio-system',
-  });
+  const service = await core.readNamespacedService(config.gateway ?? KIND_GATEWAY_SERVICE);
   const clusterIp = service.spec?.clusterIP ?? '';
   const { args, files } = podArgvOf(argv, {
     ingress: config.ingress,
     target: `${clusterIp}:${String(GATEWAY_SERVICE_PORT)}`,
+    headers: config.headers ?? [],
   });
   const name = config.podName;
-  await api.apply(buildLoadNamespace());
-  await api.apply(buildFortioPod({ name, args }));
+  const placement = config.placement ?? KIND_LOAD_PLACEMENT;
+  const namespace = placement.namespace;
+  // kind's load namespace is made here; an existing cluster's run namespace is the backend's.
+  if (!config.placement) await api.apply(buildLoadNamespace());
+  await api.apply(buildFortioPod({ name, args, placement }));
   say(
-    `pod ${LOAD_NAMESPACE}/${name} calling ${clusterIp}:${String(GATEWAY_SERVICE_PORT)} (the gateway's ClusterIP)`,
+    `pod ${namespace}/${name} calling ${clusterIp}:${String(GATEWAY_SERVICE_PORT)} (the gateway's ClusterIP)`,
   );
   const stop = (): void => {
     say('stopping: deleting the pod (fortio gets SIGTERM)');
-    void api.deletePod(LOAD_NAMESPACE, name, 5).catch((err: unknown) => {
+    void api.deletePod(namespace, name, 5).catch((err: unknown) => {
       say(`could not delete the pod: ${String(err)}`);
     });
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   try {
-    return await awaitPod({ core, api, name, files, clock, dockerEnv: config.dockerEnv });
+    return await awaitPod({ core, api, namespace, name, files, clock, dockerEnv: config.dockerEnv });
   } finally {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
@@ -148,14 +163,15 @@ async function mirrorRecords(
 async function awaitPod(options: {
   core: CoreV1Api;
   api: KubeApi;
+  namespace: string;
   name: string;
   files: readonly PodFile[];
   clock: Clock;
   dockerEnv: Record<string, string>;
 }): Promise<number> {
-  const { core, api, name, files, clock } = options;
+  const { core, api, namespace, name, files, clock } = options;
   const startedBy = clock.now() + START_TIMEOUT_MS;
-  let pod = await core.readNamespacedPod({ name, namespace: LOAD_NAMESPACE });
+  let pod = await core.readNamespacedPod({ name, namespace });
   let code = exitCodeOf(pod);
   let cpu: { stop(): Promise<PodCpuSample[]> } | undefined;
   let mirrors: FileMirror[] | undefined;
@@ -166,11 +182,11 @@ async function awaitPod(options: {
     await Promise.all((mirrors ?? []).map((m) => m.poll()));
     if (pod.status?.phase === 'Pending' && (clock.now() > startedBy || isStuck(pod))) {
       say(`the pod did not start (${String(START_TIMEOUT_MS / 1000)} s at most): ${whyNotStarted(pod)}`);
-      await api.deletePod(LOAD_NAMESPACE, name, 0);
+      await api.deletePod(namespace, name, 0);
       return 1;
     }
     await clock.sleep(POLL_MS);
-    pod = await core.readNamespacedPod({ name, namespace: LOAD_NAMESPACE });
+    pod = await core.readNamespacedPod({ name, namespace });
     code = exitCodeOf(pod);
   }
   const cpuSamples = await cpu?.stop();
@@ -188,9 +204,9 @@ async function awaitPod(options: {
     if (copied.exitCode !== 0) say(`could not copy ${file.name} from ${node}: ${copied.stderr}`);
   }
   if (cpuSamples) await writePodCpu(cpuSamples, files);
-  if (code !== 0) say(`fortio in pod ${LOAD_NAMESPACE}/${name} on ${node} exited with code ${String(code)}`);
+  if (code !== 0) say(`fortio in pod ${namespace}/${name} on ${node} exited with code ${String(code)}`);
   await execa('docker', ['exec', node, 'rm', '-rf', dir], docker);
-  await api.deletePod(LOAD_NAMESPACE, name, 0).catch((err: unknown) => {
+  await api.deletePod(namespace, name, 0).catch((err: unknown) => {
     say(`could not delete the pod: ${String(err)}`);
   });
   return code;

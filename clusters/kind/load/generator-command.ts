@@ -11,7 +11,11 @@ export const FORTIO_POD_MAIN = join(import.meta.dirname, 'fortio-pod-main.ts');
  * cluster is and fortio's own command line (the runner makes it the pod's). Each call names a pod of
  * its own (one fortio per target runs at once).
  */
-export function createFortioPodCommand(run: KindRun): (argv: readonly string[]) => string[] {
+export function createFortioPodCommand(
+  run: KindRun,
+  /** An existing cluster's: its context, the run's namespace and images, the gateway, the Host. */
+  where: Partial<FortioPodConfig> = {},
+): (argv: readonly string[]) => string[] {
   let calls = 0;
   return (argv) => {
     const [executable = ''] = argv;
@@ -26,6 +30,7 @@ export function createFortioPodCommand(run: KindRun): (argv: readonly string[]) 
       dockerEnv: { ...run.settings.toolsEnv, ...run.provisioned?.env },
       ingress: `127.0.0.1:${String(run.settings.ingressHostPort)}`,
       podName: `fortio-${run.settings.clock.now().toFixed(0)}-${String(calls)}`,
+      ...where,
     };
     return [process.execPath, FORTIO_POD_MAIN, JSON.stringify(config), ...argv];
   };

@@ -1,11 +1,11 @@
 import { awaitServing } from '../await-serving.ts';
 import type { KindRun } from '../kind-run.ts';
-import { GATEWAY, isCaughtUp, need, ours, waitForChange, workloadOf } from '../kind-workloads.ts';
+import { isCaughtUp, need, owned, waitForChange, workloadOf } from '../kind-workloads.ts';
 import { toPodInfo } from '../pod-info.ts';
 import type { StepRunner } from '../provision/provision-step.ts';
 import { isRolledOut } from '../rollout-predicate.ts';
 
-interface ReadyWait {
+export interface ReadyWait {
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -13,17 +13,17 @@ interface ReadyWait {
 /** Every Deployment and DaemonSet of ours rolled out, seen by the watches, and its pods Ready. */
 export function isEverythingReady(run: KindRun): boolean {
   const w = need(run).watch;
-  const pods = ours(w.list('pods')).map(toPodInfo);
+  const pods = owned(run, w.list('pods')).map(toPodInfo);
   return (
     run.applied.every((ref) => isCaughtUp(run, ref)) &&
-    ours(w.list('deployments')).every((d) => isRolledOut(d, 'Deployment')) &&
-    ours(w.list('daemonSets')).every((d) => isRolledOut(d, 'DaemonSet')) &&
+    owned(run, w.list('deployments')).every((d) => isRolledOut(d, 'Deployment')) &&
+    owned(run, w.list('daemonSets')).every((d) => isRolledOut(d, 'DaemonSet')) &&
     pods.every((p) => p.isReady && !p.isDeleting)
   );
 }
 
 /** Until everything of ours is Ready; a timeout says which containers restarted before. */
-function waitWorkloadReady(run: KindRun, wait: ReadyWait): Promise<unknown> {
+export function waitWorkloadReady(run: KindRun, wait: ReadyWait): Promise<unknown> {
   return waitForChange(run, {
     timeoutMs: wait.timeoutMs,
     what: `every Deployment and DaemonSet in kind cluster ${run.settings.name} to be rolled out and Ready`,
@@ -36,7 +36,7 @@ function waitWorkloadReady(run: KindRun, wait: ReadyWait): Promise<unknown> {
 
 /** Ready pods are not yet pushed HEALTHY to the gateway: with one, until requests get through it. */
 async function waitServing(run: KindRun, wait: ReadyWait & { deadlineMs: number }): Promise<void> {
-  if (!workloadOf(run, GATEWAY)) return;
+  if (!workloadOf(run, run.scope.gateway)) return;
   const url = `http://127.0.0.1:${String(run.settings.ingressHostPort)}/get`;
   const { clock } = run.settings;
   await awaitServing({

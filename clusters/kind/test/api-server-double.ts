@@ -55,6 +55,19 @@ const COLLECTIONS: Record<string, { group: string; resource: string; kind: strin
     kind: 'EndpointSlice',
     namespaced: true,
   },
+  // Istio's routing API (its CRDs): served only with 'networking.istio.io' in extraApiGroups.
+  gateways: {
+    group: '/apis/networking.istio.io/v1',
+    resource: 'gateways',
+    kind: 'Gateway',
+    namespaced: true,
+  },
+  virtualservices: {
+    group: '/apis/networking.istio.io/v1',
+    resource: 'virtualservices',
+    kind: 'VirtualService',
+    namespaced: true,
+  },
 };
 
 export interface ApiServerDouble {
@@ -109,6 +122,11 @@ function matchesSelector(object: Obj, selector: string | undefined): boolean {
 }
 
 export async function startApiServerDouble(options: ApiServerDoubleOptions = {}): Promise<ApiServerDouble> {
+  // What this API server serves: a CRD's group only where it is installed (extraApiGroups).
+  const isServed = (c: { group: string }): boolean =>
+    !c.group.startsWith('/apis/networking.istio.io/') ||
+    (options.extraApiGroups ?? []).includes('networking.istio.io');
+  const SERVED = Object.fromEntries(Object.entries(COLLECTIONS).filter(([, c]) => isServed(c)));
   const store = new Map<string, Map<string, Obj>>(Object.keys(COLLECTIONS).map((r) => [r, new Map()]));
   const watchers = new Map<string, Set<ServerResponse>>(Object.keys(COLLECTIONS).map((r) => [r, new Set()]));
   const requests: RecordedRequest[] = [];
@@ -140,7 +158,7 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   const discovery = (group: string) => ({
     kind: 'APIResourceList',
     groupVersion: group.replace(/^\/apis?\//, ''),
-    resources: Object.values(COLLECTIONS)
+    resources: Object.values(SERVED)
       .filter((c) => c.group === group)
       .map((c) => ({
         name: c.resource,
@@ -187,7 +205,7 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
     }
     if (path === '/apis' && req.method === 'GET') {
       const groups = new Set([
-        ...Object.values(COLLECTIONS)
+        ...Object.values(SERVED)
           .map((c) => c.group)
           .filter((g) => g.startsWith('/apis/'))
           .map((g) => g.split('/')[2] ?? ''),
@@ -208,11 +226,11 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       answerLog(res, log[1] ?? '', log[2] ?? '', query);
       return;
     }
-    if (Object.values(COLLECTIONS).some((c) => c.group === path)) {
+    if (Object.values(SERVED).some((c) => c.group === path)) {
       send(res, 200, discovery(path));
       return;
     }
-    for (const [resource, c] of Object.entries(COLLECTIONS)) {
+    for (const [resource, c] of Object.entries(SERVED)) {
       const created = c.namespaced
         ? new RegExp(`^${c.group}/namespaces/([^/]+)/${c.resource}$`).exec(path)
         : null;

@@ -1,14 +1,9 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
-import { followRunLogs } from '../follow-run-logs.ts';
-import { createClusterWatch } from '../cluster-watch.ts';
+import { connectRun } from '../connect-run.ts';
 import { buildKindControlPlane, ISTIO_CNI, ISTIOD } from '../kind-manifests.ts';
-import { failRun } from '../kind-run.ts';
 import type { KindRun } from '../kind-run.ts';
 import { waitRolledOut } from '../kind-workloads.ts';
-import { createKubeApi } from '../kube-api.ts';
 import { applyAll } from '../ops/apply-all.ts';
-import { handleWatchUpdate } from '../watch-updates.ts';
 import type { KindUp } from './kind-up.ts';
 
 /**
@@ -21,26 +16,8 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
   const { name, controlPlaneTimeoutMs } = run.settings;
   const kc = new KubeConfig();
   kc.loadFromString(await run.tools.kubeconfig(name));
-  const api = createKubeApi(kc);
-  const serverVersion = await api.serverVersion();
-  const watch = createClusterWatch(kc);
-  watch.onUpdate((update) => {
-    handleWatchUpdate(run, update);
-  });
-  watch.onError((err) => {
-    failRun(
-      run,
-      new HarnessError(ErrorCode.ComponentFailed, `watching kind cluster ${name} failed: ${err.message}`, {
-        cause: err,
-      }),
-    );
-  });
-  run.api = api;
-  run.watch = watch;
-  await makeDirectory(run.settings.logDir);
-  run.logFollowers = followRunLogs(run, api);
-  recordServerVersion(run, serverVersion);
-  await watch.start();
+  await connectRun(run, kc);
+  recordNodeImage(run);
   const { ztunnelMode } = run.settings;
   await applyAll(run, buildKindControlPlane(ztunnelMode));
   // istio-cni too: its plugin is in every node's CNI chain before the first ambient pod starts.
@@ -52,9 +29,8 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
     );
 }
 
-/** The API server's version, and which node image ran it and where that image came from. */
-function recordServerVersion(run: KindRun, serverVersion: string): void {
+/** Which node image ran the cluster and where that image came from. */
+function recordNodeImage(run: KindRun): void {
   const p = run.provisioned;
-  run.facts['kubernetes_version'] = serverVersion;
   if (p?.nodeImage) run.facts['node_image'] = `${p.nodeImage} (${p.nodeImageSource})`;
 }

@@ -15,14 +15,17 @@ import type { Observation, RunPlan } from './run-context.ts';
  */
 export async function observeRun(plan: RunPlan): Promise<Observation> {
   const { params, clock } = plan;
-  const backend = providerOf(params.backend).create(params, {
-    clock,
-    settings: plan.backendSettings ?? {},
-    logDir: join(plan.runDir, 'pods'),
-    kubeconfigPath: join(plan.runDir, 'kubeconfig'),
-    write: plan.write,
-    envoyBinary: plan.envoy.path,
-  });
+  const backend = providerOf(params.backend).create(
+    { ...params, faultTarget: plan.scenario.fault.target },
+    {
+      clock,
+      settings: plan.backendSettings ?? {},
+      logDir: join(plan.runDir, 'pods'),
+      kubeconfigPath: join(plan.runDir, 'kubeconfig'),
+      write: plan.write,
+      envoyBinary: plan.envoy.path,
+    },
+  );
   const failed = new AbortController();
   backend.onFailure((err) => {
     failed.abort(err);

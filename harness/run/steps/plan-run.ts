@@ -25,7 +25,9 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   const provider = providerOf(params.backend);
   const raw = request.backendSettings ?? {};
   const backendSettings = provider.settle ? provider.settle(raw) : raw;
-  await provider.create(params, { clock, settings: backendSettings }).preflight();
+  await provider
+    .create({ ...params, faultTarget: request.scenario.fault.target }, { clock, settings: backendSettings })
+    .preflight();
   await checkCsvHeader(join(request.resultsDir, 'runs.csv'), SUMMARY_COLUMN_NAMES);
   const generator = await prepareGenerator(request);
   // What the backend runs from this machine (local: go-httpbin, Envoy; kind: its images), and the

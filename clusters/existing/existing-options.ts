@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { createSystemClock } from '../../lib/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import type { WorkloadRef } from '../backend.ts';
+import { engineLayout } from '../kind/provision/engine-layout.ts';
+import type { StepTiming } from '../kind/provision/provision-step.ts';
+import { runNamespaceName } from './run-objects.ts';
+
+export interface ExistingBackendOptions {
+  clock?: Clock;
+  /** Default: $KUBECONFIG or ~/.kube/config, as kubectl reads it. */
+  kubeconfig?: string;
+  /** Default: the kubeconfig's current context. */
+  context?: string;
+  /** Where Istio's control plane and ztunnel are (default istio-system). */
+  istioNamespace?: string;
+  /** The ingress gateway Service the load goes through (default istio-system/istio-ingressgateway). */
+  gateway?: { namespace: string; name: string };
+  /** E1 restarts the cluster's ztunnel DaemonSet: only when the user says so. */
+  allowZtunnelRestart?: boolean;
+  /** Where the cluster pulls our images from (`<registry>/<name>:<tag>`); default: the nodes have them. */
+  imageRegistry?: string;
+  /** What the run's fault restarts (a ztunnel restart is refused before anything without consent). */
+  faultTarget?: WorkloadRef;
+  /** The run's namespace (default: `ztunnel-harness-<time>-<random>`). */
+  runNamespace?: string;
+  /** Where pod logs go (the run folder's pods/). */
+  logDir: string;
+  stepLogDir: string;
+  /** How long close() waits for the run's namespace to be gone (default 120 s). */
+  closeWaitMs?: number;
+  onProgress?: (text: string) => void;
+  onLogs?: (text: string) => void;
+  onStep?: (timing: StepTiming) => void;
+}
+
+export type ExistingSettings = ExistingBackendOptions &
+  Required<
+    Pick<
+      ExistingBackendOptions,
+      'clock' | 'istioNamespace' | 'gateway' | 'allowZtunnelRestart' | 'runNamespace' | 'closeWaitMs'
+    >
+  >;
+
+export const DEFAULT_GATEWAY = { namespace: 'istio-system', name: 'istio-ingressgateway' };
+
+export function normalizeExistingOptions(options: ExistingBackendOptions): ExistingSettings {
+  const clock = options.clock ?? createSystemClock();
+  return {
+    ...options,
+    clock,
+    istioNamespace: options.istioNamespace ?? 'istio-system',
+    gateway: options.gateway ?? DEFAULT_GATEWAY,
+    allowZtunnelRestart: options.allowZtunnelRestart ?? false,
+    runNamespace: options.runNamespace ?? runNamespaceName(clock.now() + clock.wallOffsetMs),
+    closeWaitMs: options.closeWaitMs ?? 120_000,
+  };
+}
+
+/**
+ * The Docker engine whose containers are the cluster's nodes, where there is one (a kind cluster of
+ * ours, kept): fortio's files are copied from its node there. Elsewhere none (issue 45's gap: a
+ * remote cluster's fortio result needs another way back).
+ */
+export function nodeEngineEnv(): Record<string, string> {
+  const fromEnv = process.env['DOCKER_HOST'];
+  if (fromEnv) return { DOCKER_HOST: fromEnv };
+  const ours = engineLayout();
+  return existsSync(ours.socket) ? { DOCKER_HOST: ours.dockerHost } : {};
+}
+
+/** Whether the run's fault restarts ztunnel's DaemonSet in Istio's namespace. */
+export const restartsZtunnel = (s: ExistingSettings): boolean =>
+  s.faultTarget?.kind === 'DaemonSet' && s.faultTarget.name === 'ztunnel';

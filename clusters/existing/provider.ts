@@ -1,0 +1,157 @@
+// The existing-cluster backend as a provider (clusters/provider.ts): a cluster where Istio ambient
+// already runs, reached with the user's kubeconfig; what it can do, its columns, its options.
+import { existsSync, statSync } from 'node:fs';
+import { badInput } from '../../lib/index.ts';
+import { ENVOY } from '../../lib/tools/index.ts';
+import type { BackendOption } from '../backend-option.ts';
+import type { BackendProvider } from '../provider.ts';
+import { createExistingBackend } from './existing-backend.ts';
+import { DEFAULT_GATEWAY } from './existing-options.ts';
+
+/** `<namespace>/<service>`, each a DNS label. */
+export function parseGatewayRef(raw: string): { namespace: string; name: string } {
+  const [namespace, name, more] = raw.split('/');
+  const label = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+  if (!namespace || !name || more !== undefined || !label.test(namespace) || !label.test(name))
+    throw badInput(
+      '--gateway',
+      '<namespace>/<service>',
+      raw,
+      'e.g. --gateway istio-system/istio-ingressgateway',
+    );
+  return { namespace, name };
+}
+
+function parseKubeconfig(raw: string): string {
+  if (!raw || !existsSync(raw) || !statSync(raw).isFile())
+    throw badInput('--kubeconfig', 'a kubeconfig file', raw, 'the file does not exist');
+  return raw;
+}
+
+function parseContext(raw: string): string {
+  if (!/^[A-Za-z0-9]\S*$/.test(raw) || raw.length > 253)
+    throw badInput('--context', 'a context name of the kubeconfig (kubectl config get-contexts)', raw);
+  return raw;
+}
+
+function parseNamespace(raw: string): string {
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw))
+    throw badInput('--istio-namespace', 'a namespace name (a DNS label)', raw);
+  return raw;
+}
+
+function parseRegistry(raw: string): string {
+  // Docker's rule: the first component names a registry when it has a dot or a port, or is localhost.
+  const host = '(localhost|[a-z0-9-]+(\\.[a-z0-9-]+)+|[a-z0-9.-]+:\\d{1,5})(:\\d{1,5})?';
+  if (!new RegExp(`^${host}(/[a-z0-9._-]+)*/?$`).test(raw) || raw.length > 200)
+    throw badInput(
+      '--image-registry',
+      'a registry host and path (registry.example.com/team, localhost:5000)',
+      raw,
+    );
+  return raw;
+}
+
+const OPTIONS: BackendOption[] = [
+  {
+    key: 'kubeconfig',
+    flags: '--kubeconfig <path>',
+    description: 'cluster: the kubeconfig (default: $KUBECONFIG or ~/.kube/config)',
+    parse: parseKubeconfig,
+  },
+  {
+    key: 'context',
+    flags: '--context <name>',
+    description: "cluster: the kubeconfig's context (default: its current context)",
+    parse: parseContext,
+  },
+  {
+    key: 'istio-namespace',
+    flags: '--istio-namespace <ns>',
+    description: "cluster: where Istio's control plane and ztunnel are",
+    parse: parseNamespace,
+    default: 'istio-system',
+  },
+  {
+    key: 'gateway',
+    flags: '--gateway <namespace/service>',
+    description: 'cluster: the ingress gateway Service the load goes through',
+    parse: parseGatewayRef,
+    default: `${DEFAULT_GATEWAY.namespace}/${DEFAULT_GATEWAY.name}`,
+  },
+  {
+    key: 'allow-ztunnel-restart',
+    flags: '--allow-ztunnel-restart',
+    description:
+      "cluster: allow E1 (and E3) to restart the cluster's ztunnel DaemonSet, which disrupts every meshed pod on its nodes",
+    default: false,
+  },
+  {
+    key: 'image-registry',
+    flags: '--image-registry <registry>',
+    description:
+      'cluster: pull httpbin and fortio from <registry>/<name>:<tag> (default: the nodes have them, as a kind cluster of ours does)',
+    parse: parseRegistry,
+  },
+];
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** --gateway's value: parsed from the command line, or its default's text. */
+const gatewayOf = (v: unknown): { namespace: string; name: string } =>
+  typeof v === 'string' ? parseGatewayRef(v) : (v as { namespace: string; name: string });
+
+export const CLUSTER_PROVIDER: BackendProvider<'cluster'> = {
+  name: 'cluster',
+  summary: 'an existing cluster where Istio ambient runs (your kubeconfig; see docs/guide/your-cluster.md)',
+  // Istio's ambient as the cluster runs it: ztunnel in the pods, fortio as a pod calling the
+  // gateway's ClusterIP, the components' logs followed through the API server.
+  capabilities: new Set(['inPodZtunnel', 'loadInCluster', 'componentLogs']),
+  columns: [
+    {
+      name: 'cluster_context',
+      role: 'bookkeeping',
+      note: "cluster: the kubeconfig's context",
+      added: { since: 15, olderRowsRan: '' },
+    },
+    {
+      name: 'istio_version',
+      role: 'parameter',
+      note: "cluster: Istio's version (istiod's image tag)",
+      added: { since: 15, olderRowsRan: '' },
+    },
+    {
+      name: 'ztunnel_image',
+      role: 'bookkeeping',
+      note: "cluster: the ztunnel DaemonSet's image",
+      added: { since: 15, olderRowsRan: '' },
+    },
+  ],
+  // Nothing is pulled (the nodes have the images or pull them): pods start in seconds.
+  readyTimeoutMs: 180_000,
+  // The namespace's creation and deletion (its pods' grace), the probes.
+  runOverheadS: 40,
+  bringUpText: "the cluster's preflight, its API and watches, the run's namespace and route",
+  manifestProfile: { ztunnel: { inPod: true, podNetnsByPath: true }, gateway: {} },
+  options: OPTIONS,
+  // The gateway runs the cluster's Envoy (Istio's proxyv2); nothing runs from here.
+  prepareTools: () => Promise.resolve({ path: '(the cluster gateway)', version: ENVOY.version }),
+  create: (params, { clock, settings = {}, logDir, write }) =>
+    createExistingBackend({
+      clock,
+      ...(text(settings['kubeconfig']) ? { kubeconfig: text(settings['kubeconfig']) as string } : {}),
+      ...(text(settings['context']) ? { context: text(settings['context']) as string } : {}),
+      ...(text(settings['istio-namespace'])
+        ? { istioNamespace: text(settings['istio-namespace']) as string }
+        : {}),
+      ...(settings['gateway'] ? { gateway: gatewayOf(settings['gateway']) } : {}),
+      allowZtunnelRestart: settings['allow-ztunnel-restart'] === true,
+      ...(text(settings['image-registry'])
+        ? { imageRegistry: text(settings['image-registry']) as string }
+        : {}),
+      ...(params.faultTarget ? { faultTarget: params.faultTarget } : {}),
+      logDir: logDir ?? 'results/cluster-logs/pods',
+      stepLogDir: logDir ? `${logDir}/../steps` : 'results/cluster-logs/steps',
+      ...(write ? { onLogs: write, onProgress: write } : {}),
+    }),
+};

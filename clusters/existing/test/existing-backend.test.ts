@@ -1,0 +1,180 @@
+// The existing-cluster backend against the API server double standing in for a user's cluster with
+// Istio ambient: what it creates (its namespace, and only in it), what it refuses before creating
+// anything, how its faults map onto the cluster, and that close() leaves nothing it made.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
+import type { Clock } from '../../../lib/index.ts';
+import { buildMeshManifests } from '../../manifests/index.ts';
+import type { ApiServerDouble } from '../../kind/test/api-server-double.ts';
+import { createExistingBackend } from '../existing-backend.ts';
+import type { ExistingBackendOptions } from '../existing-options.ts';
+import { listOwnedNamespaces } from '../owned-namespaces.ts';
+import { ISTIO, startUserCluster } from './user-cluster.ts';
+
+const NS = 'ztunnel-harness-20261127-103000-beef';
+const ZTUNNEL = { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' } as const;
+const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
+
+/** Time that moves only when slept through: the probe's retries without real waits. */
+function instantClock(): Clock {
+  let nowMs = 0;
+  return {
+    now: () => nowMs,
+    sleep: (ms) => {
+      nowMs += ms;
+      return new Promise((resolve) => setImmediate(resolve));
+    },
+    wallOffsetMs: Date.UTC(2026, 10, 27),
+  };
+}
+
+/** Kubernetes' namespace controller, enough for the double: a deleted namespace goes. */
+function removeDeletedNamespaces(api: ApiServerDouble): void {
+  api.onChange((resource) => {
+    if (resource !== 'namespaces') return;
+    for (const ns of api.list('namespaces'))
+      if (ns.metadata?.['deletionTimestamp']) api.remove('namespaces', '', ns.metadata.name ?? '');
+  });
+}
+
+async function backendOn(
+  t: { after(fn: () => unknown): void },
+  cluster: Parameters<typeof startUserCluster>[1] = {},
+  options: Partial<ExistingBackendOptions> = {},
+) {
+  const { api, kubeconfig } = await startUserCluster(t, {
+    extraApiGroups: ['networking.istio.io'],
+    ...cluster,
+  });
+  removeDeletedNamespaces(api);
+  const dir = mkdtempSync(join(tmpdir(), 'existing-backend-'));
+  t.after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const backend = createExistingBackend({
+    clock: instantClock(),
+    kubeconfig,
+    context: 'kind-theirs',
+    runNamespace: NS,
+    logDir: join(dir, 'pods'),
+    stepLogDir: join(dir, 'steps'),
+    ...options,
+  });
+  t.after(() => backend.destroy());
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  return { api, backend, kc };
+}
+
+const writes = (api: ApiServerDouble) =>
+  api.requests.filter(
+    (r) =>
+      ['POST', 'PATCH', 'PUT', 'DELETE'].includes(r.method) && !r.path.includes('selfsubjectaccessreviews'),
+  );
+
+test("up(): its namespace (ambient, owner-labelled), httpbin's ServiceAccount, a Gateway on the gateway's pods and a VirtualService to its httpbin", async (t) => {
+  const { api, backend } = await backendOn(t);
+  await backend.up();
+  const ns = api.get('namespaces', '', NS);
+  assert.equal((ns?.metadata?.['labels'] as Record<string, string>)['istio.io/dataplane-mode'], 'ambient');
+  const gateway = api.get('gateways', NS, 'harness-gateway') as { spec: { selector: unknown } } | undefined;
+  assert.deepEqual(gateway?.spec.selector, { app: 'istio-ingressgateway', istio: 'ingressgateway' });
+  const vs = api.get('virtualservices', NS, 'httpbin') as { spec: { hosts: string[] } } | undefined;
+  assert.deepEqual(vs?.spec.hosts, [`httpbin.${NS}.ztunnel-harness.test`]);
+  // Every write went into its own namespace (or made it).
+  for (const w of writes(api))
+    assert.ok(w.path.includes(`/namespaces/${NS}`), `${w.method} ${w.path} stays in the run's namespace`);
+  const described = backend.describe();
+  assert.equal(described['backend'], 'cluster');
+  assert.equal(described['istio_version'], '1.28.1');
+  assert.equal(described['ztunnel_image'], 'docker.io/istio/ztunnel:1.28.1');
+  assert.equal(described['cluster_context'], 'kind-theirs');
+});
+
+test("apply(): the topology's httpbin into the run's namespace; the cluster's ztunnel and gateway are not touched", async (t) => {
+  const { api, backend } = await backendOn(t);
+  await backend.up();
+  await backend.apply(
+    buildMeshManifests({
+      ztunnel: { graceS: 30 },
+      httpbin: { replicas: 2, mesh: 'ambient' },
+      gateway: { mode: 'hbone' },
+    }),
+  );
+  assert.ok(api.get('deployments', NS, 'httpbin'));
+  assert.ok(api.get('services', NS, 'httpbin'));
+  assert.equal(api.get('deployments', 'default', 'httpbin'), undefined);
+  for (const w of writes(api)) assert.ok(!w.path.includes(`/namespaces/${ISTIO}/`), `${w.path} left alone`);
+});
+
+test("close(): the run's namespace deleted and gone; nothing labelled by the harness is left", async (t) => {
+  const { api, backend, kc } = await backendOn(t);
+  await backend.up();
+  assert.equal((await listOwnedNamespaces(kc)).length, 1);
+  await backend.close();
+  assert.ok(writes(api).some((w) => w.method === 'DELETE' && w.path === `/api/v1/namespaces/${NS}`));
+  assert.deepEqual(await listOwnedNamespaces(kc), []);
+});
+
+test('a cluster without ambient: refused up front (bad input, every missing line), nothing created', async (t) => {
+  const { api, backend } = await backendOn(t, { ambient: false });
+  await assert.rejects(backend.preflight(), (err: unknown) => {
+    assert.ok(isHarnessError(err, ErrorCode.BadInput));
+    assert.match(err.message, /MISSING +ambient: ztunnel: not found/);
+    assert.match(err.message, /nothing was created/);
+    return true;
+  });
+  await assert.rejects(backend.up(), (err: unknown) => isHarnessError(err, ErrorCode.BadInput));
+  assert.deepEqual(writes(api), []);
+});
+
+test("a gateway that does not exist, a cluster without Istio's routing API: refused, nothing created", async (t) => {
+  const missingGateway = await backendOn(t, {}, { gateway: { namespace: ISTIO, name: 'nope' } });
+  await assert.rejects(missingGateway.backend.up(), /MISSING +ingress gateway: not found/);
+  const noRoutes = await backendOn(t, { extraApiGroups: [] });
+  await assert.rejects(noRoutes.backend.up(), /MISSING +a route to the run/);
+  assert.deepEqual([...writes(missingGateway.api), ...writes(noRoutes.api)], []);
+});
+
+test("E1's ztunnel restart: refused without --allow-ztunnel-restart, and where RBAC forbids the patch", async (t) => {
+  const notAsked = await backendOn(t, {}, { faultTarget: ZTUNNEL });
+  await assert.rejects(notAsked.backend.preflight(), /pass --allow-ztunnel-restart/);
+  const forbidden = await backendOn(
+    t,
+    {
+      accessReview: (a) =>
+        a['verb'] === 'patch' && a['resource'] === 'daemonsets'
+          ? { allowed: false, reason: 'RBAC: no rule' }
+          : { allowed: true },
+    },
+    { faultTarget: ZTUNNEL, allowZtunnelRestart: true },
+  );
+  await assert.rejects(
+    forbidden.backend.preflight(),
+    /no \(E1 only\) +may patch daemonsets in istio-system: forbidden/,
+  );
+  // E2's restart of its own httpbin needs neither.
+  const e2 = await backendOn(t, {}, { faultTarget: HTTPBIN });
+  await e2.backend.preflight();
+  await e2.backend.up();
+  await assert.rejects(e2.backend.rolloutRestart(ZTUNNEL), /--allow-ztunnel-restart/);
+});
+
+test("rolloutRestart(): the topology's httpbin is the run's; the patch is kubectl's, in the run's namespace", async (t) => {
+  const { api, backend } = await backendOn(t, { rollOutOnApply: 'all' });
+  await backend.up();
+  await backend.apply(
+    buildMeshManifests({ ztunnel: { graceS: 30 }, httpbin: { replicas: 1, mesh: 'ambient' } }),
+  );
+  await backend.rolloutRestart(HTTPBIN);
+  assert.ok(
+    writes(api).some(
+      (w) => w.method === 'PATCH' && w.path === `/apis/apps/v1/namespaces/${NS}/deployments/httpbin`,
+    ),
+  );
+});
