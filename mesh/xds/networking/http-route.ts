@@ -88,7 +88,7 @@ function parseRetries(raw: unknown, unsupported: string[]): HttpRetries | undefi
   const perTry = raw['perTryTimeout'];
   const perTryTimeoutMs = typeof perTry === 'string' ? parseGoDuration(perTry) : undefined;
   if (typeof attempts !== 'number' || !Number.isInteger(attempts)) unsupported.push('retries.attempts');
-  if (perTry !== undefined && perTryTimeoutMs === undefined) unsupported.push('retries.perTryTimeout');
+  if (!isAbsent(perTry) && perTryTimeoutMs === undefined) unsupported.push('retries.perTryTimeout');
   if (typeof retryOn !== 'string') unsupported.push('retries.retryOn');
   else
     try {
