@@ -34,7 +34,8 @@ const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
 /**
  * What a real cluster needs before the shared manifests (clusters/manifests) can run, and what the
  * local backend provides by itself: the istio-system namespace, the service accounts the pods name,
- * and istiod (its image is mesh/control-plane/main.ts) with read access to pods and services, and
+ * and istiod (its image is mesh/control-plane/main.ts) with read access to pods, services and
+ * Istio's Gateways and VirtualServices (up/control-plane.ts applies their CRDs first), and
  * the rights its CA needs (TokenReview, the istio-ca-root-cert ConfigMap it writes into each
  * namespace whose proxies mount it). Its ports: discovery for ztunnel on 15010, Envoy's mTLS ADS on
  * 15011 (mesh/control-plane ENVOY_XDS_PORT; the gateway's and the sidecar's pilot-agent dial
@@ -54,6 +55,12 @@ export function buildKindControlPlane(ztunnelMode: ZtunnelMode = 'in-pod'): Kube
     metadata: { name: 'istiod-ztunnel-harness' },
     rules: [
       { apiGroups: [''], resources: ['pods', 'services'], verbs: ['get', 'list', 'watch'] },
+      // The gateway's routes: Istio's Gateway and VirtualService (their CRDs applied before istiod).
+      {
+        apiGroups: ['networking.istio.io'],
+        resources: ['gateways', 'virtualservices'],
+        verbs: ['get', 'list', 'watch'],
+      },
       // The CA: TokenReview of callers' tokens; the mesh root published as istio-ca-root-cert.
       { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },

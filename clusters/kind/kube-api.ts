@@ -1,4 +1,5 @@
 import {
+  ApiextensionsV1Api,
   AppsV1Api,
   CoreV1Api,
   KubernetesObjectApi,
@@ -9,7 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Writable } from 'node:stream';
 import type { WorkloadRef } from '../backend.ts';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, V1CustomResourceDefinition } from '@kubernetes/client-node';
 import {
   buildRolloutRestartPatch,
   ROLLOUT_RESTART_FIELD_MANAGER,
@@ -23,6 +24,8 @@ export interface KubeApi {
   serverVersion(): Promise<string>;
   /** Server-side apply (application/apply-patch+yaml, force: we own these objects). */
   apply(object: KubernetesObject): Promise<void>;
+  /** A CustomResourceDefinition as the API server has it (its status conditions); undefined: none. */
+  readCrd(name: string): Promise<V1CustomResourceDefinition | undefined>;
   /** What `kubectl rollout restart` sends (strategic merge patch, field manager kubectl-rollout). */
   rolloutRestart(ref: WorkloadRef, now: Date): Promise<{ generation: number }>;
   /** What `kubectl scale` sends: a merge patch of the scale subresource. */
@@ -49,6 +52,7 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
   const apps = kc.makeApiClient(AppsV1Api);
   const core = kc.makeApiClient(CoreV1Api);
   const version = kc.makeApiClient(VersionApi);
+  const extensions = kc.makeApiClient(ApiextensionsV1Api);
   return {
     async serverVersion() {
       return (await version.getCode()).gitVersion;
@@ -62,6 +66,14 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
         true,
         PatchStrategy.ServerSideApply,
       );
+    },
+    async readCrd(name) {
+      try {
+        return await extensions.readCustomResourceDefinition({ name });
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 404) return undefined;
+        throw err;
+      }
     },
     async rolloutRestart(ref, now) {
       const request = {

@@ -30,6 +30,9 @@ export function createStateSource(state: ClusterState): ClusterSource {
           targetPort: Number(p.targetPort ?? p.port),
         })),
       })),
+    // The local cluster has no API server and so no Istio CRDs: the gateway keeps the one route of
+    // its node metadata (mesh/xds/route-policy.ts).
+    routing: () => ({ gateways: [], virtualServices: [] }),
     onChange: (listener) => state.watch(listener),
   };
 }

@@ -43,8 +43,10 @@ export const GATEWAY_NODE_PORT = 30080;
 
 /**
  * An Istio ingress gateway Deployment + Service routing everything to httpbin:8000: pilot-agent and
- * Envoy configured by the control plane. Gateway/VirtualService/DestinationRule settings ride in the
- * node metadata (mesh/xds/route-policy.ts); plain mode is Istio's ISTIO_META_DISABLE_HBONE_SEND.
+ * Envoy configured by the control plane. That default route's VirtualService/DestinationRule
+ * settings ride in the node metadata (mesh/xds/route-policy.ts); Gateways selecting these labels
+ * and their VirtualServices add hosts of their own (kind). Plain mode is Istio's
+ * ISTIO_META_DISABLE_HBONE_SEND.
  */
 export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1Service] {
   const labels = { app: 'istio-ingressgateway', istio: 'ingressgateway' };

@@ -1,7 +1,8 @@
 /**
- * What the control plane reads from the cluster: pods and services, and a signal when they change.
- * The local backend implements it over its own state; on kind, Kubernetes watches via client-node.
- * Change notifications arrive after the watch fan-out latency of the source.
+ * What the control plane reads from the cluster: pods and services, Istio's Gateways and
+ * VirtualServices where the cluster has them, and a signal when any of them change. The local
+ * backend implements it over its own state; on kind, Kubernetes watches via client-node. Change
+ * notifications arrive after the watch fan-out latency of the source.
  */
 export interface PodView {
   uid: string;
@@ -36,9 +37,30 @@ export interface ServiceView {
   ports: { port: number; targetPort: number }[];
 }
 
+/**
+ * A networking.istio.io/v1 object (Gateway, VirtualService) as the API server holds it: where it is,
+ * when it was made, and its spec unchecked (the control plane checks what it reads:
+ * mesh/xds/networking).
+ */
+export interface IstioConfigView {
+  namespace: string;
+  name: string;
+  /** metadata.creationTimestamp (istiod orders configs by it). */
+  creationTimestamp?: string;
+  spec: unknown;
+}
+
+/** Istio's routing API objects: what istiod's config store holds for gateways. */
+export interface RoutingView {
+  gateways: IstioConfigView[];
+  virtualServices: IstioConfigView[];
+}
+
 export interface ClusterSource {
   pods(): PodView[];
   services(): ServiceView[];
+  /** Gateways and VirtualServices; absent (or empty lists): the cluster serves no routing API. */
+  routing?(): RoutingView;
   /** Subscribes to changes; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
 }

@@ -18,6 +18,7 @@ import {
 } from '../xds/index.ts';
 import type { XdsNack } from '../xds/index.ts';
 import { buildDiscoverySnapshot } from './build-discovery.ts';
+import { createNetworkingBuilder } from './build-networking.ts';
 import type { ClusterSource } from './cluster-source.ts';
 import { createDebouncer } from './debouncer.ts';
 import { authorizeProxy } from './proxy-authorizer.ts';
@@ -120,7 +121,8 @@ function compare(
 
 /**
  * The istiod-like control plane: watches the cluster source, debounces changes, pushes workload
- * discovery to every subscriber (ztunnels and gateways), and hosts the mesh CA.
+ * discovery to every subscriber (ztunnels and gateways) and Envoy's config (the gateways' routes from
+ * the Gateways and VirtualServices too), and hosts the mesh CA.
  */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const { clock, log } = options;
@@ -144,6 +146,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     },
   });
   let pushed: DiscoverySnapshot = { workloads: [], services: [] };
+  // Gateways and VirtualServices, pushed with the snapshot: only Envoy's routes read them.
+  const networkingOf = createNetworkingBuilder(options.source, log);
+  let pushedNetworking = networkingOf();
   const ztunnelXdsHost = options.ztunnelXdsHost ?? options.host;
   const serving = await ca.issueServing({
     dns: ISTIOD_HOSTNAMES,
@@ -157,7 +162,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     tls: { key: serving.keyPem, cert: serving.certPem, ca: ca.rootPem },
     authorize: (node, peer) => authorizeProxy(node, peer, () => options.source.pods()),
     // Each proxy's configuration from what the last push sent: Envoy sees changes when ztunnels do.
-    configFor: (node) => proxyResources(node, pushed),
+    configFor: (node) => proxyResources(node, pushed, pushedNetworking),
     onNack: (nack) => {
       log.error('proxy refused configuration (NACK)', { ...nack });
       options.onNack?.(nack);
@@ -211,10 +216,12 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     // istiod builds the push from the state when the debounce fires; the latency is the time to
     // compute and deliver it. Changes arriving meanwhile wait for the next debounce window.
     const snapshot = buildDiscoverySnapshot(options.source);
+    const networking = networkingOf();
     await clock.sleep(options.pushLatencyMs);
     const result = await discovery.push(snapshot);
     const report: PushReport = { atMs: clock.now(), ...result, ...compare(pushed, snapshot) };
     pushed = snapshot;
+    pushedNetworking = networking;
     ads.update();
     deltaAds.update();
     pushes++;

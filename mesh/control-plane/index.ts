@@ -1,5 +1,6 @@
 export { buildDiscoverySnapshot } from './build-discovery.ts';
-export type { ClusterSource, PodView, ServiceView } from './cluster-source.ts';
+export type { ClusterSource, IstioConfigView, PodView, RoutingView, ServiceView } from './cluster-source.ts';
+export { createNetworkingBuilder } from './build-networking.ts';
 export { CA_PORT, startControlPlane, XDS_PORT, ZTUNNEL_XDS_PORT } from './control-plane.ts';
 export type { ControlPlane, ControlPlaneOptions, PushReport } from './control-plane.ts';
 export { createDebouncer } from './debouncer.ts';

@@ -1,8 +1,11 @@
 import { isIPv4 } from 'node:net';
 import { CoreV1Api, makeInformer } from '@kubernetes/client-node';
 import type { Informer, KubeConfig, KubernetesObject, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { Logger } from '../../lib/index.ts';
 import { DATAPLANE_MODE_LABEL, HBONE_PORT } from '../workload.ts';
-import type { ClusterSource, PodView, ServiceView } from './cluster-source.ts';
+import type { ClusterSource, PodView, RoutingView, ServiceView } from './cluster-source.ts';
+import { istioConfigViewOf, makeRoutingInformers, servesRoutingApi } from './routing-informers.ts';
+import type { RoutingInformer } from './routing-informers.ts';
 
 export interface KubeSourceOptions {
   /**
@@ -10,10 +13,16 @@ export interface KubeSourceOptions {
    * ztunnel (`hostIP:15008`, node-address mode on kind), sent to clients as the tunnel address.
    */
   tunnel: 'pod' | 'node';
+  /** Told whether the routing API (Gateway, VirtualService) is served, once, at start. */
+  log?: Logger;
 }
 
 export interface KubeClusterSource extends ClusterSource {
-  /** Lists pods and services, then watches them (client-node informers). */
+  routing(): RoutingView;
+  /**
+   * Lists pods and services, then watches them (client-node informers); Gateways and VirtualServices
+   * too where the API server serves networking.istio.io/v1.
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
   /** A watch failed for good; returns unsubscribe. */
@@ -75,13 +84,15 @@ export function serviceViewOf(service: V1Service): ServiceView | undefined {
 
 /**
  * The control plane's ClusterSource on a real cluster: pods and services from Kubernetes watches
- * (client-node informers, all namespaces), as istiod's kube registry reads them. A change is
- * signalled as each watch event arrives; the control plane debounces.
+ * (client-node informers, all namespaces), as istiod's kube registry reads them, and Istio's
+ * Gateways and VirtualServices where their CRDs are installed (none otherwise, said once). A change
+ * to any of them is signalled as each watch event arrives; the control plane debounces.
  */
 export function createKubeClusterSource(kc: KubeConfig, options: KubeSourceOptions): KubeClusterSource {
   const core = kc.makeApiClient(CoreV1Api);
   const pods = makeInformer<V1Pod>(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
   const services = makeInformer<V1Service>(kc, '/api/v1/services', () => core.listServiceForAllNamespaces());
+  let routing: { gateways: RoutingInformer; virtualServices: RoutingInformer } | undefined;
   const listeners = new Set<() => void>();
   const errorListeners = new Set<(err: Error) => void>();
   const changed = (): void => {
@@ -98,9 +109,26 @@ export function createKubeClusterSource(kc: KubeConfig, options: KubeSourceOptio
   };
   watch(pods);
   watch(services);
+  const startRouting = async (): Promise<void> => {
+    if (!(await servesRoutingApi(kc))) {
+      options.log?.info('routing API not served: no Gateway or VirtualService routes', {
+        api: 'networking.istio.io/v1',
+      });
+      return;
+    }
+    routing = makeRoutingInformers(kc);
+    watch(routing.gateways);
+    watch(routing.virtualServices);
+    await Promise.all([routing.gateways.start(), routing.virtualServices.start()]);
+    options.log?.info('watching Gateways and VirtualServices', { api: 'networking.istio.io/v1' });
+  };
   return {
     pods: () => pods.list().map((p) => podViewOf(p, options)),
     services: () => services.list().flatMap((s) => serviceViewOf(s) ?? []),
+    routing: () => ({
+      gateways: routing?.gateways.list().map(istioConfigViewOf) ?? [],
+      virtualServices: routing?.virtualServices.list().map(istioConfigViewOf) ?? [],
+    }),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -110,10 +138,14 @@ export function createKubeClusterSource(kc: KubeConfig, options: KubeSourceOptio
       return () => errorListeners.delete(listener);
     },
     async start() {
-      await Promise.all([pods.start(), services.start()]);
+      await Promise.all([pods.start(), services.start(), startRouting()]);
     },
     async stop() {
-      await Promise.all([pods.stop(), services.stop()]);
+      await Promise.all([
+        pods.stop(),
+        services.stop(),
+        ...(routing ? [routing.gateways.stop(), routing.virtualServices.stop()] : []),
+      ]);
     },
   };
 }

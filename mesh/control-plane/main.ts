@@ -1,5 +1,6 @@
 // The istiod process for a real cluster (the kind backend's istiod image; the local backend runs the
-// control plane inside the harness instead). Pods and services from Kubernetes watches, workload
+// control plane inside the harness instead). Pods and services from Kubernetes watches (Gateways and
+// VirtualServices too where networking.istio.io/v1 is served: the gateway's routes), workload
 // discovery on :15010, Envoy's mTLS ADS on :15011, the CA on :15012 (TLS; callers authenticated by
 // TokenReview), the mesh root in the istio-ca-root-cert ConfigMap of each namespace whose proxies
 // mount it (ROOT_CERT_NAMESPACES). Configuration from the environment:
@@ -76,7 +77,7 @@ const readiness = await startReadinessServer({
 log.info('serving readiness', { ready: readiness.address });
 const kc = new KubeConfig();
 kc.loadFromDefault();
-const source = createKubeClusterSource(kc, { tunnel });
+const source = createKubeClusterSource(kc, { tunnel, log });
 source.onError((err) => {
   // client-node's informers stop on an error; a control plane that no longer sees the cluster must
   // not keep serving stale endpoints. Kubernetes restarts the pod.
@@ -86,7 +87,9 @@ source.onError((err) => {
 try {
   await source.start();
 } catch (err) {
-  fail(`cannot list pods and services from ${kc.getCurrentCluster()?.server ?? '?'}: ${String(err)}`);
+  fail(
+    `cannot list pods, services (or Istio's routing config) from ${kc.getCurrentCluster()?.server ?? '?'}: ${String(err)}`,
+  );
 }
 readiness.setWaitingFor('the discovery, xDS and CA servers to listen');
 const controlPlane = await startControlPlane({

@@ -19,7 +19,14 @@ export { parseProxyNode, proxyNodeId } from './proxy-node.ts';
 export type { ProxyNode, ProxyType } from './proxy-node.ts';
 export { proxyResources } from './proxy-resources.ts';
 export type { ProxyResources } from './router-config.ts';
-export { GATEWAY_LISTENER_PORT, TRUST_DOMAIN, outboundClusterName } from './router-config.ts';
+export {
+  GATEWAY_LISTENER_PORT,
+  TRUST_DOMAIN,
+  outboundClusterName,
+  routerResources,
+} from './router-config.ts';
+export { buildNetworkingSnapshot, EMPTY_NETWORKING } from './networking/index.ts';
+export type { IstioObject, NetworkingInput, NetworkingSnapshot } from './networking/index.ts';
 export {
   DEFAULT_ROUTE_POLICY,
   ISTIO_DEFAULT_ATTEMPTS,

@@ -1,9 +1,12 @@
 /**
- * What a real mesh keeps in VirtualService, DestinationRule and MeshConfig for the gateway's one
- * route, carried here as the proxy's node metadata (ISTIO_META_HARNESS_ROUTE_POLICY, JSON) because
- * this control plane reads no CRDs. The control plane translates it as istiod translates those
- * fields (retry: pilot/pkg/networking/core/route/retry/retry.go ConvertPolicy; connection pool:
- * cluster_traffic_policy.go applyConnectionPool; hboneIdleTimeout: cluster_waypoint.go, 1.29).
+ * What a real mesh keeps in VirtualService, DestinationRule and MeshConfig for the gateway's default
+ * route (every host, prefix `/`), carried here as the proxy's node metadata
+ * (ISTIO_META_HARNESS_ROUTE_POLICY, JSON): the local backend has no API server to hold CRDs, and the
+ * experiments' arms set it per gateway. Gateways and VirtualServices, where the cluster has them
+ * (kind), add virtual hosts before it (networking/). The control plane translates it as istiod
+ * translates those fields (retry: pilot/pkg/networking/core/route/retry/retry.go ConvertPolicy;
+ * connection pool: cluster_traffic_policy.go applyConnectionPool; hboneIdleTimeout:
+ * cluster_waypoint.go, 1.29).
  */
 export interface RoutePolicy {
   /** The VirtualService's destination: a Service and its port. */

@@ -1,84 +1,25 @@
-import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
+import type { DiscoverySnapshot } from '../discovery/index.ts';
 import { accessLogConfig } from './access-log.ts';
+import { destinationResources, outboundClusterName } from './destination-cluster.ts';
 import { TYPE_URL } from './envoy-protos.ts';
-import {
-  CONNECT_ORIGINATE,
-  MESH_CONNECT_TIMEOUT_MS,
-  ORIGINAL_DST_METADATA,
-  connectOriginateCluster,
-  connectOriginateListener,
-  defaultCircuitBreakers,
-  hboneOrPlaintextSocketMatches,
-  httpProtocolOptions,
-} from './istio-clusters.ts';
+import { gatewayRoutesFor } from './gateway-virtual-hosts.ts';
+import { connectOriginateCluster, connectOriginateListener } from './istio-clusters.ts';
+import { EMPTY_NETWORKING } from './networking/index.ts';
+import type { NetworkingSnapshot } from './networking/index.ts';
 import type { ProxyNode } from './proxy-node.ts';
-import { duration, extension, struct, wrapped } from './proto-values.ts';
+import { duration, extension } from './proto-values.ts';
 import type { ProtoObject } from './proto-values.ts';
-import { checkRetryOn, routePolicyOf } from './route-policy.ts';
+import { retryPolicy } from './retry-policy.ts';
+import { routePolicyOf } from './route-policy.ts';
 import type { RoutePolicy } from './route-policy.ts';
 
 export const TRUST_DOMAIN = 'cluster.local';
 /** The Gateway's server port on the pod (the Service's port 80 targets it). */
 export const GATEWAY_LISTENER_PORT = 8080;
-
-/** Istio's outbound cluster name (pilot/pkg/model/service.go BuildSubsetKey). */
-export function outboundClusterName(d: RoutePolicy['destination']): string {
-  return `outbound|${String(d.port)}||${d.name}.${d.namespace}.svc.cluster.local`;
-}
+export { outboundClusterName };
 
 /** istiod sends HBONE unless the proxy's metadata says DISABLE_HBONE_SEND (pilot/pkg/model/context.go). */
 export const sendsHbone = (node: ProxyNode): boolean => node.metadata['DISABLE_HBONE_SEND'] !== 'true';
-
-/**
- * endpoints/endpoint_builder.go buildEnvoyLbEndpoint: an ambient pod is reached through
- * connect_originate (internal address `ip:port`, tunnel metadata; `waypoint` names another HBONE
- * address when the tunnel ends elsewhere, as on kind's node ztunnel); any other pod directly.
- */
-function lbEndpoint(w: WorkloadEntry, port: number, hbone: boolean): ProtoObject {
-  const target = `${w.podIp}:${String(port)}`;
-  if (!hbone || w.protocol !== 'HBONE')
-    return {
-      endpoint: { address: { socket_address: { address: w.podIp, port_value: port } } },
-      load_balancing_weight: wrapped(w.capacity),
-    };
-  return {
-    endpoint: {
-      address: { envoy_internal_address: { server_listener_name: CONNECT_ORIGINATE, endpoint_id: target } },
-    },
-    metadata: {
-      filter_metadata: {
-        [ORIGINAL_DST_METADATA]: struct({
-          local: target,
-          ...(w.tunnelAddress ? { waypoint: w.tunnelAddress } : {}),
-        }),
-        'envoy.transport_socket_match': struct({ tunnel: 'http' }),
-        istio: struct({ workload: `${w.name};${w.namespace};${w.name};;Kubernetes` }),
-      },
-    },
-    load_balancing_weight: wrapped(w.capacity),
-  };
-}
-
-/** Istio's route retry policy (retry.go ConvertPolicy / DefaultPolicy). */
-function retryPolicy(retries: RoutePolicy['retries']): ProtoObject | undefined {
-  if (retries.attempts === 0) return undefined; // attempts: 0 disables retries (nil policy)
-  const conditions = checkRetryOn(retries.retryOn);
-  const codes = conditions.filter((c) => /^\d{3}$/.test(c)).map(Number);
-  const named = conditions.filter((c) => !/^\d{3}$/.test(c));
-  if (codes.length && !named.includes('retriable-status-codes')) named.push('retriable-status-codes');
-  return {
-    retry_on: named.join(','),
-    num_retries: wrapped(retries.attempts),
-    ...(codes.length ? { retriable_status_codes: codes } : {}),
-    retry_host_predicate: [
-      extension(
-        'envoy.retry_host_predicates.previous_hosts',
-        'envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate',
-      ),
-    ],
-    host_selection_retry_max_attempts: '5',
-  };
-}
 
 /** The gateway's HTTP listener (gateway.go / listener_builder.go buildHTTPConnectionManager). */
 function gatewayListener(node: ProxyNode, routeName: string): ProtoObject {
@@ -122,70 +63,70 @@ export interface ProxyResources {
   [typeUrl: string]: ProtoObject[];
 }
 
-/**
- * Everything a router (ingress gateway) proxy gets: its listener and route to the destination
- * Service, the Service's EDS cluster and endpoints, and (with HBONE send) connect_originate.
- */
-export function routerResources(node: ProxyNode, snapshot: DiscoverySnapshot): ProxyResources {
-  const policy = routePolicyOf(node.metadata);
-  const hbone = sendsHbone(node);
-  const clusterName = outboundClusterName(policy.destination);
-  const routeName = `http.${String(GATEWAY_LISTENER_PORT)}`;
-  const { namespace, name, port } = policy.destination;
-  const service = snapshot.services.find((s) => s.namespace === namespace && s.name === name);
-  const targetPort = service?.ports.find((p) => p.port === port)?.targetPort ?? port;
-  const backing = snapshot.workloads.filter(
-    (w) => w.status === 'HEALTHY' && w.services.includes(`${namespace}/${name}`),
-  );
+/** The gateway's one route of old: every host, prefix `/`, to the destination in its node metadata. */
+function metadataVirtualHost(policy: RoutePolicy): ProtoObject {
+  const { namespace, name } = policy.destination;
   const retry = retryPolicy(policy.retries);
-  const serviceCluster: ProtoObject = {
-    '@type': TYPE_URL.cluster,
-    name: clusterName,
-    type: 'EDS',
-    eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' }, service_name: clusterName },
-    connect_timeout: duration(MESH_CONNECT_TIMEOUT_MS),
-    lb_policy: 'LEAST_REQUEST',
-    common_lb_config: {},
-    circuit_breakers: defaultCircuitBreakers(),
-    typed_extension_protocol_options: httpProtocolOptions(policy.connectionPool),
-    ...(hbone ? { transport_socket_matches: hboneOrPlaintextSocketMatches() } : {}),
-  };
   return {
-    [TYPE_URL.cluster]: [
-      serviceCluster,
-      ...(hbone ? [connectOriginateCluster(TRUST_DOMAIN, policy.hboneIdleTimeoutMs)] : []),
-    ],
-    [TYPE_URL.endpoint]: [
+    name: '*:80',
+    domains: ['*'],
+    routes: [
       {
-        '@type': TYPE_URL.endpoint,
-        cluster_name: clusterName,
-        endpoints: [{ lb_endpoints: backing.map((w) => lbEndpoint(w, targetPort, hbone)) }],
+        name: `${name}.${namespace}`,
+        match: { prefix: '/' },
+        route: {
+          cluster: outboundClusterName(policy.destination),
+          timeout: duration(0),
+          max_grpc_timeout: duration(0),
+          ...(retry ? { retry_policy: retry } : {}),
+        },
       },
     ],
+  };
+}
+
+/**
+ * Everything a router (ingress gateway) proxy gets: its listener; its route, whose virtual hosts are
+ * those of the VirtualServices bound to Gateways selecting it (gateway-virtual-hosts.ts), then `*` to
+ * the destination in its node metadata (route-policy.ts) unless a VirtualService claims `*` itself;
+ * each destination's EDS cluster and endpoints; and (with HBONE send) connect_originate.
+ * ignore_port_in_host_matching as istiod sets it on gateway routes (gateway.go
+ * buildGatewayHTTPRouteConfig): `Host: name:80` matches `name`.
+ */
+export function routerResources(
+  node: ProxyNode,
+  snapshot: DiscoverySnapshot,
+  networking: NetworkingSnapshot = EMPTY_NETWORKING,
+): ProxyResources {
+  const policy = routePolicyOf(node.metadata);
+  const hbone = sendsHbone(node);
+  const routeName = `http.${String(GATEWAY_LISTENER_PORT)}`;
+  const bound = gatewayRoutesFor(node, snapshot, networking, GATEWAY_LISTENER_PORT);
+  const claimsAll = bound.virtualHosts.some((v) => (v['domains'] as string[]).includes('*'));
+  // The metadata's destination carries its DestinationRule's connection pool; the others none.
+  const built = new Map<string, ReturnType<typeof destinationResources>>();
+  for (const [destination, connectionPool] of [
+    [policy.destination, policy.connectionPool] as const,
+    ...bound.destinations.map((d) => [d, {}] as const),
+  ]) {
+    const name = outboundClusterName(destination);
+    if (!built.has(name))
+      built.set(name, destinationResources({ destination, snapshot, hbone, connectionPool }));
+  }
+  return {
+    [TYPE_URL.cluster]: [
+      ...[...built.values()].map((b) => b.cluster),
+      ...(hbone ? [connectOriginateCluster(TRUST_DOMAIN, policy.hboneIdleTimeoutMs)] : []),
+    ],
+    [TYPE_URL.endpoint]: [...built.values()].map((b) => b.loadAssignment),
     [TYPE_URL.listener]: [gatewayListener(node, routeName), ...(hbone ? [connectOriginateListener()] : [])],
     [TYPE_URL.route]: [
       {
         '@type': TYPE_URL.route,
         name: routeName,
         validate_clusters: { value: false },
-        virtual_hosts: [
-          {
-            name: '*:80',
-            domains: ['*'],
-            routes: [
-              {
-                name: `${name}.${namespace}`,
-                match: { prefix: '/' },
-                route: {
-                  cluster: clusterName,
-                  timeout: duration(0),
-                  max_grpc_timeout: duration(0),
-                  ...(retry ? { retry_policy: retry } : {}),
-                },
-              },
-            ],
-          },
-        ],
+        ignore_port_in_host_matching: true,
+        virtual_hosts: [...bound.virtualHosts, ...(claimsAll ? [] : [metadataVirtualHost(policy)])],
       },
     ],
   };

@@ -17,6 +17,10 @@ export async function startUserCluster(
 ) {
   const api = await startApiServerDouble({ extraApiGroups: ['networking.istio.io'], ...options });
   t.after(() => api.close());
+  // Istio's base chart installs its CRDs: the double serves their kinds once the CRDs are there.
+  if (options.extraApiGroups?.includes('networking.istio.io') ?? true)
+    for (const crd of ['gateways.networking.istio.io', 'virtualservices.networking.istio.io'])
+      api.put('customresourcedefinitions', { metadata: { name: crd } });
   api.put('deployments', {
     metadata: { name: 'istiod', namespace: ISTIO, labels: { app: 'istiod' } },
     spec: {

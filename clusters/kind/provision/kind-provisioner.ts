@@ -1,11 +1,13 @@
 import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError } from '../../../lib/index.ts';
 import { ensureGoTool } from '../../../lib/tools/index.ts';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { ensureAppImages } from './app-images.ts';
 import type { AppImage } from './app-images.ts';
 import { ensureDockerEngine } from './docker-engine.ts';
 import type { DockerEngine, EngineOptions } from './docker-engine.ts';
 import type { WatchedCluster } from './engine-watcher.ts';
 import { hasImage } from './docker-images.ts';
+import { fetchIstioCrds } from './istio-crds.ts';
 import { KIND } from './kind-cli.ts';
 import { ensureRootfsImage } from './node-image/debian-rootfs.ts';
 import { ensureNodeImage, NODE_IMAGE_REPOSITORY } from './node-image/node-image.ts';
@@ -46,6 +48,11 @@ export interface KindProvisioned {
    */
   ownCni: boolean;
   kubernetesVersion: string;
+  /**
+   * Istio's Gateway and VirtualService CRDs (istio-crds.ts), applied before istiod; empty: none (the
+   * routing API not served, the gateway's metadata route only).
+   */
+  istioCrds: readonly KubernetesObject[];
 }
 
 export interface ProvisionKindOptions {
@@ -57,8 +64,8 @@ export interface ProvisionKindOptions {
 
 /**
  * engine -> kind -> images, each a step with its own log and time: the Docker engine (the user's, or
- * ours started), kind (pinned, go install), the node image (official when asked and usable, else
- * ours from the registries), our images. A failure past the engine step releases the engine (ours
+ * ours started), kind (pinned, go install), Istio's routing CRDs (pinned istio.io/api), the node image
+ * (official when asked and usable, else ours from the registries), our images. A failure past the engine step releases the engine (ours
  * stopped if this started it).
  */
 export async function provisionKind(
@@ -78,6 +85,7 @@ export async function provisionKind(
         },
       }),
     );
+    const istioCrds = await runner.step('istio-crds', (step) => fetchIstioCrds(step));
     const node = await chooseNodeImage(runner, docker, options.nodeImage, toolsDir);
     const slimRef = await runner.step('slim-rootfs', (step) =>
       ensureRootfsImage(step, docker, SLIM_ROOTFS, toolsDir),
@@ -92,6 +100,7 @@ export async function provisionKind(
       noteCluster: (cluster) => engine.noteCluster(cluster),
       kindPath: kind.path,
       env: { ...engine.env, KIND_EXPERIMENTAL_DOCKER_NETWORK: KIND_NETWORK },
+      istioCrds,
       ...node,
     };
   } catch (err) {

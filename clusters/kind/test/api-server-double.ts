@@ -22,8 +22,17 @@ interface Meta {
 }
 type Obj = { metadata?: Meta | undefined; [field: string]: unknown };
 
+interface Collection {
+  group: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  /** Served only while this CustomResourceDefinition is stored (applied), as a CRD's resource is. */
+  crd?: string;
+}
+
 /** Collection path (all namespaces) -> namespaced path segment and list kind. */
-const COLLECTIONS: Record<string, { group: string; resource: string; kind: string; namespaced: boolean }> = {
+const COLLECTIONS: Record<string, Collection> = {
   pods: { group: '/api/v1', resource: 'pods', kind: 'Pod', namespaced: true },
   services: { group: '/api/v1', resource: 'services', kind: 'Service', namespaced: true },
   nodes: { group: '/api/v1', resource: 'nodes', kind: 'Node', namespaced: false },
@@ -55,18 +64,25 @@ const COLLECTIONS: Record<string, { group: string; resource: string; kind: strin
     kind: 'EndpointSlice',
     namespaced: true,
   },
-  // Istio's routing API (its CRDs): served only with 'networking.istio.io' in extraApiGroups.
+  customresourcedefinitions: {
+    group: '/apis/apiextensions.k8s.io/v1',
+    resource: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+  },
   gateways: {
     group: '/apis/networking.istio.io/v1',
     resource: 'gateways',
     kind: 'Gateway',
     namespaced: true,
+    crd: 'gateways.networking.istio.io',
   },
   virtualservices: {
     group: '/apis/networking.istio.io/v1',
     resource: 'virtualservices',
     kind: 'VirtualService',
     namespaced: true,
+    crd: 'virtualservices.networking.istio.io',
   },
 };
 
@@ -106,6 +122,11 @@ export interface ApiServerDoubleOptions {
   accessReview?: (attributes: Record<string, string>) => { allowed: boolean; reason?: string };
   /** API groups served besides the built-in ones the double stores (GET /apis): a CRD's group. */
   extraApiGroups?: string[];
+  /**
+   * An applied CustomResourceDefinition reports Established (and NamesAccepted) at once, as the API
+   * server's controllers do a moment after; false: never (a CRD the API server will not serve).
+   */
+  establishCrds?: boolean;
 }
 
 const TOKEN_REVIEWS = '/apis/authentication.k8s.io/v1/tokenreviews';
@@ -122,11 +143,6 @@ function matchesSelector(object: Obj, selector: string | undefined): boolean {
 }
 
 export async function startApiServerDouble(options: ApiServerDoubleOptions = {}): Promise<ApiServerDouble> {
-  // What this API server serves: a CRD's group only where it is installed (extraApiGroups).
-  const isServed = (c: { group: string }): boolean =>
-    !c.group.startsWith('/apis/networking.istio.io/') ||
-    (options.extraApiGroups ?? []).includes('networking.istio.io');
-  const SERVED = Object.fromEntries(Object.entries(COLLECTIONS).filter(([, c]) => isServed(c)));
   const store = new Map<string, Map<string, Obj>>(Object.keys(COLLECTIONS).map((r) => [r, new Map()]));
   const watchers = new Map<string, Set<ServerResponse>>(Object.keys(COLLECTIONS).map((r) => [r, new Set()]));
   const requests: RecordedRequest[] = [];
@@ -151,6 +167,9 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
     objects.set(k, stored);
     notify(resource, existed ? 'MODIFIED' : 'ADDED', stored);
   };
+  /** A CRD's resource is served while its CustomResourceDefinition is stored; the others always. */
+  const isServed = (c: Collection): boolean =>
+    c.crd === undefined || (store.get('customresourcedefinitions')?.has(key('', c.crd)) ?? false);
   const send = (res: ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
@@ -158,8 +177,8 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   const discovery = (group: string) => ({
     kind: 'APIResourceList',
     groupVersion: group.replace(/^\/apis?\//, ''),
-    resources: Object.values(SERVED)
-      .filter((c) => c.group === group)
+    resources: Object.values(COLLECTIONS)
+      .filter((c) => c.group === group && isServed(c))
       .map((c) => ({
         name: c.resource,
         kind: c.kind,
@@ -205,7 +224,8 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
     }
     if (path === '/apis' && req.method === 'GET') {
       const groups = new Set([
-        ...Object.values(SERVED)
+        ...Object.values(COLLECTIONS)
+          .filter(isServed)
           .map((c) => c.group)
           .filter((g) => g.startsWith('/apis/'))
           .map((g) => g.split('/')[2] ?? ''),
@@ -226,11 +246,12 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       answerLog(res, log[1] ?? '', log[2] ?? '', query);
       return;
     }
-    if (Object.values(SERVED).some((c) => c.group === path)) {
+    if (Object.values(COLLECTIONS).some((c) => c.group === path && isServed(c))) {
       send(res, 200, discovery(path));
       return;
     }
-    for (const [resource, c] of Object.entries(SERVED)) {
+    for (const [resource, c] of Object.entries(COLLECTIONS)) {
+      if (!isServed(c)) continue;
       const created = c.namespaced
         ? new RegExp(`^${c.group}/namespaces/([^/]+)/${c.resource}$`).exec(path)
         : null;
@@ -378,6 +399,11 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
         updatedReplicas: replicas,
         readyReplicas: replicas,
         availableReplicas: replicas,
+      };
+    if (resource === 'customresourcedefinitions' && options.establishCrds !== false)
+      merged['status'] = {
+        acceptedNames: (merged as { spec?: { names?: unknown } }).spec?.names,
+        conditions: ['NamesAccepted', 'Established'].map((type) => ({ type, status: 'True' })),
       };
     if (rollOut && resource === 'daemonsets')
       merged['status'] = {

@@ -1,6 +1,7 @@
 // What the kind tests provision instead of the real engine, kind and images: each of our images
 // "built" by the fake docker (`docker build --target <stage> --tag <image>`, killed on abort like a
 // real build), the user's engine, kind from PATH, kind's default node image.
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { KIND_IMAGES } from '../kind-images.ts';
 import type { WatchedCluster } from '../provision/engine-watcher.ts';
 import type { KindProvisioned } from '../provision/kind-provisioner.ts';
@@ -14,6 +15,34 @@ export interface FakeEngineCalls {
   kept?: number;
   /** What the engine's watcher was told to delete if the run dies, in order. */
   noted?: (WatchedCluster | undefined)[];
+}
+
+/**
+ * Stand-ins for Istio's Gateway and VirtualService CRDs (the real ones come from istio.io/api in the
+ * istio-crds step): the names, group, version and kinds the API server double serves them by.
+ */
+export function routingCrdFixtures(): KubernetesObject[] {
+  return [
+    ['gateways', 'Gateway'],
+    ['virtualservices', 'VirtualService'],
+  ].map(([plural = '', kind = '']) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.networking.istio.io` },
+    spec: {
+      group: 'networking.istio.io',
+      names: { plural, kind, listKind: `${kind}List`, singular: kind.toLowerCase() },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  }));
 }
 
 export function fakeProvision(
@@ -45,6 +74,7 @@ export function fakeProvision(
       ...node,
       kubernetesVersion: 'v1.34.4',
       ownCni: false,
+      istioCrds: routingCrdFixtures(),
     };
   };
 }

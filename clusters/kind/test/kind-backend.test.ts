@@ -180,11 +180,13 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       '/apis/apps/v1/deployments',
       '/apis/discovery.k8s.io/v1/endpointslices',
     ]);
-    // Before anything of the mesh: istiod, istio-cni and what they need, applied by up(), which
-    // waited for both.
+    // Before anything of the mesh: Istio's routing CRDs, then istiod, istio-cni and what they need,
+    // applied by up(), which waited for the CRDs to be established and for both to roll out.
     assert.deepEqual(
       api.requests.filter((r) => r.method === 'PATCH').map((r) => r.path),
       [
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gateways.networking.istio.io',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/virtualservices.networking.istio.io',
         '/api/v1/namespaces/istio-system',
         '/api/v1/namespaces/istio-system/serviceaccounts/istiod',
         '/api/v1/namespaces/istio-system/serviceaccounts/ztunnel',

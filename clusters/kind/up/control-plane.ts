@@ -4,11 +4,13 @@ import { buildKindControlPlane, ISTIO_CNI, ISTIOD } from '../kind-manifests.ts';
 import type { KindRun } from '../kind-run.ts';
 import { waitRolledOut } from '../kind-workloads.ts';
 import { applyAll } from '../ops/apply-all.ts';
+import { applyCrds } from '../ops/apply-crds.ts';
 import type { KindUp } from './kind-up.ts';
 
 /**
- * The control-plane step: the cluster's kubeconfig, the API, the watches started, istiod and
- * istio-cni's node agent applied and rolled out. istiod first: ztunnel and the gateway exit when they cannot reach it (Kubernetes
+ * The control-plane step: the cluster's kubeconfig, the API, the watches started, Istio's Gateway and
+ * VirtualService CRDs applied and established, istiod and istio-cni's node agent applied and rolled
+ * out. istiod first: ztunnel and the gateway exit when they cannot reach it (Kubernetes
  * restarts them, and restarts before Ready are tolerated, but each costs a back-off).
  */
 export async function controlPlaneStep(up: KindUp): Promise<void> {
@@ -19,6 +21,11 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
   await connectRun(run, kc);
   recordNodeImage(run);
   const { ztunnelMode } = run.settings;
+  // Istio's routing CRDs before istiod, which watches Gateways and VirtualServices only where served.
+  await applyCrds(run, run.provisioned?.istioCrds ?? [], {
+    timeoutMs: Math.min(controlPlaneTimeoutMs, 60_000),
+    signal: up.signal,
+  });
   await applyAll(run, buildKindControlPlane(ztunnelMode));
   // istio-cni too: its plugin is in every node's CNI chain before the first ambient pod starts.
   for (const ref of ztunnelMode === 'in-pod' ? [ISTIOD, ISTIO_CNI] : [ISTIOD])

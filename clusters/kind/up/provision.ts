@@ -8,7 +8,7 @@ import type { KindUp } from './kind-up.ts';
 /**
  * ZTUNNEL_HARNESS_KIND_PROVISION=none: provision nothing: the engine, kind (from PATH), kind's default
  * node image, our images (each `docker build --target <stage> --tag <image>` as the docker on PATH
- * takes it) and the ingress port are the caller's. The commands' tests run the harness as a process
+ * takes it) and the ingress port are the caller's; no Istio CRDs are installed. The commands' tests run the harness as a process
  * against fake kind and docker this way, with an HTTP server on the ingress port standing in for
  * docker-proxy.
  */
@@ -28,6 +28,8 @@ const provisionNone = async (runner: StepRunner): Promise<KindProvisioned> => {
     nodeImageSource: 'given',
     kubernetesVersion: '',
     ownCni: false,
+    // The caller's too: no CRDs applied, so istiod serves the gateway's metadata route only.
+    istioCrds: [],
   };
 };
 

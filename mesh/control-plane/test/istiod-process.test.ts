@@ -99,6 +99,8 @@ describe('istiod process (kind)', () => {
       lines.map((l) => /istiod listening xds=(\S+):(\d+) /.exec(l)).find(Boolean) ?? undefined;
     await waitUntil('istiod listening', () => listening() !== undefined || istiod.exited());
     const [, host = '', port = ''] = listening() ?? [];
+    // The double serves no networking.istio.io: said once, and istiod runs on without routes.
+    assert.equal(lines.filter((l) => /routing API not served/.test(l)).length, 1, lines.join('\n'));
     const client = await connectDiscovery({ host, port: Number(port), node: 'node-1', instance: 'test' });
     t.after(() => {
       client.close();

@@ -9,7 +9,7 @@ import type { ConnectPeer } from './connect-peer.ts';
 import { startHeldApps } from './held-apps.ts';
 import type { HeldApps } from './held-apps.ts';
 import { startTestMesh } from './proxy-fixture.ts';
-import type { Proxy, TestMesh } from './proxy-fixture.ts';
+import type { Proxy, TestMesh, TestMeshOptions } from './proxy-fixture.ts';
 
 export interface GatewayScene {
   mesh: TestMesh;
@@ -26,6 +26,8 @@ export interface SceneOptions {
   appOn?: number[];
   silentPeers?: boolean;
   metadata?: Record<string, string>;
+  /** Gateways, VirtualServices and more Services for the control plane. */
+  mesh?: TestMeshOptions;
 }
 
 export async function startGatewayScene(
@@ -33,7 +35,7 @@ export async function startGatewayScene(
   prefix: string,
   options: SceneOptions = {},
 ): Promise<GatewayScene> {
-  const mesh = await startTestMesh(t, prefix);
+  const mesh = await startTestMesh(t, prefix, options.mesh);
   const on = (which: number[] | undefined, i: number): boolean => (which ?? [0, 1]).includes(i);
   const apps = await startHeldApps(mesh.podIps.filter((_, i) => on(options.appOn, i)));
   t.after(() => apps.close());

@@ -15,7 +15,13 @@ import { isExecutable, pinnedEnvoyPath } from '../../../lib/tools/index.ts';
 import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import { followLog, openContainerLog } from '../../../clusters/local/container-log.ts';
 import { createLogger, createSystemClock } from '../../../lib/index.ts';
-import type { ClusterSource, ControlPlane, PodView } from '../../control-plane/index.ts';
+import type {
+  ClusterSource,
+  ControlPlane,
+  PodView,
+  RoutingView,
+  ServiceView,
+} from '../../control-plane/index.ts';
 import { startControlPlane } from '../../control-plane/index.ts';
 import type { TokenCaller } from '../../pki/index.ts';
 import type { ParsedAccessLog } from '../../xds/index.ts';
@@ -43,6 +49,8 @@ export interface TestMesh {
   httpbin: PodView[];
   podIps: [string, string];
   startProxy(options?: ProxyOptions): Promise<Proxy>;
+  /** Replaces the Gateways and VirtualServices; the control plane pushes as for any change. */
+  setRouting(routing: RoutingView): void;
 }
 
 export interface ProxyOptions {
@@ -70,19 +78,52 @@ export interface Proxy extends Observable {
   logFor(path: string): Promise<AccessEntry>;
 }
 
-function fakeSource(pods: PodView[], prefix: string): ClusterSource {
+/** What a test mesh serves besides its pods and default/httpbin. */
+export interface TestMeshOptions {
+  /**
+   * Gateways and VirtualServices (then also the gateway's Service, istio-system/istio-ingressgateway
+   * port 80 -> 8080, which a Gateway server's port 80 names).
+   */
+  routing?: RoutingView;
+  /** More Services (at `prefix`.101, .102, ...). */
+  services?: Omit<ServiceView, 'vip'>[];
+}
+
+type FakeSource = ClusterSource & { setRouting(routing: RoutingView): void };
+
+function fakeSource(pods: PodView[], prefix: string, options: TestMeshOptions): FakeSource {
+  let routing = options.routing;
+  const listeners = new Set<() => void>();
+  const gatewayService: ServiceView = {
+    namespace: 'istio-system',
+    name: 'istio-ingressgateway',
+    vip: `${prefix}.99`,
+    selector: { app: 'istio-ingressgateway' },
+    ports: [{ port: 80, targetPort: PROXY_PORT }],
+  };
+  const services: ServiceView[] = [
+    {
+      namespace: 'default',
+      name: 'httpbin',
+      vip: `${prefix}.100`,
+      selector: { app: 'httpbin' },
+      ports: [{ port: 8000, targetPort: 8080 }],
+    },
+    ...(options.services ?? []).map((s, i) => ({ ...s, vip: `${prefix}.${String(101 + i)}` })),
+    ...(routing ? [gatewayService] : []),
+  ];
   return {
     pods: () => pods,
-    services: () => [
-      {
-        namespace: 'default',
-        name: 'httpbin',
-        vip: `${prefix}.100`,
-        selector: { app: 'httpbin' },
-        ports: [{ port: 8000, targetPort: 8080 }],
-      },
-    ],
-    onChange: () => () => undefined,
+    services: () => services,
+    routing: () => routing ?? { gateways: [], virtualServices: [] },
+    onChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    setRouting(next) {
+      routing = next;
+      for (const listener of listeners) listener();
+    },
   };
 }
 
@@ -98,7 +139,11 @@ const pod = (
 });
 
 /** A control plane over the gateway pod and two httpbin pods at `prefix`.x (e.g. '127.112.3'). */
-export async function startTestMesh(t: TestContext, prefix: string): Promise<TestMesh> {
+export async function startTestMesh(
+  t: TestContext,
+  prefix: string,
+  options: TestMeshOptions = {},
+): Promise<TestMesh> {
   const gateway = pod({
     name: 'istio-ingressgateway-6b7c9d-x2k4p',
     namespace: 'istio-system',
@@ -121,8 +166,9 @@ export async function startTestMesh(t: TestContext, prefix: string): Promise<Tes
   // TokenReview: a token stands for the pod it was made for (the kubelet's projected token).
   const tokens = new Map<string, TokenCaller>();
   const log: string[] = [];
+  const source = fakeSource([gateway, ...httpbin], prefix, options);
   const cp = await startControlPlane({
-    source: fakeSource([gateway, ...httpbin], prefix),
+    source,
     authenticate: (token) => Promise.resolve(tokens.get(token) ?? 'unknown test token'),
     clock: createSystemClock(),
     log: createLogger({ component: 'control-plane', level: 'warn', write: (l) => log.push(l) }),
@@ -230,7 +276,10 @@ export async function startTestMesh(t: TestContext, prefix: string): Promise<Tes
         waitFor(changes, `the access-log line for ${path}`, () => accessLog().find((e) => e.path === path)),
     };
   };
-  return { cp, log, gateway, httpbin, podIps, startProxy };
+  const setRouting = (routing: RoutingView): void => {
+    source.setRouting(routing);
+  };
+  return { cp, log, gateway, httpbin, podIps, startProxy, setRouting };
 }
 
 /** Polls pilot-agent's readiness (as the kubelet's probe does) until 200; throws why it never came. */

@@ -1,0 +1,52 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { ErrorCode, HarnessError } from '../../../lib/index.ts';
+import type { KindRun } from '../kind-run.ts';
+import { need } from '../kind-workloads.ts';
+import { applyAll } from './apply-all.ts';
+
+export interface ApplyCrdsOptions {
+  /** How long the API server may take to establish them all. */
+  timeoutMs: number;
+  pollMs?: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** The Established condition's status and message, or why there is none. */
+async function establishedOf(run: KindRun, name: string): Promise<{ ok: boolean; why: string }> {
+  const crd = await need(run).api.readCrd(name);
+  const condition = crd?.status?.conditions?.find((c) => c.type === 'Established');
+  if (!crd) return { ok: false, why: 'not found' };
+  if (!condition) return { ok: false, why: 'no Established condition yet' };
+  return {
+    ok: condition.status === 'True',
+    why: `Established=${condition.status} ${condition.message ?? ''}`.trim(),
+  };
+}
+
+/**
+ * CustomResourceDefinitions applied (server-side, checked against client-node's models as every
+ * manifest is) and waited on until the API server serves each: its Established condition True, as
+ * `kubectl wait --for condition=established` waits (a CRD's resources 404 until then, and an
+ * informer started on them would fail). Polled on the run's clock; past `timeoutMs` the run fails
+ * naming the CRD and its last condition.
+ */
+export async function applyCrds(
+  run: KindRun,
+  crds: readonly KubernetesObject[],
+  options: ApplyCrdsOptions,
+): Promise<void> {
+  if (crds.length === 0) return;
+  await applyAll(run, crds);
+  const { clock } = run.settings;
+  const deadline = clock.now() + options.timeoutMs;
+  for (const name of crds.map((c) => c.metadata?.name ?? '')) {
+    for (let state = await establishedOf(run, name); !state.ok; state = await establishedOf(run, name)) {
+      if (clock.now() >= deadline)
+        throw new HarnessError(
+          ErrorCode.ComponentFailed,
+          `CustomResourceDefinition ${name} not established within ${String(options.timeoutMs / 1000)} s (${state.why}); see the API server's log (kind export logs)`,
+        );
+      await clock.sleep(options.pollMs ?? 200, options.signal);
+    }
+  }
+}
