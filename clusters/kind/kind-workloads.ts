@@ -1,6 +1,7 @@
 import type { V1DaemonSet, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { WorkloadRef } from '../backend.ts';
+import { LOAD_POD_LABEL } from '../manifests/index.ts';
 import { waitForEvent } from '../wait-for-event.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { KindRun } from './kind-run.ts';
@@ -8,13 +9,19 @@ import type { KubeApi } from './kube-api.ts';
 import { ownerOf, toPodInfo } from './pod-info.ts';
 import { isRolledOut } from './rollout-predicate.ts';
 
+type Labelled = { metadata?: { namespace?: string; labels?: Record<string, string> } };
+
+/** A load, client or probe pod of ours (an existing cluster has them in the run's namespace). */
+export const isLoadPod = (o: Labelled | undefined): boolean =>
+  o?.metadata?.labels?.[LOAD_POD_LABEL] === 'true';
+
 /** The run's namespaces' objects (kind: default, istio-system; run-scope.ts). */
-export const ours = <T extends { metadata?: { namespace?: string } }>(run: KindRun, list: T[]): T[] =>
-  list.filter((o) => run.scope.watched.has(o.metadata?.namespace ?? ''));
+export const ours = <T extends Labelled>(run: KindRun, list: T[]): T[] =>
+  list.filter((o) => run.scope.watched.has(o.metadata?.namespace ?? '') && !isLoadPod(o));
 
 /** The objects in the namespaces the run owns (kind: all of its namespaces; an existing cluster: its own). */
-export const owned = <T extends { metadata?: { namespace?: string } }>(run: KindRun, list: T[]): T[] =>
-  list.filter((o) => run.scope.owned.has(o.metadata?.namespace ?? ''));
+export const owned = <T extends Labelled>(run: KindRun, list: T[]): T[] =>
+  list.filter((o) => run.scope.owned.has(o.metadata?.namespace ?? '') && !isLoadPod(o));
 
 export const refKey = (ref: WorkloadRef): string => `${ref.kind}/${ref.namespace}/${ref.name}`;
 

@@ -1,6 +1,7 @@
 import type { WatchUpdate } from './cluster-watch.ts';
 import { emitEvent } from './kind-run.ts';
 import type { KindRun } from './kind-run.ts';
+import { isLoadPod } from './kind-workloads.ts';
 import { endpointChanges, podChanges } from './pod-events.ts';
 
 /**
@@ -10,7 +11,8 @@ import { endpointChanges, podChanges } from './pod-events.ts';
 export function handleWatchUpdate(run: KindRun, update: WatchUpdate): void {
   const object = update.after ?? update.before;
   const namespace = object?.metadata?.namespace ?? '';
-  if (run.scope.watched.has(namespace)) {
+  // A load pod of ours is no part of the workload under test (an existing cluster's are in its namespace).
+  if (run.scope.watched.has(namespace) && !isLoadPod(object)) {
     const key = `${namespace}/${object?.metadata?.name ?? ''}`;
     if (update.kind === 'pods') {
       for (const c of podChanges(update.before, update.after))

@@ -3,6 +3,12 @@ import { DATAPLANE_MODE_LABEL, imageFrom, IMAGES } from './images.ts';
 
 /** The load generator's namespace on kind: never labelled for ambient, so no pod of it is meshed. */
 export const LOAD_NAMESPACE = 'load';
+/**
+ * Marks a pod of ours outside the mesh (the load, a client, a probe): never part of the workload
+ * under test, so no lifecycle event and no readiness of the run's (clusters/kind/run-scope.ts).
+ */
+export const LOAD_POD_LABEL = 'ztunnel-harness/load';
+
 /** Where fortio writes its access log and JSON result inside the pod. */
 export const FORTIO_POD_OUT_DIR = '/out';
 /** The node's folder the pod's /out is (a hostPath): the files outlive the pod, read from the node. */
@@ -98,7 +104,7 @@ export function outOfMeshPod(
     metadata: {
       name,
       namespace: placement.namespace,
-      labels: { ...placement.labels, app, [DATAPLANE_MODE_LABEL]: 'none' },
+      labels: { ...placement.labels, app, [DATAPLANE_MODE_LABEL]: 'none', [LOAD_POD_LABEL]: 'true' },
     },
     spec: { restartPolicy: 'Never', ...spec },
   };

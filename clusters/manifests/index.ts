@@ -38,6 +38,7 @@ export {
   FORTIO_POD_OUT_DIR,
   FORTIO_POD_OUTPUT,
   LOAD_NAMESPACE,
+  LOAD_POD_LABEL,
 } from './fortio-pod.ts';
 export type { FortioPodOptions, LoadPodPlacement } from './fortio-pod.ts';
 export { buildClientPod, CLIENT_POD_GRACE_S } from './client-pod.ts';
