@@ -1,8 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
 import { ErrorCode, HarnessError } from '../../../lib/index.ts';
 import type { KindRun } from '../kind-run.ts';
 import { need } from '../kind-workloads.ts';
-import { applyAll } from './apply-all.ts';
+import { validateAgainstModels } from '../model-check.ts';
+
+const CRD_TYPE = 'V1CustomResourceDefinition';
 
 export interface ApplyCrdsOptions {
   /** How long the API server may take to establish them all. */
@@ -36,7 +39,12 @@ export async function applyCrds(
   options: ApplyCrdsOptions,
 ): Promise<void> {
   if (crds.length === 0) return;
-  await applyAll(run, crds);
+  validateAgainstModels(crds);
+  // client-node serializes a CRD by its model's attribute names (`x_kubernetes_int_or_string`), so a
+  // CRD as its YAML spells it (`x-kubernetes-int-or-string`) would lose those fields on the way, and
+  // the API server refuses the schema (observedGeneration's `type: Required value`): typed first.
+  for (const crd of crds)
+    await need(run).api.apply(ObjectSerializer.deserialize(crd, CRD_TYPE) as KubernetesObject);
   const { clock } = run.settings;
   const deadline = clock.now() + options.timeoutMs;
   for (const name of crds.map((c) => c.metadata?.name ?? '')) {

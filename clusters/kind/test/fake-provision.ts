@@ -38,7 +38,25 @@ export function routingCrdFixtures(): KubernetesObject[] {
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          // As Istio's own: status.observedGeneration an int-or-string (its `x-kubernetes-*` keys
+          // differ from client-node's attribute names: they must reach the API server as written).
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              'x-kubernetes-preserve-unknown-fields': true,
+              properties: {
+                status: {
+                  type: 'object',
+                  properties: {
+                    observedGeneration: {
+                      anyOf: [{ type: 'integer' }, { type: 'string' }],
+                      'x-kubernetes-int-or-string': true,
+                    },
+                  },
+                },
+              },
+            },
+          },
         },
       ],
     },

@@ -19,6 +19,13 @@ describe('kind bring-up: Istio routing CRDs', () => {
       `${CRDS}gateways.networking.istio.io`,
       `${CRDS}virtualservices.networking.istio.io`,
     ]);
+    // Sent as written (a CRD through client-node's untyped serializer loses its x-kubernetes-* keys,
+    // and the API server refuses an int-or-string without them: 422 on a real cluster).
+    for (const sent of api.requests.filter((r) => r.method === 'PATCH' && r.path.startsWith(CRDS)))
+      assert.match(
+        JSON.stringify(sent.body),
+        /"observedGeneration":\{"anyOf":\[[^\]]*\],"x-kubernetes-int-or-string":true\}/,
+      );
     const istiod = applies.indexOf('/apis/apps/v1/namespaces/istio-system/deployments/istiod');
     assert.ok(istiod > applies.indexOf(crds[1] ?? ''), applies.join('\n'));
     // Waited on: each read back until Established.
