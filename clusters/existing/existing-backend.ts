@@ -91,7 +91,6 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     return mapped;
   };
   const gatewayAddress = (): string => `${x.facts?.gateway?.clusterIp ?? ''}:${String(GATEWAY_SERVICE_PORT)}`;
-  let closing: Promise<void> | undefined;
   return {
     kind: 'cluster',
     clock: settings.clock,
@@ -135,6 +134,8 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
         watch: need(run).watch,
         ours: (list) => ours(run, list),
         ingress: x.facts?.gateway ? gatewayAddress() : undefined,
+        // Found where the nodes' cgroups are visible from here (a kind cluster of ours); else none.
+        pidsOf: (uid) => run.podPids.of(uid),
       }),
     logs: (pod) =>
       run.podLogs.lines(pod) ?? [
@@ -155,10 +156,11 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     }),
     // E3's long-lived client, in the run's namespace (the pods' addresses are reached from inside).
     startClientPod: (pod) => startClientPod(run, { ...pod, placement }),
-    close: () => (closing ??= closeExisting(x, { saveLogs: true })),
+    // run.closing: the watches' aborts at close are no failure of the run (failRun).
+    close: () => (run.closing ??= closeExisting(x, { saveLogs: true })),
     destroy: () => {
       run.draining.abort();
-      return (closing ??= closeExisting(x, { saveLogs: false }));
+      return (run.closing ??= closeExisting(x, { saveLogs: false }));
     },
   };
 }
