@@ -15,7 +15,9 @@ export async function closeExisting(x: ExistingRun, options: { saveLogs: boolean
   await run.logFollowers?.close();
   const { api, watch } = run;
   if (options.saveLogs && api && watch)
-    await savePodLogs(run, ours(run, watch.list('pods')), (log) => api.podLog(log));
+    await savePodLogs(run, ours(run, watch.list('pods')), (log) =>
+      api.podLog({ ...log, ...(run.logsSince ? { sinceTime: run.logsSince } : {}) }),
+    );
   if (x.created && x.kc) {
     const name = settings.runNamespace;
     const waitMs = options.saveLogs ? settings.closeWaitMs : DESTROY_WAIT_MS;

@@ -76,6 +76,9 @@ function recordFacts(run: KindRun, facts: ClusterFacts): void {
 /** The API and the watches (pods, slices, workloads across namespaces; events from the run's scope). */
 export async function connectExisting(x: ExistingRun): Promise<void> {
   const kc = (x.kc ??= kubeConfigOf(x.settings));
+  // Istio's pods are older than the run: their logs are read from now on (to the second).
+  const { clock } = x.settings;
+  x.run.logsSince = new Date(Math.floor((clock.now() + clock.wallOffsetMs) / 1000) * 1000);
   await connectRun(x.run, kc);
   x.run.facts['nodes'] = x.run.watch?.list('nodes').length ?? 0;
 }

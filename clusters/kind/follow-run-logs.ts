@@ -16,7 +16,8 @@ export function followRunLogs(run: KindRun, api: KubeApi): LogFollowers {
   const { clock, logDir, onLogs } = run.settings;
   return createLogFollowers({
     dir: logDir,
-    follow: (log, out) => api.followPodLog(log, out),
+    follow: (log, out) =>
+      api.followPodLog({ ...log, ...(run.logsSince ? { sinceTime: run.logsSince } : {}) }, out),
     onLine: (container, line) => {
       const e = eventOf(container, line);
       if (e)

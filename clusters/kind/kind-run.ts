@@ -63,6 +63,12 @@ export interface KindRun {
   upSignal: AbortSignal | undefined;
   /** waitForReady resolved once: the bring-up is over (its `workload` and `serving` steps timed). */
   isReadyOnce: boolean;
+  /**
+   * Logs are read from this time on: an existing cluster's components are older than the run, and
+   * their logs before it (an earlier run's requests in the gateway's access log) are not this run's.
+   * Undefined on kind: every container is the run's.
+   */
+  logsSince: Date | undefined;
 }
 
 export function createKindRun(
@@ -113,6 +119,7 @@ export function createKindRun(
     closing: undefined,
     upSignal: undefined,
     isReadyOnce: false,
+    logsSince: undefined,
   };
   return run;
 }

@@ -45,6 +45,8 @@ export interface PodLogRef {
   container: string;
   /** The container instance before its last restart (`--previous`). */
   previous?: boolean;
+  /** Only lines from this time on (`--since-time`): a container older than the run. */
+  sinceTime?: Date;
 }
 
 export function createKubeApi(kc: KubeConfig): KubeApi {
@@ -118,16 +120,22 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
         'Background',
       );
     },
-    async podLog({ namespace, pod, container, previous }) {
+    async podLog({ namespace, pod, container, previous, sinceTime }) {
+      // The API takes sinceSeconds on reads (sinceTime only on follows here): the same window.
+      const sinceSeconds = sinceTime ? Math.max(1, Math.ceil((Date.now() - sinceTime.getTime()) / 1000)) : 0;
       return core.readNamespacedPodLog({
         namespace,
         name: pod,
         container,
         ...(previous ? { previous: true } : {}),
+        ...(sinceSeconds ? { sinceSeconds } : {}),
       });
     },
-    followPodLog({ namespace, pod, container }, out) {
-      return new Log(kc).log(namespace, pod, container, out, { follow: true });
+    followPodLog({ namespace, pod, container, sinceTime }, out) {
+      return new Log(kc).log(namespace, pod, container, out, {
+        follow: true,
+        ...(sinceTime ? { sinceTime: sinceTime.toISOString() } : {}),
+      });
     },
   };
 }

@@ -96,6 +96,24 @@ test("up(): its namespace (ambient, owner-labelled), httpbin's ServiceAccount, a
   assert.equal(described['cluster_context'], 'kind-theirs');
 });
 
+test("Istio's pods are older than the run: their logs are followed from the run's start (sinceTime), not from theirs", async (t) => {
+  const { api, backend } = await backendOn(t);
+  api.put('pods', {
+    metadata: { name: 'istio-ingressgateway-5c9f-x', namespace: ISTIO, uid: 'gw-1' },
+    spec: { nodeName: 'worker', containers: [{ name: 'istio-proxy' }] },
+    status: { phase: 'Running', containerStatuses: [{ name: 'istio-proxy', state: { running: {} } }] },
+  });
+  await backend.up();
+  const follows = () =>
+    api.requests.filter((r) => r.path === `/api/v1/namespaces/${ISTIO}/pods/istio-ingressgateway-5c9f-x/log`);
+  for (let i = 0; i < 50 && follows().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  const [follow] = follows();
+  assert.equal(follow?.query['follow'], 'true');
+  // instantClock: the run starts at its wall offset, 2026-11-27T00:00:00Z.
+  assert.equal(follow.query['sinceTime'], '2026-11-27T00:00:00.000Z');
+  await backend.close();
+});
+
 test("apply(): the topology's httpbin into the run's namespace; the cluster's ztunnel and gateway are not touched", async (t) => {
   const { api, backend } = await backendOn(t);
   await backend.up();
