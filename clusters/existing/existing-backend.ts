@@ -114,7 +114,9 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
         host,
         deadlineMs,
         signal: wait.signal,
-        say,
+        say: (line) => {
+          say(`${line}\n`);
+        },
       });
       run.isReadyOnce = true;
       run.restarts.markReady();
