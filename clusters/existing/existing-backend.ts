@@ -15,7 +15,7 @@ import { createStepRunner } from '../kind/provision/provision-step.ts';
 import { GATEWAY_SERVICE_PORT } from '../manifests/index.ts';
 import type { LoadPodPlacement } from '../manifests/index.ts';
 import { closeExisting } from './existing-down.ts';
-import { nodeEngineEnv, normalizeExistingOptions } from './existing-options.ts';
+import { normalizeExistingOptions } from './existing-options.ts';
 import type { ExistingBackendOptions } from './existing-options.ts';
 import { checkExisting, connectExisting, createRunNamespace, kubeConfigOf } from './existing-up.ts';
 import type { ExistingRun } from './existing-up.ts';
@@ -78,6 +78,8 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     labels: ownerLabels(ns),
     ...(settings.imageRegistry ? { imageRegistry: settings.imageRegistry } : {}),
     imagePullPolicy: settings.imageRegistry ? 'IfNotPresent' : 'Never',
+    // The cluster's nodes are not this machine's: fortio's files come back through the API server.
+    filesVia: 'api',
   };
   const host = runHost(ns);
   const mapRef = (ref: WorkloadRef): WorkloadRef => {
@@ -150,7 +152,7 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     generatorCommand: createFortioPodCommand(run, {
       kubeconfig: settings.kubeconfig ?? '',
       ...(settings.context ? { context: settings.context } : {}),
-      dockerEnv: nodeEngineEnv(),
+      dockerEnv: {},
       ingress: '',
       placement,
       gateway: settings.gateway,

@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
 import { createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { WorkloadRef } from '../backend.ts';
-import { engineLayout } from '../kind/provision/engine-layout.ts';
 import type { StepTiming } from '../kind/provision/provision-step.ts';
 import { runNamespaceName } from './run-objects.ts';
 
@@ -55,18 +53,6 @@ export function normalizeExistingOptions(options: ExistingBackendOptions): Exist
     runNamespace: options.runNamespace ?? runNamespaceName(clock.now() + clock.wallOffsetMs),
     closeWaitMs: options.closeWaitMs ?? 120_000,
   };
-}
-
-/**
- * The Docker engine whose containers are the cluster's nodes, where there is one (a kind cluster of
- * ours, kept): fortio's files are copied from its node there. Elsewhere none (issue 45's gap: a
- * remote cluster's fortio result needs another way back).
- */
-export function nodeEngineEnv(): Record<string, string> {
-  const fromEnv = process.env['DOCKER_HOST'];
-  if (fromEnv) return { DOCKER_HOST: fromEnv };
-  const ours = engineLayout();
-  return existsSync(ours.socket) ? { DOCKER_HOST: ours.dockerHost } : {};
 }
 
 /** Whether the run's fault restarts ztunnel's DaemonSet in Istio's namespace. */

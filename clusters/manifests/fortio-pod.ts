@@ -30,7 +30,34 @@ export interface LoadPodPlacement {
   /** Where our images are pulled from (imageFrom); absent: the nodes have them (kind's, loaded). */
   imageRegistry?: string;
   imagePullPolicy: 'Never' | 'IfNotPresent';
+  /**
+   * How fortio's files come back: `node`, a hostPath on its node read from this machine (kind's
+   * nodes are containers here: the live counts too), or `api`, read through the API server's exec
+   * while the container waits after fortio's end (any cluster). Default node.
+   */
+  filesVia?: 'node' | 'api';
 }
+
+/** What the pod's stdout says when fortio has ended (filesVia api): `fortio-exit <code>`. */
+export const FORTIO_EXIT_MARKER = 'fortio-exit';
+
+/** How long the container waits after fortio's end for its files to be read (filesVia api). */
+export const FORTIO_FILES_WAIT_S = 600;
+
+/**
+ * filesVia api: fortio in the background, SIGTERM forwarded to it (the shell is the pod's first
+ * process, which ignores signals it has no trap for), its exit code said once it has really ended,
+ * then the container waits for its files to be read.
+ */
+const API_SCRIPT = [
+  `/usr/bin/fortio "$@" >${FORTIO_POD_OUT_DIR}/${FORTIO_POD_OUTPUT} 2>&1 &`,
+  'pid=$!',
+  "trap 'kill -TERM $pid' TERM INT",
+  'wait $pid; code=$?',
+  'while kill -0 $pid 2>/dev/null; do wait $pid; code=$?; done',
+  `echo "${FORTIO_EXIT_MARKER} $code"`,
+  `exec sleep ${String(FORTIO_FILES_WAIT_S)}`,
+].join('\n');
 
 /** kind: the load namespace, our images loaded into the nodes. */
 export const KIND_LOAD_PLACEMENT: LoadPodPlacement = { namespace: LOAD_NAMESPACE, imagePullPolicy: 'Never' };
@@ -57,6 +84,10 @@ export function buildLoadNamespace(): V1Namespace {
  */
 export function buildFortioPod(options: FortioPodOptions): V1Pod {
   const placement = options.placement ?? KIND_LOAD_PLACEMENT;
+  const viaApi = placement.filesVia === 'api';
+  const script = viaApi
+    ? API_SCRIPT
+    : `exec /usr/bin/fortio "$@" >${FORTIO_POD_OUT_DIR}/${FORTIO_POD_OUTPUT} 2>&1`;
   return outOfMeshPod(
     options.name,
     'fortio',
@@ -67,21 +98,18 @@ export function buildFortioPod(options: FortioPodOptions): V1Pod {
           name: 'fortio',
           image: imageFrom(IMAGES.fortio, placement.imageRegistry),
           imagePullPolicy: placement.imagePullPolicy,
-          command: [
-            'sh',
-            '-c',
-            `exec /usr/bin/fortio "$@" >${FORTIO_POD_OUT_DIR}/${FORTIO_POD_OUTPUT} 2>&1`,
-            'fortio',
-          ],
+          command: ['sh', '-c', script, 'fortio'],
           args: [...options.args],
           volumeMounts: [{ name: 'out', mountPath: FORTIO_POD_OUT_DIR }],
         },
       ],
       volumes: [
-        {
-          name: 'out',
-          hostPath: { path: `${FORTIO_NODE_DIR}/${options.name}`, type: 'DirectoryOrCreate' },
-        },
+        viaApi
+          ? { name: 'out', emptyDir: {} }
+          : {
+              name: 'out',
+              hostPath: { path: `${FORTIO_NODE_DIR}/${options.name}`, type: 'DirectoryOrCreate' },
+            },
       ],
     },
     placement,

@@ -37,6 +37,7 @@ export {
   FORTIO_NODE_DIR,
   FORTIO_POD_OUT_DIR,
   FORTIO_POD_OUTPUT,
+  FORTIO_EXIT_MARKER,
   LOAD_NAMESPACE,
   LOAD_POD_LABEL,
 } from './fortio-pod.ts';

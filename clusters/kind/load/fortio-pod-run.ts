@@ -2,14 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
-import { execa } from 'execa';
 import { createSystemClock } from '../../../lib/index.ts';
 import type { Clock } from '../../../lib/index.ts';
 import {
   buildFortioPod,
   buildLoadNamespace,
   FORTIO_NODE_DIR,
-  FORTIO_POD_OUTPUT,
   GATEWAY_SERVICE_PORT,
   KIND_LOAD_PLACEMENT,
 } from '../../manifests/index.ts';
@@ -17,6 +15,8 @@ import type { LoadPodPlacement } from '../../manifests/index.ts';
 import { createKubeApi } from '../kube-api.ts';
 import type { KubeApi } from '../kube-api.ts';
 import { podArgvOf } from './fortio-pod-argv.ts';
+import { collectFromNode, collectViaApi } from './fortio-pod-files.ts';
+import { fortioExitOf } from './pod-file-api.ts';
 import type { PodFile } from './fortio-pod-argv.ts';
 import { createFileMirror, hostPathOfNodeFile } from './node-file-mirror.ts';
 import type { FileMirror } from './node-file-mirror.ts';
@@ -132,7 +132,17 @@ export async function runFortioPod(
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   try {
-    return await awaitPod({ core, api, namespace, name, files, clock, dockerEnv: config.dockerEnv });
+    return await awaitPod({
+      kc,
+      core,
+      api,
+      namespace,
+      name,
+      files,
+      clock,
+      dockerEnv: config.dockerEnv,
+      viaApi: placement.filesVia === 'api',
+    });
   } finally {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
@@ -159,8 +169,8 @@ async function mirrorRecords(
   return dir ? records.map((f) => createFileMirror(join(dir, f.name), f.hostPath)) : [];
 }
 
-/** The pod's end awaited, its output and files brought back, the pod gone: fortio's exit code. */
-async function awaitPod(options: {
+export interface PodRun {
+  kc: KubeConfig;
   core: CoreV1Api;
   api: KubeApi;
   namespace: string;
@@ -168,17 +178,29 @@ async function awaitPod(options: {
   files: readonly PodFile[];
   clock: Clock;
   dockerEnv: Record<string, string>;
-}): Promise<number> {
-  const { core, api, namespace, name, files, clock } = options;
+  viaApi: boolean;
+}
+
+/** fortio's exit code: its container's (node), or what the waiting container says (api). */
+async function fortioExit(run: PodRun, pod: V1Pod): Promise<number | undefined> {
+  const ended = exitCodeOf(pod);
+  if (ended !== undefined || !run.viaApi || pod.status?.phase !== 'Running') return ended;
+  const log = await run.api.podLog({ namespace: run.namespace, pod: run.name, container: 'fortio' });
+  return fortioExitOf(log);
+}
+
+/** The pod's end awaited, its output and files brought back, the pod gone: fortio's exit code. */
+async function awaitPod(run: PodRun): Promise<number> {
+  const { core, api, namespace, name, files, clock } = run;
   const startedBy = clock.now() + START_TIMEOUT_MS;
   let pod = await core.readNamespacedPod({ name, namespace });
-  let code = exitCodeOf(pod);
+  let code = await fortioExit(run, pod);
   let cpu: { stop(): Promise<PodCpuSample[]> } | undefined;
   let mirrors: FileMirror[] | undefined;
   while (code === undefined) {
     if (pod.status?.phase === 'Running' && !cpu) cpu = await startCpu(pod, clock);
     if (pod.status?.phase === 'Running' && !mirrors)
-      mirrors = await mirrorRecords(pod, files, options.dockerEnv);
+      mirrors = run.viaApi ? [] : await mirrorRecords(pod, files, run.dockerEnv);
     await Promise.all((mirrors ?? []).map((m) => m.poll()));
     if (pod.status?.phase === 'Pending' && (clock.now() > startedBy || isStuck(pod))) {
       say(`the pod did not start (${String(START_TIMEOUT_MS / 1000)} s at most): ${whyNotStarted(pod)}`);
@@ -187,25 +209,15 @@ async function awaitPod(options: {
     }
     await clock.sleep(POLL_MS);
     pod = await core.readNamespacedPod({ name, namespace });
-    code = exitCodeOf(pod);
+    code = await fortioExit(run, pod);
   }
   const cpuSamples = await cpu?.stop();
-  const node = pod.spec?.nodeName ?? '';
-  const dir = `${FORTIO_NODE_DIR}/${name}`;
-  const docker = { env: options.dockerEnv, extendEnv: true, reject: false } as const;
-  // fortio's output, as a host fortio's would have reached the harness.
-  await execa('docker', ['exec', node, 'cat', `${dir}/${FORTIO_POD_OUTPUT}`], {
-    ...docker,
-    stdout: 'inherit',
-    stderr: 'inherit',
-  });
-  for (const file of files) {
-    const copied = await execa('docker', ['cp', `${node}:${dir}/${file.name}`, file.hostPath], docker);
-    if (copied.exitCode !== 0) say(`could not copy ${file.name} from ${node}: ${copied.stderr}`);
-  }
+  await (run.viaApi ? collectViaApi(run, pod) : collectFromNode(run, pod));
   if (cpuSamples) await writePodCpu(cpuSamples, files);
-  if (code !== 0) say(`fortio in pod ${namespace}/${name} on ${node} exited with code ${String(code)}`);
-  await execa('docker', ['exec', node, 'rm', '-rf', dir], docker);
+  if (code !== 0)
+    say(
+      `fortio in pod ${namespace}/${name} on ${pod.spec?.nodeName ?? '?'} exited with code ${String(code)}`,
+    );
   await api.deletePod(namespace, name, 0).catch((err: unknown) => {
     say(`could not delete the pod: ${String(err)}`);
   });
