@@ -49,6 +49,10 @@ function envoyLines(gatewayEvidence?: GatewayEvidence, envoyCounters?: EnvoyCoun
   ];
 }
 
+/** What an existing cluster's run says when its gateway wrote no access log. */
+export const NO_GATEWAY_LOG =
+  "gateway access log: none in the gateway's logs (Istio's gateway writes one with meshConfig.accessLogFile: /dev/stdout, or a Telemetry resource): the failures are explained without Envoy's response flags";
+
 /** Where the run's requests and CPU went: the generator against the tally, the gateway's log, CPU per component. */
 function accountingLines(row: SummaryRow, envoy: readonly string[]): string[] {
   const generator = `${String(row['generator'])} ${String(row['generator_version'])}`;
@@ -59,7 +63,11 @@ function accountingLines(row: SummaryRow, envoy: readonly string[]): string[] {
     lines.push(
       `${generator} retried calls once on a new connection after a reused one failed before any answer (${String(row['generator_retried'])}): counted by the retry's outcome, as fortio counts them in the documents; the gateway logged the first attempts`,
     );
-  if (row['gateway_log_requests'] !== '' && row['gateway_log_requests'] !== undefined)
+  const hasGatewayLog = row['gateway_log_requests'] !== '' && row['gateway_log_requests'] !== undefined;
+  // An existing cluster's gateway writes an access log only where its mesh is told to: say what the
+  // explanation lacked without it.
+  if (!hasGatewayLog && row['backend'] === 'cluster') lines.push(NO_GATEWAY_LOG);
+  if (hasGatewayLog)
     lines.push(
       `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (${String(row['generator'])} counted ${String(Number(row['requests']) - Number(row['ok']))} failed)${Number(row['gateway_log_warmup_failures']) > 0 ? `; ${String(row['gateway_log_warmup_failures'])} more during the generator's warmup calls, which it does not count` : ''}`,
     );

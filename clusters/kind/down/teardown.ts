@@ -25,7 +25,7 @@ async function keepEvidence(run: KindRun): Promise<void> {
   });
   const unsaved = problems.length > 0 ? `; not saved: ${problems.join('; ')}` : '';
   run.settings.onLogs?.(
-    `kind: before the cluster was deleted, its logs were saved in ${kindLogsDir} (kind export logs), its restarted or non-Ready pods' logs in ${logDir}${unsaved}\n`,
+    `kind: ${run.settings.keepCluster ? 'the failed cluster is kept (--keep-cluster: kind delete cluster removes it);' : 'before the cluster was deleted,'} its logs were saved in ${kindLogsDir} (kind export logs), its restarted or non-Ready pods' logs in ${logDir}${unsaved}\n`,
   );
 }
 

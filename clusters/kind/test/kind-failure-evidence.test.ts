@@ -112,6 +112,22 @@ describe('kind failures', () => {
     assert.doesNotMatch(told[0] ?? '', /not saved/);
   });
 
+  it('a failed run with --keep-cluster keeps its cluster and says so with where its logs went', async (t) => {
+    const { backend, told, commands } = await startKindFixture(t, { backend: { keepCluster: true } });
+    await backend.up();
+    await backend.destroy(new Error('the gateway never became Ready'));
+    const ran = await commands();
+    assert.ok(
+      ran.some((c) => c.startsWith('kind export logs')),
+      ran.join('\n'),
+    );
+    assert.ok(!ran.some((c) => c.startsWith('kind delete cluster')), 'kept');
+    assert.match(
+      told[0] ?? '',
+      /^kind: the failed cluster is kept \(--keep-cluster: kind delete cluster removes it\); its logs were saved in/,
+    );
+  });
+
   it('an interrupted run keeps no evidence; a failed export is told and the cluster still goes', async (t) => {
     const interrupted = await startKindFixture(t);
     const controller = new AbortController();

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatClusterRun, NO_GATEWAY_LOG } from './format-run.ts';
+
+const base: Record<string, string | number> = {
+  generator: 'fortio',
+  generator_version: '1.66.0',
+  generator_requests: 10,
+  requests: 10,
+  ok: 10,
+  dropped_iterations: 0,
+  generator_cpu_avg_pct: '',
+  verdict: 'pass',
+  reason: '0 failed',
+};
+
+const format = (row: Record<string, string | number>): string =>
+  formatClusterRun({ bursts: [], loadStartMs: 0, row, runDir: '/tmp/run' });
+
+test("an existing cluster's run without the gateway's access log says what the explanation lacked", () => {
+  assert.ok(format({ ...base, backend: 'cluster', gateway_log_requests: '' }).includes(NO_GATEWAY_LOG));
+  // With the log, or on a backend whose gateway always writes one, no such line.
+  const withLog = format({ ...base, backend: 'cluster', gateway_log_requests: 11, gateway_log_failures: 0 });
+  assert.ok(!withLog.includes(NO_GATEWAY_LOG));
+  assert.match(withLog, /gateway access log: 11 requests/);
+  assert.ok(!format({ ...base, backend: 'kind', gateway_log_requests: '' }).includes(NO_GATEWAY_LOG));
+});
