@@ -1,11 +1,26 @@
 // fortio's output and files brought back once it has ended, from its node's folder (kind: the node
 // is a container of this machine's engine) or through the API server while its container waits (an
 // existing cluster's: pod-file-api.ts). Either way they land at the host paths the harness gave.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
+import type { Clock } from '../../../lib/index.ts';
+import type { KubeApi } from '../kube-api.ts';
+import type { PodFile } from './fortio-pod-argv.ts';
 import { execa } from 'execa';
 import { FORTIO_NODE_DIR, FORTIO_POD_OUT_DIR, FORTIO_POD_OUTPUT } from '../../manifests/index.ts';
-import type { PodRun } from './fortio-pod-run.ts';
 import { copyFileFromPod, readFileFromPod } from './pod-file-api.ts';
+
+/** One fortio pod's run: where it is, what it writes, how its files come back. */
+export interface PodRun {
+  kc: KubeConfig;
+  core: CoreV1Api;
+  api: KubeApi;
+  namespace: string;
+  name: string;
+  files: readonly PodFile[];
+  clock: Clock;
+  dockerEnv: Record<string, string>;
+  viaApi: boolean;
+}
 
 const say = (line: string): void => {
   process.stderr.write(`fortio-pod: ${line}\n`);

@@ -13,9 +13,9 @@ import {
 } from '../../manifests/index.ts';
 import type { LoadPodPlacement } from '../../manifests/index.ts';
 import { createKubeApi } from '../kube-api.ts';
-import type { KubeApi } from '../kube-api.ts';
 import { podArgvOf } from './fortio-pod-argv.ts';
 import { collectFromNode, collectViaApi } from './fortio-pod-files.ts';
+import type { PodRun } from './fortio-pod-files.ts';
 import { fortioExitOf } from './pod-file-api.ts';
 import type { PodFile } from './fortio-pod-argv.ts';
 import { createFileMirror, hostPathOfNodeFile } from './node-file-mirror.ts';
@@ -167,18 +167,6 @@ async function mirrorRecords(
   });
   if (!dir) say("the node's folder is not visible from this host: the load's counts come at its end");
   return dir ? records.map((f) => createFileMirror(join(dir, f.name), f.hostPath)) : [];
-}
-
-export interface PodRun {
-  kc: KubeConfig;
-  core: CoreV1Api;
-  api: KubeApi;
-  namespace: string;
-  name: string;
-  files: readonly PodFile[];
-  clock: Clock;
-  dockerEnv: Record<string, string>;
-  viaApi: boolean;
 }
 
 /** fortio's exit code: its container's (node), or what the waiting container says (api). */
