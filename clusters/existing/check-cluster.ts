@@ -1,10 +1,10 @@
 // `npm run cluster -- check`: the preflight of an existing cluster, as a command (issue 45). The
 // kubeconfig and context are the user's; nothing is written to the cluster.
-import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { KubeConfig } from '@kubernetes/client-node';
 import { badInput, EXIT } from '../../lib/index.ts';
 import { clusterChecks, formatChecks, isReady } from './cluster-checks.ts';
+import { parseGatewayRef, parseKubeconfigPath } from './cluster-flags.ts';
 import { readClusterFacts } from './cluster-facts.ts';
 
 export interface CheckFlags {
@@ -22,9 +22,7 @@ export const RUN_NAMESPACE_EXAMPLE = 'ztunnel-harness-check';
 export function loadKubeConfig(flags: Pick<CheckFlags, 'kubeconfig' | 'context'>): KubeConfig {
   const kc = new KubeConfig();
   if (flags.kubeconfig !== undefined) {
-    if (!existsSync(flags.kubeconfig))
-      throw badInput('--kubeconfig', 'a kubeconfig file', flags.kubeconfig, 'the file does not exist');
-    kc.loadFromFile(flags.kubeconfig);
+    kc.loadFromFile(parseKubeconfigPath(flags.kubeconfig));
   } else kc.loadFromDefault();
   const contexts = kc.getContexts().map((c) => c.name);
   if (flags.context !== undefined) {
@@ -46,21 +44,9 @@ export function loadKubeConfig(flags: Pick<CheckFlags, 'kubeconfig' | 'context'>
   return kc;
 }
 
-function parseGateway(value: string): { namespace: string; name: string } {
-  const [namespace, name, more] = value.split('/');
-  if (!namespace || !name || more !== undefined)
-    throw badInput(
-      '--gateway',
-      '<namespace>/<service>',
-      value,
-      'e.g. --gateway istio-system/istio-ingressgateway',
-    );
-  return { namespace, name };
-}
-
 /** Prints the facts and checks; exit 0 when the cluster has everything, 2 (with what to do) when not. */
 export async function checkExistingCluster(flags: CheckFlags, out: Writable): Promise<number> {
-  const gateway = parseGateway(flags.gateway);
+  const gateway = parseGatewayRef(flags.gateway);
   const kc = loadKubeConfig(flags);
   const server = kc.getCurrentCluster()?.server ?? '';
   const facts = await readClusterFacts(kc, {

@@ -14,6 +14,7 @@ import {
   VersionApi,
 } from '@kubernetes/client-node';
 import type { KubeConfig, V1DaemonSet } from '@kubernetes/client-node';
+import { isNotFound } from './cluster-flags.ts';
 
 /** One thing a run does, as the API authorizes it. */
 export interface AccessNeed {
@@ -118,8 +119,6 @@ export function imageVersion(image: string): string {
   const tag = /:([^/:]+)$/.exec(name)?.[1];
   return tag ?? image;
 }
-
-const isNotFound = (err: unknown): boolean => (err as { code?: number } | null)?.code === 404;
 
 async function daemonSet(
   apps: AppsV1Api,

@@ -4,9 +4,8 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../lib/index.ts';
+import { isNotFound } from './cluster-flags.ts';
 import { OWNED_SELECTOR, RUN_LABEL } from './run-objects.ts';
-
-const isNotFound = (err: unknown): boolean => (err as { code?: number } | null)?.code === 404;
 
 export interface OwnedNamespace {
   name: string;

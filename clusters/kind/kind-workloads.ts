@@ -15,13 +15,15 @@ type Labelled = { metadata?: { namespace?: string; labels?: Record<string, strin
 export const isLoadPod = (o: Labelled | undefined): boolean =>
   o?.metadata?.labels?.[LOAD_POD_LABEL] === 'true';
 
+/** The objects in these namespaces, our load pods left out. */
+const within = <T extends Labelled>(namespaces: ReadonlySet<string>, list: T[]): T[] =>
+  list.filter((o) => namespaces.has(o.metadata?.namespace ?? '') && !isLoadPod(o));
+
 /** The run's namespaces' objects (kind: default, istio-system; run-scope.ts). */
-export const ours = <T extends Labelled>(run: KindRun, list: T[]): T[] =>
-  list.filter((o) => run.scope.watched.has(o.metadata?.namespace ?? '') && !isLoadPod(o));
+export const ours = <T extends Labelled>(run: KindRun, list: T[]): T[] => within(run.scope.watched, list);
 
 /** The objects in the namespaces the run owns (kind: all of its namespaces; an existing cluster: its own). */
-export const owned = <T extends Labelled>(run: KindRun, list: T[]): T[] =>
-  list.filter((o) => run.scope.owned.has(o.metadata?.namespace ?? '') && !isLoadPod(o));
+export const owned = <T extends Labelled>(run: KindRun, list: T[]): T[] => within(run.scope.owned, list);
 
 export const refKey = (ref: WorkloadRef): string => `${ref.kind}/${ref.namespace}/${ref.name}`;
 
