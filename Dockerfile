@@ -6,7 +6,8 @@
 #   node  Node 24 from the `node` npm package (the project's own devDependency), which runs the .ts
 #         files directly (type stripping, no build step).
 #   app/  package.json, the runtime node_modules (`npm ls --omit=dev`), lib, mesh, ztunnel, apps.
-#   envoy, go-httpbin, fortio: the pinned binaries `npm run tools` put in .tools/.
+#   envoy, go-httpbin, fortio: the pinned binaries `npm run tools` put in .tools/; zds-relay, built
+#         from mesh/zds/relay (ours, the Go standard library) into .tools/.
 # One stage per image:  docker build --target ztunnel --tag ztunnel-harness/ztunnel:dev <context>
 ARG SLIM=ztunnel-harness/rootfs-slim:unset
 FROM ${SLIM} AS runtime
@@ -45,9 +46,11 @@ ENTRYPOINT ["node", "mesh/control-plane/main.ts"]
 
 # istio-cni's node agent (mesh/node-agent/main.ts): privileged in the node's network and PID
 # namespaces (clusters/manifests/istio-cni-daemonset.ts); nsenter, iptables-restore and ip are the
-# runtime's (util-linux, iptables, iproute2).
+# runtime's (util-linux, iptables, iproute2). zds-relay (mesh/zds/relay, ours) gives it istio-cni's ZDS
+# socket (SOCK_SEQPACKET, SCM_RIGHTS) for istio/ztunnel's binary (ZTUNNEL_PROTOCOL=zds).
 FROM base AS install-cni
 USER root
+COPY zds-relay /usr/local/bin/zds-relay
 ENTRYPOINT ["node", "mesh/node-agent/main.ts"]
 
 # go-httpbin v2.26.0 built by `go install` of its module (lib/tools/go-httpbin.ts), where the

@@ -27,8 +27,10 @@ export const CAPABILITIES = {
   timingModel: "a timing model to override (kind measures the real latencies from the watches' timestamps)",
   containerSignals:
     'lifecycle events for the signals a container gets (kind sees pods through the API server: deletion, exit and removal, not SIGTERM or SIGKILL)',
+  upstreamZtunnelDaemonSet:
+    "istio/ztunnel's own binary (ZTUNNEL_BINARY) as the ztunnel DaemonSet in shared mode, the pods handed to it over ZDS by our node agent, its discovery (delta ADS) and certificates (gRPC CA) from our control plane (local: each pod in a network namespace of the harness's; kind: the binary packaged into an image at run time); an existing cluster runs the ztunnel it runs",
   podNamespaces:
-    "a network namespace per pod made by the harness, for ztunnel's in-pod listeners and istio/ztunnel's binary (kind's pods have theirs, made by its CNI, but the harness neither chooses them nor adds the binary)",
+    "a network namespace per pod made by the harness, for ztunnel's in-pod listeners and istio/ztunnel's binary in dedicated mode beside each pod (kind's pods have theirs, made by its CNI, which the harness does not choose; kind runs the binary in shared mode: --ztunnel-impl istio-shared)",
   perNetnsSysctls:
     "per-network-namespace sysctls where the listeners live (tcp_migrate_req would have to be set on kind's nodes)",
   cpuGroups:

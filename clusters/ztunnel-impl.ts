@@ -2,6 +2,7 @@
 // what each one is, where it runs, what it needs of the machine. A scenario lists the ones that can
 // carry its traffic and take its fault (run/cluster-scenario.ts `ztunnelImpls`); a backend says
 // how it runs them (the local one: clusters/local/provider.ts).
+import { existsSync } from 'node:fs';
 
 export const ZTUNNEL_IMPL_NAMES = ['ours', 'istio', 'istio-shared'] as const;
 export type ZtunnelImplName = (typeof ZTUNNEL_IMPL_NAMES)[number];
@@ -58,3 +59,16 @@ export function isZtunnelImplName(name: unknown): name is ZtunnelImplName {
  */
 export const ZTUNNEL_MODES = ['in-pod', 'node-address'] as const;
 export type ZtunnelMode = (typeof ZTUNNEL_MODES)[number];
+
+/**
+ * The binary alone from ZTUNNEL_BINARY, or why it cannot be used: what istio/ztunnel in shared mode
+ * with our CA over gRPC needs (any build: no FAKE_CA, no test root).
+ */
+export function ztunnelBinaryFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): { binary: string } | string {
+  const binary = env['ZTUNNEL_BINARY'];
+  if (!binary) return 'needs ZTUNNEL_BINARY (an istio/ztunnel binary)';
+  if (!existsSync(binary)) return `ZTUNNEL_BINARY ${binary} does not exist`;
+  return { binary };
+}

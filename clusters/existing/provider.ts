@@ -97,7 +97,7 @@ export const CLUSTER_PROVIDER: BackendProvider<'cluster'> = {
     {
       name: 'ztunnel_image',
       role: 'bookkeeping',
-      note: "cluster: the ztunnel DaemonSet's image",
+      note: "cluster and kind: the ztunnel DaemonSet's image (kind: ours, or with --ztunnel-impl istio-shared `ztunnel-harness/istio-ztunnel:<first 16 hex of ZTUNNEL_BINARY's sha256>`, built at run time; older kind rows leave it empty)",
       added: { since: 15, olderRowsRan: '' },
     },
   ],

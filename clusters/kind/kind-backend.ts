@@ -3,6 +3,7 @@ import { drain } from './down/drain.ts';
 import { teardown } from './down/teardown.ts';
 import { normalizeKindOptions } from './kind-options.ts';
 import type { KindBackendOptions } from './kind-options.ts';
+import { withIstioZtunnel } from './istio-ztunnel.ts';
 import { createKindRun } from './kind-run.ts';
 import { startClientPod } from './load/client-pod.ts';
 import { createFortioPodCommand } from './load/generator-command.ts';
@@ -43,7 +44,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     kind: 'kind',
     clock: settings.clock,
     up: (signal) => bringUp(run, { signal, runner }),
-    apply: (objects) => applyAll(run, objects),
+    apply: (objects) => applyAll(run, withIstioZtunnel(run, objects)),
     waitForReady: (wait) => waitForBringUpReady(run, { ...wait, runner }),
     rolloutRestart: (ref) => rolloutRestart(run, ref),
     scale: (ref, replicas) => scale(run, ref, replicas),

@@ -24,6 +24,11 @@ export const ISTIO_CNI = { kind: 'DaemonSet', namespace: 'istio-system', name: '
  * 15010); today's istiod serves Envoy's xDS on 15012 beside the CA, named `https-dns`.
  */
 export const ENVOY_XDS_PORT_NAME = 'https-xds';
+/**
+ * istio/ztunnel's delta ADS and gRPC CA (mesh/control-plane ZTUNNEL_XDS_PORT 15013; istiod serves
+ * them on 15012, where ours serves our proxies' CA): --ztunnel-impl istio-shared's XDS_ADDRESS.
+ */
+export const ZTUNNEL_XDS_PORT_NAME = 'grpc-ztunnel';
 
 const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
   apiVersion: 'v1',
@@ -39,13 +44,17 @@ const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
  * the rights its CA needs (TokenReview, the istio-ca-root-cert ConfigMap it writes into each
  * namespace whose proxies mount it). Its ports: discovery for ztunnel on 15010, Envoy's mTLS ADS on
  * 15011 (mesh/control-plane ENVOY_XDS_PORT; the gateway's and the sidecar's pilot-agent dial
- * istiod.istio-system.svc:15011, clusters/manifests/istio-proxy.ts), the CA on 15012.
+ * istiod.istio-system.svc:15011, clusters/manifests/istio-proxy.ts), the CA on 15012, istio/ztunnel's
+ * delta ADS and gRPC CA on 15013 (`istioZtunnel`: istio-cni then speaks ZDS to the binary).
  * HBONE to an ambient pod goes to the pod's own address (ztunnel listens inside the pod, handed it by
  * istio-cni's node agent, applied with istiod: clusters/manifests/istio-cni-daemonset.ts); with
  * `--ztunnel-mode node-address`, to its node's (`hostIP:15008`), and there is no node agent. It is Ready (GET /ready on 8080, the chart's probe) only once the
  * istio-ca-root-cert ConfigMaps exist, so the mesh's pods, applied after istiod is Ready, find them.
  */
-export function buildKindControlPlane(ztunnelMode: ZtunnelMode = 'in-pod'): KubernetesObject[] {
+export function buildKindControlPlane(
+  ztunnelMode: ZtunnelMode = 'in-pod',
+  options: { istioZtunnel?: boolean } = {},
+): KubernetesObject[] {
   const inPod = ztunnelMode === 'in-pod';
   const labels = { app: 'istiod' };
   const namespace: V1Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'istio-system' } };
@@ -94,6 +103,7 @@ export function buildKindControlPlane(ztunnelMode: ZtunnelMode = 'in-pod'): Kube
             { containerPort: 15010, name: 'grpc-xds' },
             { containerPort: 15011, name: ENVOY_XDS_PORT_NAME },
             { containerPort: 15012, name: 'https-dns' },
+            { containerPort: 15013, name: ZTUNNEL_XDS_PORT_NAME },
             { containerPort: READINESS_PORT, name: 'http-ready' },
           ],
           // The chart's probe (httpGet /ready on 8080), polled faster: 503 until the root
@@ -117,6 +127,7 @@ export function buildKindControlPlane(ztunnelMode: ZtunnelMode = 'in-pod'): Kube
         { name: 'grpc-xds', port: 15010, targetPort: 15010 },
         { name: ENVOY_XDS_PORT_NAME, port: 15011, targetPort: 15011 },
         { name: 'https-dns', port: 15012, targetPort: 15012 },
+        { name: ZTUNNEL_XDS_PORT_NAME, port: 15013, targetPort: 15013 },
       ],
     },
   };
@@ -130,6 +141,6 @@ export function buildKindControlPlane(ztunnelMode: ZtunnelMode = 'in-pod'): Kube
     binding,
     istiod,
     service,
-    ...(inPod ? buildIstioCni() : []),
+    ...(inPod ? buildIstioCni({ zds: options.istioZtunnel === true }) : []),
   ];
 }

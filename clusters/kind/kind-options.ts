@@ -61,6 +61,12 @@ export interface KindBackendOptions {
    * pods' own addresses) or node-address (no node agent, HBONE to each pod's node).
    */
   ztunnelMode?: ZtunnelMode;
+  /**
+   * `--ztunnel-impl istio-shared`: istio/ztunnel's own binary (ZTUNNEL_BINARY, the user's) as the
+   * ztunnel DaemonSet, packaged into an image at run time (provision/istio-ztunnel-image.ts); istio-cni
+   * then speaks ZDS to it. In-pod mode only.
+   */
+  istioZtunnelBinary?: string;
   /** `--node-image`: auto (ours from the registries unless the official one runs here) or a reference. */
   nodeImage?: NodeImageChoice;
   /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DRAIN_DEADLINE_REACHED } from '../../ztunnel/telemetry/log-messages.ts';
-import { IMAGES } from '../manifests/index.ts';
+import { IMAGES, ISTIO_ZTUNNEL_IMAGE_REPOSITORY } from '../manifests/index.ts';
 import { createLogEventMatcher } from './log-events.ts';
 
 const ztunnel = (pod: string) => ({
@@ -50,4 +50,28 @@ test("istio-cni's enrolment of a pod is the node agent's add of it: the pod, its
   });
   assert.equal(eventOf(agent, line.replace('nr2m4', 'other'))?.object, 'default/httpbin-7f8476f877-other');
   assert.equal(eventOf(agent, line), undefined, 'once per pod');
+});
+
+test("istio/ztunnel's binary's drain deadline (its own line, from src/drain.rs) is its container's drain-deadline event, whatever the image's tag", () => {
+  const eventOf = createLogEventMatcher();
+  const binary = (pod: string, image = `${ISTIO_ZTUNNEL_IMAGE_REPOSITORY}:0123456789abcdef`) => ({
+    log: { namespace: 'istio-system', pod, container: 'istio-proxy' },
+    image,
+    node: 'ztunnel-harness-worker',
+  });
+  const line =
+    '2026-11-27T14:41:03.512345Z\twarn\tdrain\tdrain duration expired with pending connections, forcefully shutting down\tcomponent="inbound"';
+  assert.deepEqual(eventOf(binary('ztunnel-abcde'), line), {
+    kind: 'drain-deadline',
+    source: 'container-log',
+    object: 'istio-system/ztunnel-abcde',
+    node: 'ztunnel-harness-worker',
+    wallMs: Date.parse('2026-11-27T14:41:03.512Z'),
+    detail: line.slice(0, 200),
+  });
+  // One per instance: shared mode logs it once per workload proxy, all at the one deadline.
+  assert.equal(eventOf(binary('ztunnel-abcde'), line.replace('inbound', 'outbound')), undefined);
+  // Our ztunnel's image does not say upstream's line, and another repository is not the binary's.
+  assert.equal(eventOf(binary('ztunnel-ours', IMAGES.ztunnel), line), undefined);
+  assert.equal(eventOf(binary('ztunnel-x', `${ISTIO_ZTUNNEL_IMAGE_REPOSITORY}-other:1`), line), undefined);
 });

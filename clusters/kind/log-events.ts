@@ -1,15 +1,17 @@
 // The lines of our containers' logs that are lifecycle events on kind, as the local backend's
 // images declare theirs (clusters/local/images.ts logEvents), stamped with the line's own time (the
-// followed log, log-followers.ts): ztunnel's drain deadline, once per container; and istio-cni's
-// enrolment of each pod, the node agent's add of the workload, which names the pod's IP and node
-// (what the judge maps a gateway upstream to its node with, as the local backend's pod-created does).
+// followed log, log-followers.ts): ztunnel's drain deadline (ours, or istio/ztunnel's binary's), once
+// per container; and istio-cni's enrolment of each pod, the node agent's add of the workload, which
+// names the pod's IP and node (what the judge maps a gateway upstream to its node with, as the local
+// backend's pod-created does).
 import { DRAIN_DEADLINE_REACHED } from '../../ztunnel/telemetry/log-messages.ts';
 import type { EventSource, LifecycleEventKind } from '../events.ts';
-import { IMAGES } from '../manifests/index.ts';
+import { IMAGES, ISTIO_ZTUNNEL_IMAGE_REPOSITORY } from '../manifests/index.ts';
 import type { FollowedContainer } from './log-followers.ts';
 
 interface LogEventSpec {
-  image: string;
+  /** The container's image, or its repository (any tag) where the tag varies. */
+  image: string | { repository: string };
   pattern: RegExp;
   kind: LifecycleEventKind;
   source?: EventSource;
@@ -28,6 +30,13 @@ const LOG_EVENTS: readonly LogEventSpec[] = [
     kind: 'drain-deadline',
   },
   {
+    // istio/ztunnel's binary (--ztunnel-impl istio-shared): src/drain.rs run_with_drain at the
+    // deadline, when connections were left; one line per workload proxy, all at the one deadline.
+    image: { repository: ISTIO_ZTUNNEL_IMAGE_REPOSITORY },
+    pattern: /drain duration expired with pending connections/,
+    kind: 'drain-deadline',
+  },
+  {
     image: IMAGES.cni,
     pattern: /\bpod enrolled\b/,
     kind: 'add-workload',
@@ -40,6 +49,9 @@ const LOG_EVENTS: readonly LogEventSpec[] = [
     },
   },
 ];
+
+const isImage = (spec: LogEventSpec['image'], image: string): boolean =>
+  typeof spec === 'string' ? image === spec : image.startsWith(`${spec.repository}:`);
 
 export interface LogEvent {
   kind: LifecycleEventKind;
@@ -59,7 +71,7 @@ export function createLogEventMatcher(): (
 ) => LogEvent | undefined {
   const seen = new Set<string>();
   return (container, line) => {
-    const match = LOG_EVENTS.find((e) => e.image === container.image && e.pattern.test(line));
+    const match = LOG_EVENTS.find((e) => isImage(e.image, container.image) && e.pattern.test(line));
     if (!match) return undefined;
     const about = match.about
       ? match.about(line)

@@ -4,7 +4,8 @@ import { badInput, PROJECT_ROOT } from '../../lib/index.ts';
 import { ENVOY } from '../../lib/tools/index.ts';
 import { GATEWAY_NODE_PORT } from '../manifests/index.ts';
 import type { BackendOption } from '../backend-option.ts';
-import type { BackendProvider } from '../provider.ts';
+import type { BackendParams, BackendProvider } from '../provider.ts';
+import { ztunnelBinaryFromEnv } from '../ztunnel-impl.ts';
 import { createKindBackend } from './kind-backend.ts';
 import { DEFAULT_INGRESS_HOST_PORT } from './kind-options.ts';
 
@@ -42,6 +43,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   capabilities: new Set([
     'inPodZtunnel',
     'nodeAddressZtunnel',
+    'upstreamZtunnelDaemonSet',
     'loadInCluster',
     'hostIngress',
     'componentLogs',
@@ -95,7 +97,10 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   create: (params, { clock, settings = {}, kubeconfigPath, logDir, write }) => {
     const ingressHostPort = settings['kind-ingress-port'];
     const nodeImage = settings['node-image'];
+    const istioZtunnelBinary =
+      params.ztunnelImpl === 'istio-shared' ? istioZtunnelBinaryOf(params) : undefined;
     return createKindBackend({
+      ...(istioZtunnelBinary ? { istioZtunnelBinary } : {}),
       clock,
       projectRoot: PROJECT_ROOT,
       ...(typeof ingressHostPort === 'number' ? { ingressHostPort } : {}),
@@ -112,3 +117,20 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     });
   },
 };
+
+/**
+ * --ztunnel-impl istio-shared on kind: ZTUNNEL_BINARY (any build: it asks our CA over gRPC), in-pod
+ * mode (the binary has no node-address mode). Refused (exit 2) before anything starts otherwise.
+ */
+function istioZtunnelBinaryOf(params: BackendParams): string {
+  if (params.ztunnelMode === 'node-address')
+    throw badInput(
+      '--ztunnel-impl istio-shared',
+      'in-pod mode (the default --ztunnel-mode)',
+      'with --ztunnel-mode node-address',
+      "istio/ztunnel's binary serves pods from inside their network namespaces; it has no node-address mode",
+    );
+  const real = ztunnelBinaryFromEnv(process.env);
+  if (typeof real === 'string') throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary", real);
+  return real.binary;
+}

@@ -1,16 +1,13 @@
 // istio/ztunnel's binary as the node's ztunnel DaemonSet in shared (in-pod) mode (--ztunnel-impl
 // istio-shared; docs/design/istio-ztunnel-shared-mode.md): each DaemonSet pod runs the binary in a
 // network namespace of its own (it binds fixed :15021, :15020, :15000), connected to the node's ZDS
-// agent (mesh/zds: AddWorkload with each meshed pod's netns fd, as istio-cni sends it), with live
-// discovery: delta ADS from our control plane (mesh/xds/delta-ads-server.ts), so pods that come and
-// go while an instance runs (E2's rollout) reach it as istiod's pushes would; and its certificates
-// from our CA over gRPC on the same server (mesh/pki/certificate-service.ts), or with FAKE_CA.
+// agent (mesh/zds startSharedZdsNodeAgent: AddWorkload with each meshed pod's netns fd, as istio-cni
+// sends it), with live discovery: delta ADS from our control plane (mesh/xds/delta-ads-server.ts),
+// so pods that come and go while an instance runs (E2's rollout) reach it as istiod's pushes would;
+// and its certificates from our CA over gRPC on the same server (mesh/pki/certificate-service.ts),
+// or with FAKE_CA.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../../lib/index.ts';
-import type { NodeAgentServer } from '../../mesh/node-agent/index.ts';
-import { startZdsNodeAgent, startZdsRelay } from '../../mesh/zds/index.ts';
-import type { ZdsAgentEvent, ZdsPod } from '../../mesh/zds/index.ts';
 import type { LocalImage } from './images.ts';
 
 /**
@@ -94,67 +91,5 @@ export function istioSharedZtunnelImage(options: SharedImageOptions): LocalImage
         // which works here as root, the replies routed back by istio-cni's mark rules (inpod-capture.ts).
       };
     },
-  };
-}
-
-/**
- * The node agent for a node whose ztunnel is istio/ztunnel: startZdsNodeAgent on a zds-relay
- * serving the node's socket, behind the kubelet's NodeAgentServer interface. addWorkload becomes
- * podAdded (AddWorkload with the pod's netns fd, to the newest instance) and delWorkload podDeleted
- * (to every instance); the hooks our ztunnel alone has (ShutdownStarting, CNI DEL) have no ZDS
- * message and do nothing.
- */
-export async function startSharedZdsNodeAgent(options: {
-  relayBinary: string;
-  socketPath: string;
-  log: Logger;
-  onEvent?(event: ZdsAgentEvent): void;
-}): Promise<NodeAgentServer & { nacks(): number }> {
-  const pods = new Map<string, ZdsPod>();
-  const relay = await startZdsRelay({
-    binary: options.relayBinary,
-    mode: 'serve',
-    socketPath: options.socketPath,
-  });
-  let nacks = 0;
-  const agent = startZdsNodeAgent({
-    relay,
-    snapshot: () => [...pods.values()],
-    onEvent: (event) => {
-      if (event.kind === 'nack') nacks++;
-      options.onEvent?.(event);
-    },
-  });
-  return {
-    path: options.socketPath,
-    instances: () => [],
-    addWorkload: async (w) => {
-      const pod: ZdsPod = {
-        uid: w.uid,
-        workloadInfo: { name: w.name, namespace: w.namespace, serviceAccount: w.serviceAccount },
-        ...(w.netns ? { netnsPath: w.netns } : {}),
-      };
-      pods.set(w.uid, pod);
-      // No ztunnel yet (bring-up): the pod goes in the first instance's snapshot.
-      if (agent.connections === 0) return;
-      try {
-        await agent.podAdded(pod);
-      } catch (err) {
-        // istio-cni returns a nack as a retryable error (cni/pkg/nodeagent/net_linux.go 139-149),
-        // and ztunnel retries the pod itself every 5 s (src/inpod/workloadmanager.rs): the pod
-        // starts; the nack is counted and logged.
-        options.log.warn(`ZDS AddWorkload ${w.namespace}/${w.name}: ${String(err)}`);
-      }
-    },
-    delWorkload: async (uid) => {
-      pods.delete(uid);
-      await agent.podDeleted(uid);
-    },
-    shutdownStarting: () => Promise.resolve(),
-    cniDel: () => Promise.resolve(),
-    whenSnapshotAcked: () =>
-      Promise.reject(new Error('whenSnapshotAcked: the ZDS agent has no instance names')),
-    nacks: () => nacks,
-    close: () => agent.close(),
   };
 }

@@ -15,7 +15,8 @@ import { istioZtunnelImage } from './istio-ztunnel-image.ts';
 import { createLocalBackend } from './local-backend.ts';
 import type { LocalBackendOptions } from './local-backend.ts';
 import { TIMING_MODEL_KEYS } from './timing-model.ts';
-import { readTestRoot, realZtunnelFromEnv, ztunnelBinaryFromEnv } from './upstream-ztunnel.ts';
+import { readTestRoot, realZtunnelFromEnv } from './upstream-ztunnel.ts';
+import { ztunnelBinaryFromEnv } from '../ztunnel-impl.ts';
 
 export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   name: 'local',

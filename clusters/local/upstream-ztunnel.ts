@@ -10,19 +10,6 @@ export interface RealZtunnel {
   testRootDir: string;
 }
 
-/**
- * The binary alone from ZTUNNEL_BINARY, or why it cannot be used: what istio/ztunnel in shared mode
- * with our CA over gRPC needs (any build: no FAKE_CA, no test root).
- */
-export function ztunnelBinaryFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-): { binary: string } | string {
-  const binary = env['ZTUNNEL_BINARY'];
-  if (!binary) return 'needs ZTUNNEL_BINARY (an istio/ztunnel binary)';
-  if (!existsSync(binary)) return `ZTUNNEL_BINARY ${binary} does not exist`;
-  return { binary };
-}
-
 /** The binary and test root from ZTUNNEL_BINARY / ZTUNNEL_TEST_ROOT, or why they cannot be used. */
 export function realZtunnelFromEnv(env: Readonly<Record<string, string | undefined>>): RealZtunnel | string {
   const binary = env['ZTUNNEL_BINARY'];

@@ -30,6 +30,13 @@ export const IMAGES = {
  */
 export const ISTIO_ZTUNNEL_IMAGE = 'istio/ztunnel:byo';
 
+/**
+ * istio/ztunnel's own binary as the ztunnel DaemonSet on kind (--ztunnel-impl istio-shared): an image
+ * of this repository, tagged with the binary's content hash, built at run time from ZTUNNEL_BINARY
+ * (clusters/kind/provision/istio-ztunnel-image.ts) and loaded into the nodes; never pushed.
+ */
+export const ISTIO_ZTUNNEL_IMAGE_REPOSITORY = 'ztunnel-harness/istio-ztunnel';
+
 /** Ambient enrolment label (Istio accepts it on namespaces and pods). */
 export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
 /** Sidecar injection label; here the manifest builder adds the istio-proxy container itself. */

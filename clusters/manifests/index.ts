@@ -16,6 +16,7 @@ export {
   imageFrom,
   IMAGES,
   ISTIO_ZTUNNEL_IMAGE,
+  ISTIO_ZTUNNEL_IMAGE_REPOSITORY,
   NODE_LABEL,
   POD_NETWORK_ANNOTATION,
   RESTARTED_AT_ANNOTATION,
@@ -44,3 +45,4 @@ export {
 export type { FortioPodOptions, LoadPodPlacement } from './fortio-pod.ts';
 export { buildClientPod, CLIENT_POD_GRACE_S } from './client-pod.ts';
 export type { ClientPodOptions } from './client-pod.ts';
+export { asIstioZtunnel, ISTIOD_ZTUNNEL_XDS } from './istio-ztunnel-daemonset.ts';

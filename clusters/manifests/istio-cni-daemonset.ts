@@ -22,9 +22,10 @@ export const NETNS_PIN_VOLUME = {
  * DaemonSet in istio-system, privileged, in the node's network and PID namespaces, the ZDS socket's
  * folder, the CNI folders and the network namespace pins from the host (the chart's volumes); with
  * read access to pods. Its image is ours (mesh/node-agent/main.ts): it chains its CNI plugin into the
- * node's CNI config, enrols the node's ambient pods and hands them to ztunnel.
+ * node's CNI config, enrols the node's ambient pods and hands them to ztunnel. `zds`: the node's
+ * ztunnel is istio/ztunnel's binary, spoken to in ZDS (mesh/zds) through the image's zds-relay.
  */
-export function buildIstioCni(): KubernetesObject[] {
+export function buildIstioCni(options: { zds?: boolean } = {}): KubernetesObject[] {
   const labels = { 'k8s-app': 'istio-cni-node' };
   const role: V1ClusterRole = {
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -58,7 +59,12 @@ export function buildIstioCni(): KubernetesObject[] {
             {
               name: 'install-cni',
               image: IMAGES.cni,
-              env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+              env: [
+                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                // istio/ztunnel's binary as the node's ztunnel: istio-cni's own ZDS (each pod's
+                // network namespace as a file descriptor), not our ztunnel's JSON-lines form.
+                ...(options.zds ? [{ name: 'ZTUNNEL_PROTOCOL', value: 'zds' }] : []),
+              ],
               securityContext: { privileged: true, runAsUser: 0, runAsGroup: 0 },
               volumeMounts: [
                 { name: 'cni-ztunnel-sock-dir', mountPath: ZDS_SOCKET_DIR },

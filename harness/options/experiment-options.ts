@@ -281,7 +281,7 @@ const EXPERIMENT_OPTIONS = {
       key: 'ztunnel-impl',
       arg: '<impl>',
       description:
-        "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); each pod in a network namespace of its own (root, Go, local backend)",
+        "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); on the local backend each pod in a network namespace of its own (root, Go), on kind the binary packaged into an image at run time (in-pod mode)",
       parse: choiceParser('--ztunnel-impl', ZTUNNEL_IMPL_NAMES),
       default: 'ours',
       column: {
@@ -290,8 +290,12 @@ const EXPERIMENT_OPTIONS = {
         group: 'shape',
         added: { since: 5, olderRowsRan: 'ours' },
       },
+      // Dedicated mode binds inside namespaces the harness makes (local); shared mode needs a backend
+      // that runs the binary as its DaemonSet (local, kind).
       requires: (impl) =>
-        ZTUNNEL_IMPLS[impl].needsPodNamespaces && { capability: 'podNamespaces', value: impl },
+        impl === 'istio'
+          ? { capability: 'podNamespaces', value: impl }
+          : impl === 'istio-shared' && { capability: 'upstreamZtunnelDaemonSet', value: impl },
     }),
   ),
   ztunnelMode: topology(

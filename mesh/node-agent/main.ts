@@ -8,6 +8,9 @@
 //   CNI_BIN_DIR    default /host/opt/cni/bin (the node's, mounted)
 //   CNI_CONF_DIR   default /host/etc/cni/net.d (the node's, mounted)
 //   NETNS_DIR      default /var/run/netns (the node's namespace pins, mounted HostToContainer)
+//   ZTUNNEL_PROTOCOL  ours (default: our ztunnel's JSON-lines form, protocol.ts) | zds (istio/ztunnel's
+//                  binary: istio-cni's ZDS, each pod's network namespace passed as a file descriptor,
+//                  through the zds-relay helper at ZDS_RELAY, default /usr/local/bin/zds-relay)
 //   KUBECONFIG     optional; in a pod the service account's in-cluster config is used
 // One line per enrolment and removal on stdout. SIGTERM closes it.
 import { rm } from 'node:fs/promises';
@@ -24,6 +27,8 @@ import {
 } from './inpod-capture.ts';
 import { createPodEnroller } from './kube-node-agent.ts';
 import { startNodeAgentServer } from './node-agent-server.ts';
+import type { NodeAgentServer } from './node-agent-server.ts';
+import { startSharedZdsNodeAgent } from '../zds/index.ts';
 import { startPluginEventServer } from './plugin-event-server.ts';
 import { findPodNetns } from './pod-netns.ts';
 
@@ -42,6 +47,13 @@ const cniDirs = {
   confDir: env('CNI_CONF_DIR', '/host/etc/cni/net.d'),
 };
 const pinDir = env('NETNS_DIR', '/var/run/netns');
+const protocol = env('ZTUNNEL_PROTOCOL', 'ours');
+if (protocol !== 'ours' && protocol !== 'zds') {
+  process.stderr.write(
+    `istio-cni: Expected ZTUNNEL_PROTOCOL to be ours or zds, got ${JSON.stringify(protocol)}\n`,
+  );
+  process.exit(2);
+}
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 async function run(argv: readonly string[], okIfExists = false): Promise<void> {
@@ -57,7 +69,17 @@ if (chainThere.exitCode !== 0) for (const argv of HOST_PROBE_CHAIN_SETUP) await 
 
 // upstream removes a stale socket file before listening (ztunnelserver_linux.go).
 await rm(zdsSocket, { force: true });
-const server = await startNodeAgentServer(zdsSocket);
+const server: NodeAgentServer =
+  protocol === 'zds'
+    ? await startSharedZdsNodeAgent({
+        relayBinary: env('ZDS_RELAY', '/usr/local/bin/zds-relay'),
+        socketPath: zdsSocket,
+        log,
+        onEvent: (event) => {
+          log.info('zds', { ...event });
+        },
+      })
+    : await startNodeAgentServer(zdsSocket);
 const enroller = createPodEnroller({
   nodeName,
   server,
@@ -110,7 +132,7 @@ pods.on('error', (err: unknown) => {
   setTimeout(() => void pods.start().catch(report('pod watch restart')), 1000);
 });
 await pods.start();
-log.info('started', { node: nodeName, socket: zdsSocket, plugin_socket: PLUGIN_EVENT_SOCKET });
+log.info('started', { node: nodeName, socket: zdsSocket, protocol, plugin_socket: PLUGIN_EVENT_SOCKET });
 
 process.once('SIGTERM', () => {
   void (async () => {

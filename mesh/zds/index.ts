@@ -19,3 +19,4 @@ export type {
   ZdsRelay,
   ZdsRelayConnection,
 } from './zds-relay.ts';
+export { startSharedZdsNodeAgent } from './zds-agent-server.ts';

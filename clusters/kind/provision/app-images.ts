@@ -12,6 +12,7 @@ import {
 } from '../../../lib/index.ts';
 import { pinnedEnvoyPath, pinnedToolPath } from '../../../lib/tools/index.ts';
 import { FORTIO, GO_HTTPBIN } from '../../../lib/tools/index.ts';
+import { ensureZdsRelay, zdsRelayPath } from '../../../mesh/zds/index.ts';
 import { buildImage, imageLabel } from './docker-images.ts';
 import type { DockerCli } from './docker-images.ts';
 import type { ProvisionStep } from './provision-step.ts';
@@ -53,6 +54,8 @@ function binaryPaths(root: string, toolsDir: string): Record<string, string> {
     'go-httpbin': pinnedToolPath(GO_HTTPBIN, toolsDir),
     // The load generator's pod (--load-from cluster): the fortio `npm run tools` built.
     fortio: pinnedToolPath(FORTIO, toolsDir),
+    // istio-cni's node agent speaking ZDS to istio/ztunnel's binary (mesh/zds, ours, Go stdlib only).
+    'zds-relay': zdsRelayPath(toolsDir),
   };
 }
 
@@ -87,7 +90,7 @@ async function hashTree(dir: string): Promise<string> {
 /**
  * The build context, staged from the repository and the tools folder: the Dockerfile, Node 24 (the
  * `node` package's binary), app/ (package files, runtime node_modules, our sources without tests),
- * Envoy, go-httpbin and fortio as `npm run tools` pinned them.
+ * Envoy, go-httpbin and fortio as `npm run tools` pinned them, and our zds-relay.
  */
 export async function stageAppContext(
   step: ProvisionStep,
@@ -158,6 +161,8 @@ export async function ensureAppImages(
 ): Promise<{ built: string[]; reused: string[] }> {
   const root = options.root ?? PROJECT_ROOT;
   const toolsDir = options.toolsDir ?? DEFAULT_TOOLS_DIR;
+  // Built from our source on first use (seconds), as the local backend's shared mode builds it.
+  await ensureZdsRelay({ toolsDir, ...(step.signal ? { signal: step.signal } : {}) });
   const content = await contentKey(root, toolsDir, options.slimRef);
   const built: string[] = [];
   const reused: string[] = [];

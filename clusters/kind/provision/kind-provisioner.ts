@@ -8,6 +8,7 @@ import type { DockerEngine, EngineOptions } from './docker-engine.ts';
 import type { WatchedCluster } from './engine-watcher.ts';
 import { hasImage } from './docker-images.ts';
 import { fetchIstioCrds } from './istio-crds.ts';
+import { ensureIstioZtunnelImage } from './istio-ztunnel-image.ts';
 import { KIND } from './kind-cli.ts';
 import { ensureRootfsImage } from './node-image/debian-rootfs.ts';
 import { ensureNodeImage, NODE_IMAGE_REPOSITORY } from './node-image/node-image.ts';
@@ -53,11 +54,15 @@ export interface KindProvisioned {
    * routing API not served, the gateway's metadata route only).
    */
   istioCrds: readonly KubernetesObject[];
+  /** istio/ztunnel's binary as an image (`istioZtunnelBinary`), to load and run as the ztunnel DaemonSet. */
+  istioZtunnelImage?: string;
 }
 
 export interface ProvisionKindOptions {
   nodeImage: NodeImageChoice;
   images: readonly AppImage[];
+  /** ZTUNNEL_BINARY with --ztunnel-impl istio-shared: packaged into an image of its own. */
+  istioZtunnelBinary?: string;
   toolsDir?: string;
   engine?: EngineOptions;
 }
@@ -93,6 +98,12 @@ export async function provisionKind(
     await runner.step('images', (step) =>
       ensureAppImages(step, docker, { images: options.images, slimRef, toolsDir }),
     );
+    const binary = options.istioZtunnelBinary;
+    const istioZtunnelImage = binary
+      ? await runner.step('istio-ztunnel-image', (step) =>
+          ensureIstioZtunnelImage(step, docker, { binary, slimRef, toolsDir }),
+        )
+      : undefined;
     return {
       engineOwner: engine.owner,
       release: () => engine.release(),
@@ -101,6 +112,7 @@ export async function provisionKind(
       kindPath: kind.path,
       env: { ...engine.env, KIND_EXPERIMENTAL_DOCKER_NETWORK: KIND_NETWORK },
       istioCrds,
+      ...(istioZtunnelImage ? { istioZtunnelImage } : {}),
       ...node,
     };
   } catch (err) {

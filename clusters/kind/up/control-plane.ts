@@ -26,7 +26,10 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
     timeoutMs: Math.min(controlPlaneTimeoutMs, 60_000),
     signal: up.signal,
   });
-  await applyAll(run, buildKindControlPlane(ztunnelMode));
+  await applyAll(
+    run,
+    buildKindControlPlane(ztunnelMode, { istioZtunnel: run.settings.istioZtunnelBinary !== undefined }),
+  );
   // istio-cni too: its plugin is in every node's CNI chain before the first ambient pod starts.
   for (const ref of ztunnelMode === 'in-pod' ? [ISTIOD, ISTIO_CNI] : [ISTIOD])
     await waitRolledOut(run, ref, { timeoutMs: controlPlaneTimeoutMs, signal: up.signal }).catch(

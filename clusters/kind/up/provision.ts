@@ -1,3 +1,4 @@
+import { IMAGES } from '../../manifests/index.ts';
 import { KIND_IMAGES } from '../kind-images.ts';
 import { makeKindTools } from '../kind-run.ts';
 import { provisionKind } from '../provision/kind-provisioner.ts';
@@ -35,9 +36,13 @@ const provisionNone = async (runner: StepRunner): Promise<KindProvisioned> => {
 
 /** The provisioning a real run does: provisionKind with our images (kind-images.ts). */
 const defaultProvision =
-  (nodeImage: NodeImageChoice) =>
+  (nodeImage: NodeImageChoice, istioZtunnelBinary: string | undefined) =>
   (runner: StepRunner): Promise<KindProvisioned> =>
-    provisionKind(runner, { nodeImage, images: KIND_IMAGES });
+    provisionKind(runner, {
+      nodeImage,
+      images: KIND_IMAGES,
+      ...(istioZtunnelBinary ? { istioZtunnelBinary } : {}),
+    });
 
 /**
  * The provision step: engine -> kind -> node image -> images, each a step of its own (timed by the
@@ -47,9 +52,12 @@ export async function provisionStep(up: KindUp): Promise<void> {
   const { run } = up;
   const { settings } = run;
   const provision =
-    settings.provision ?? (PROVISION_NONE ? provisionNone : defaultProvision(settings.nodeImage));
+    settings.provision ??
+    (PROVISION_NONE ? provisionNone : defaultProvision(settings.nodeImage, settings.istioZtunnelBinary));
   const provisioned = await provision(up.runner);
   run.provisioned = provisioned;
+  // The ztunnel DaemonSet's image: ours, or istio/ztunnel's binary's (its content hash in the tag).
+  run.facts['ztunnel_image'] = provisioned.istioZtunnelImage ?? IMAGES.ztunnel;
   run.tools = makeKindTools({
     settings,
     signal: run.cancelTools.signal,

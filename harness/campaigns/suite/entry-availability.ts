@@ -1,4 +1,5 @@
-import { realZtunnelFromEnv, ztunnelBinaryFromEnv } from '../../../clusters/local/upstream-ztunnel.ts';
+import { realZtunnelFromEnv } from '../../../clusters/local/upstream-ztunnel.ts';
+import { ztunnelBinaryFromEnv } from '../../../clusters/ztunnel-impl.ts';
 import { isZtunnelImplName, ZTUNNEL_IMPLS } from '../../../clusters/ztunnel-impl.ts';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from '../../cli/experiment-program.ts';
