@@ -79,6 +79,44 @@ describe("a run's explanation from Envoy's log", () => {
     );
   });
 
+  it('accounts a drain deadline only with a second of load after it, and lists the one closer to the end', async (t) => {
+    const deadline = (wall: string, pod: string): LifecycleEvent => ({
+      atMs: Date.parse(wall),
+      kind: 'drain-deadline',
+      source: 'container-log',
+      object: `istio-system/${pod}`,
+      node: 'node-1',
+    });
+    const early = deadline('2026-11-24T14:30:50.000Z', 'ztunnel-early');
+    const late = deadline('2026-11-24T14:30:54.400Z', 'ztunnel-late');
+    const load = {
+      startMs: Date.parse('2026-11-24T14:30:40.000Z'),
+      endMs: Date.parse('2026-11-24T14:30:55.000Z'),
+    };
+    const run = await explainRun({
+      logDir: await gatewayLogDir(t),
+      events: [...events, early, late],
+      wallOffsetMs: 0,
+      load,
+    });
+    assert.deepEqual(
+      run.accounts.map((a) => a.deadline.object),
+      ['istio-system/ztunnel-early'],
+    );
+    assert.deepEqual(
+      run.unaccounted.map((u) => [u.deadline.object, u.loadAfterMs]),
+      [['istio-system/ztunnel-late', 600]],
+    );
+    // A deadline past the load's end is neither: it costs nothing.
+    const after = await explainRun({
+      logDir: await gatewayLogDir(t),
+      events: [...events, deadline('2026-11-24T14:30:56.000Z', 'ztunnel-after')],
+      wallOffsetMs: 0,
+      load,
+    });
+    assert.deepEqual([after.accounts.length, after.unaccounted.length], [0, 0]);
+  });
+
   it('says none when the gateway failed nothing', () => {
     assert.equal(
       formatGatewayEvidence({ failureKinds: [], tunnelFailures: 0, tunnelFailuresJoined: 0 }),

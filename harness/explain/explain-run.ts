@@ -4,7 +4,7 @@ import type { LifecycleEvent } from '../../clusters/events.ts';
 import { firstCloses, parseWireCloses, WIRE_CLOSES_LOG } from '../../clusters/netns/wire-closes.ts';
 import type { WireClose } from '../../clusters/netns/wire-closes.ts';
 import type { CpuSample } from '../observe/cpu-monitor.ts';
-import { ACCOUNT_WINDOW_MS, accountDeadline } from './deadline-accounting.ts';
+import { ACCOUNT_WINDOW_MS, accountDeadline, STILL_OPEN_AFTER_MS } from './deadline-accounting.ts';
 import type { DeadlineAccount } from './deadline-accounting.ts';
 import { explainBurst, parseDeadlineFigures } from './explain-bursts.ts';
 import type { BurstExplanation } from './explain-bursts.ts';
@@ -40,6 +40,12 @@ export interface RunExplanation {
   evidence: GatewayEvidence;
   /** Every old ztunnel's drain deadline inside the load, accounted for (E1; empty elsewhere). */
   accounts: { deadline: LifecycleEvent; account: DeadlineAccount }[];
+  /**
+   * Deadlines inside the load but too close to its end to account (less than STILL_OPEN_AFTER_MS
+   * of load after them), with how much load followed each: their failures are still grouped and
+   * explained, but not counted against the mechanism.
+   */
+  unaccounted: { deadline: LifecycleEvent; loadAfterMs: number }[];
 }
 
 /**
@@ -95,7 +101,8 @@ export async function explainRun(options: {
       rst: closes.filter((c) => c.kind === 'RST').length,
     };
   };
-  const accounts = deadlines.map((deadline) => {
+  const accountable = (d: LifecycleEvent): boolean => !load || d.atMs + STILL_OPEN_AFTER_MS <= load.endMs;
+  const accounts = deadlines.filter(accountable).map((deadline) => {
     const figures = parseDeadlineFigures(deadline.detail);
     const burst = bursts.find(
       (b) =>
@@ -139,6 +146,9 @@ export async function explainRun(options: {
       warmupFailures: log.failures.length - counted.length,
     },
     accounts,
+    unaccounted: deadlines
+      .filter((d) => !accountable(d))
+      .map((deadline) => ({ deadline, loadAfterMs: (load?.endMs ?? deadline.atMs) - deadline.atMs })),
     evidence: {
       failureKinds: groupFailureKinds(log.failures),
       tunnelFailures: log.tunnelFailures.length,

@@ -22,7 +22,7 @@ export interface ClusterRun {
   /** What Envoy logged and counted about the gateway's failures (local backend). */
   gatewayEvidence?: GatewayEvidence;
   envoyCounters?: EnvoyCounters;
-  /** The companion's lines (e.g. E3's long-lived connections), for stdout. */
+  /** The judge's notes and the companion's lines (e.g. E3's long-lived connections), for stdout. */
   notes: string[];
   load?: LoadResult;
 }
@@ -47,7 +47,7 @@ export async function runClusterExperiment(request: RunRequest): Promise<Cluster
     explanations: judged.explanations,
     ...(judged.gatewayEvidence ? { gatewayEvidence: judged.gatewayEvidence } : {}),
     ...(judged.envoyCounters ? { envoyCounters: judged.envoyCounters } : {}),
-    notes: seen.companion?.lines ?? [],
+    notes: [...judged.notes, ...(seen.companion?.lines ?? [])],
     ...(seen.tally ? { tally: seen.tally } : {}),
     ...(seen.load ? { load: seen.load } : {}),
   };

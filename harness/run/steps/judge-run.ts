@@ -7,6 +7,7 @@ import type { DrainOptionMetrics } from '../../explain/drain-option-metrics.ts';
 import { envoyCounterDeltas } from '../../explain/envoy-counters.ts';
 import type { EnvoyCounters } from '../../explain/envoy-counters.ts';
 import type { BurstExplanation } from '../../explain/explain-bursts.ts';
+import { STILL_OPEN_AFTER_MS } from '../../explain/deadline-accounting.ts';
 import type { DeadlineAccount } from '../../explain/deadline-accounting.ts';
 import { explainRun } from '../../explain/explain-run.ts';
 import type { GatewayEvidence } from '../../explain/explain-run.ts';
@@ -37,6 +38,8 @@ export interface Judgement {
   deadlineAccounts: DeadlineAccount[];
   /** The same, with the deadline each is for. */
   deadlines: { atMs: number; object: string; account: DeadlineAccount }[];
+  /** Lines for the run's output: the deadlines too close to the load's end to account. */
+  notes: string[];
   drainOptions?: DrainOptionMetrics;
   failed: number;
   /** --max-failed as failed<=N first, then --threshold's, each with the value it met. */
@@ -141,6 +144,12 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
           object: a.deadline.object,
           account: a.account,
         }))
+      : [],
+    notes: byCause
+      ? explained.unaccounted.map(
+          ({ deadline, loadAfterMs }) =>
+            `drain deadline ${deadline.object} at ${((deadline.atMs - seen.loadStartMs) / 1000).toFixed(3)} s: not accounted, the load ended ${(loadAfterMs / 1000).toFixed(2)} s after it (which connections a deadline closed is told by their silence over the ${String(STILL_OPEN_AFTER_MS / 1000)} s after it)`,
+        )
       : [],
     ...(explained ? { gatewayLog: explained.gateway, gatewayEvidence: explained.evidence } : {}),
     ...(envoyCounters ? { envoyCounters } : {}),
