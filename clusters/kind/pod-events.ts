@@ -41,8 +41,15 @@ export function podChanges(before: V1Pod | undefined, after: V1Pod | undefined):
   const wasStarted = startedContainers(before);
   for (const name of startedContainers(after))
     if (!wasStarted.has(name)) changes.push({ kind: 'container-started', detail: name });
+  // Ready with the pod's IP as the API has it: what maps a gateway's upstream to its pod where no
+  // node agent of ours logs enrolments (an Istio control plane's istio-cni).
+  const ip = after.status?.podIP;
   if (isReady(after) !== isReady(before) && (before || isReady(after)))
-    changes.push({ kind: isReady(after) ? 'pod-ready' : 'pod-not-ready' });
+    changes.push(
+      isReady(after)
+        ? { kind: 'pod-ready', ...(ip ? { detail: `${ip} ready` } : {}) }
+        : { kind: 'pod-not-ready' },
+    );
   if (after.metadata?.deletionTimestamp && !before?.metadata?.deletionTimestamp) {
     const graceS = after.metadata.deletionGracePeriodSeconds ?? 0;
     const deadline = new Date(after.metadata.deletionTimestamp);

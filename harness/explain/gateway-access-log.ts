@@ -51,12 +51,14 @@ export async function readGatewayAccessLog(
     const deriveTimes = createConnectionTimes();
     const lines = createInterface({ input: createReadStream(join(logDir, name)), crlfDelay: Infinity });
     for await (const line of lines) {
-      const parsed = parseAccessLogLine(line);
-      if (!parsed) {
-        const tunnel = parseTunnelFailureLine(line);
-        if (tunnel) tunnels.push(tunnel);
+      // A failed tunnel's line first: in JSON (an Istio control plane's gateway) it parses as a request too.
+      const tunnel = parseTunnelFailureLine(line);
+      if (tunnel) {
+        tunnels.push(tunnel);
         continue;
       }
+      const parsed = parseAccessLogLine(line);
+      if (!parsed) continue;
       out.requests++;
       const entry: EnvoyFailure = line.includes(HBONE_UPSTREAM) ? { ...parsed, isHbone: true } : parsed;
       deriveTimes(entry);

@@ -110,3 +110,17 @@ test('the keep-alive race needs an idle time: where the log cannot derive one it
   );
   assert.equal(isKeepAliveRace({ ...entry, connectionIdleMs: 5000 }), false, 'a 503 UF is no race');
 });
+
+test("a real cluster's pod is found by the IP its Ready event carries, where no node agent of ours logs enrolments (Istio's istio-cni)", () => {
+  const cluster: LifecycleEvent[] = [
+    ev(0, 'pod-created', 'run/httpbin-a', 'worker2', 'node worker2'),
+    ev(900, 'pod-ready', 'run/httpbin-a', 'worker2', '10.244.2.16 ready'),
+    ev(10_000, 'pod-deleting', 'run/httpbin-a', 'worker2'),
+  ];
+  const [burst] = groupFailuresByCause([fail(10_100, '10.244.2.16:8080')], cluster);
+  assert.equal(burst?.cause?.kind, 'pod-deleting');
+  assert.equal(burst.cause.object, 'run/httpbin-a');
+  // Without the IP (a Ready event from before this change, or a pod with none) it stays unattributed.
+  const withoutIp = cluster.map((e) => (e.kind === 'pod-ready' ? { ...e, detail: 'ready' } : e));
+  assert.equal(groupFailuresByCause([fail(10_100, '10.244.2.16:8080')], withoutIp)[0]?.cause, undefined);
+});

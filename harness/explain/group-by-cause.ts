@@ -64,8 +64,10 @@ interface PodFacts {
 export function podsByIp(events: readonly LifecycleEvent[]): Map<string, PodFacts> {
   const pods = new Map<string, PodFacts>();
   for (const e of events) {
-    // The local backend's pod-created, or kind's node agent enrolling the pod: "<ip> ...", on its node.
-    if ((e.kind !== 'pod-created' && e.kind !== 'add-workload') || !e.node) continue;
+    // The local backend's pod-created, kind's node agent enrolling the pod, or a real cluster's pod
+    // turning Ready (the API's pod IP): "<ip> ...", on its node.
+    if ((e.kind !== 'pod-created' && e.kind !== 'add-workload' && e.kind !== 'pod-ready') || !e.node)
+      continue;
     const ip = /^(\d+\.\d+\.\d+\.\d+)\b/.exec(e.detail ?? '')?.[1];
     if (ip) pods.set(ip, { key: e.object, node: e.node });
   }

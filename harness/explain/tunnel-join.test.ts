@@ -36,6 +36,35 @@ describe("Envoy's [connect_originate] lines", () => {
   });
 });
 
+/**
+ * An Istio control plane's gateway (istiod at istio.io/istio v0.0.0-20260827124520-eed52ebb66ad,
+ * Istio's gateway chart, meshConfig accessLogEncoding JSON with our format) on kind, E2
+ * (2026-11-27): the tunnel's line is JSON too, at the same millisecond as its request's 503 UC.
+ */
+const ISTIO_TUNNEL_LINE =
+  '{"attempts":1,"authority":null,"bytes_received":0,"bytes_sent":0,"connection_id":1266,"connection_termination_details":null,"downstream_local_address":"10.244.2.16:8080","downstream_remote_address":"envoy://internal_client_address/","duration":1,"gateway_before_upstream_us":null,"method":null,"past_gateway_us":null,"path":null,"protocol":null,"request_id":null,"requested_server_name":null,"response_code":0,"response_code_details":null,"response_flags":"UF,URX","route_name":null,"start_time":"2026-11-27T14:33:05.513Z","upstream_cluster":"connect_originate","upstream_connection_id":1132,"upstream_host":"10.244.2.16:15008","upstream_local_address":null,"upstream_service_time":null,"upstream_transport_failure_reason":"tunnel_response:503","user_agent":null,"x_forwarded_for":null}';
+const ISTIO_UC_LINE =
+  '{"attempts":1,"authority":"httpbin.ztunnel-harness-20261127-143248-2596.ztunnel-harness.test","bytes_received":0,"bytes_sent":95,"connection_id":1223,"connection_termination_details":null,"downstream_local_address":"10.244.2.4:80","downstream_remote_address":"10.244.1.20:58198","duration":1,"gateway_before_upstream_us":794,"method":"GET","past_gateway_us":null,"path":"/status/418","protocol":"HTTP/1.1","request_id":"145652e4-4d5d-4e47-b470-4ca50fa1f93f","requested_server_name":null,"response_code":503,"response_code_details":"upstream_reset_before_response_started{connection_termination}","response_flags":"UC","route_name":null,"start_time":"2026-11-27T14:33:05.513Z","upstream_cluster":"outbound|8000||httpbin.ztunnel-harness-20261127-143248-2596.svc.cluster.local","upstream_connection_id":1265,"upstream_host":"envoy://connect_originate/10.244.2.16:8080","upstream_local_address":"envoy://internal_client_address/","upstream_service_time":null,"upstream_transport_failure_reason":null,"user_agent":"fortio.org/fortio-1.66.0","x_forwarded_for":"10.244.1.20"}';
+
+describe("an Istio control plane's gateway: the tunnel line in JSON", () => {
+  it('reads it as a failed tunnel, not as a request, and ties it to its 503 UC', () => {
+    const tunnel = parseTunnelFailureLine(ISTIO_TUNNEL_LINE);
+    assert.deepEqual(tunnel, {
+      startWallMs: Date.parse('2026-11-27T14:33:05.513Z'),
+      flags: ['UF', 'URX'],
+      reason: 'tunnel_response:503',
+      authority: '10.244.2.16:8080',
+    });
+    assert.equal(parseTunnelFailureLine(ISTIO_UC_LINE), undefined);
+    const failure = parseAccessLogLine(ISTIO_UC_LINE);
+    assert.ok(failure && tunnel);
+    assert.deepEqual([...joinTunnelFailures([failure], [tunnel])], [[failure, tunnel]]);
+    // A JSON line of another cluster, or without flags, is no tunnel failure.
+    assert.equal(parseTunnelFailureLine(ISTIO_TUNNEL_LINE.replace('"UF,URX"', '"-"')), undefined);
+    assert.equal(parseTunnelFailureLine('{"upstream_cluster":"connect_originate", not json'), undefined);
+  });
+});
+
 describe('joining tunnel failures to failed requests', () => {
   it("ties each of the run's 11 refused CONNECTs to its 503 UC; the 12th failure had an open tunnel", () => {
     assert.deepEqual([failures.length, tunnels.length], [12, 11]);

@@ -12,8 +12,44 @@ export interface TunnelFailure {
 
 const TUNNEL_LINE = /^\[connect_originate\] (\S+) (\S+) "([^"]*)" upstream=\S+ authority=(\S+)$/;
 
-/** The fields of a `[connect_originate]` line (mesh/xds/istio-clusters.ts connectOriginateListener); undefined for any other. */
+/**
+ * The same failure in the mesh's JSON access-log format: istiod applies meshConfig's
+ * accessLogEncoding JSON and accessLogFormat to the connect_originate listener too, so an Istio
+ * control plane's gateway logs a failed tunnel as a JSON line of its own (upstream_cluster
+ * connect_originate, the CONNECT's authority as downstream_local_address, no request fields).
+ */
+function parseTunnelFailureJson(line: string): TunnelFailure | undefined {
+  if (!line.includes('"upstream_cluster":"connect_originate"')) return undefined;
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const text = (k: string): string => (typeof o[k] === 'string' ? o[k] : '');
+  const startWallMs = Date.parse(text('start_time'));
+  const flags = text('response_flags');
+  if (
+    o['upstream_cluster'] !== 'connect_originate' ||
+    !Number.isFinite(startWallMs) ||
+    !flags ||
+    flags === '-'
+  )
+    return undefined;
+  return {
+    startWallMs,
+    flags: flags.split(','),
+    reason: text('upstream_transport_failure_reason'),
+    authority: text('downstream_local_address'),
+  };
+}
+
+/**
+ * The fields of a `[connect_originate]` line (mesh/xds/istio-clusters.ts connectOriginateListener),
+ * or of its JSON form (an Istio control plane's gateway); undefined for any other.
+ */
 export function parseTunnelFailureLine(line: string): TunnelFailure | undefined {
+  if (line.startsWith('{')) return parseTunnelFailureJson(line);
   const m = TUNNEL_LINE.exec(line);
   const startWallMs = Date.parse(m?.[1] ?? '');
   if (!m || !Number.isFinite(startWallMs)) return undefined;
