@@ -9,7 +9,10 @@ type WithPodSpec = { spec?: { template?: { spec?: { containers?: { image?: strin
 const imageOf = (o: KubernetesObject): string | undefined =>
   (o as WithPodSpec).spec?.template?.spec?.containers?.[0]?.image;
 
-const objects: KubernetesObject[] = [buildZtunnelDaemonSet({ graceS: 30 }), ...buildGateway({ mode: 'hbone' })];
+const objects: KubernetesObject[] = [
+  buildZtunnelDaemonSet({ graceS: 30 }),
+  ...buildGateway({ mode: 'hbone' }),
+];
 const runOf = (binary: string | undefined, image: string | undefined) =>
   ({
     settings: binary ? { istioZtunnelBinary: binary } : {},
