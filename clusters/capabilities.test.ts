@@ -13,7 +13,14 @@ it('the local backend has every capability but a load pod in the cluster and nod
   );
   assert.deepEqual(
     [...providerOf('kind').capabilities],
-    ['inPodZtunnel', 'nodeAddressZtunnel', 'loadInCluster', 'hostIngress', 'componentLogs'],
+    [
+      'inPodZtunnel',
+      'nodeAddressZtunnel',
+      'upstreamZtunnelDaemonSet',
+      'loadInCluster',
+      'hostIngress',
+      'componentLogs',
+    ],
   );
   // An existing cluster: Istio's ambient as it runs there, reached only from inside it.
   assert.deepEqual(

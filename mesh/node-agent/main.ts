@@ -28,7 +28,7 @@ import {
 import { createPodEnroller } from './kube-node-agent.ts';
 import { startNodeAgentServer } from './node-agent-server.ts';
 import type { NodeAgentServer } from './node-agent-server.ts';
-import { startSharedZdsNodeAgent } from '../zds/index.ts';
+import { startSharedZdsNodeAgent } from './zds-agent-server.ts';
 import { startPluginEventServer } from './plugin-event-server.ts';
 import { findPodNetns } from './pod-netns.ts';
 

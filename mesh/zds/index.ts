@@ -19,4 +19,3 @@ export type {
   ZdsRelay,
   ZdsRelayConnection,
 } from './zds-relay.ts';
-export { startSharedZdsNodeAgent } from './zds-agent-server.ts';

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
-import { startNodeAgentServer } from '../../../mesh/node-agent/index.ts';
+import { startNodeAgentServer, startSharedZdsNodeAgent } from '../../../mesh/node-agent/index.ts';
 import type { NodeAgentServer } from '../../../mesh/node-agent/index.ts';
-import { startSharedZdsNodeAgent } from '../../../mesh/zds/index.ts';
 import { podKey } from '../cluster-state.ts';
 import { createKubelet, nodeTmpDir } from '../kubelet.ts';
 import type { LocalCluster, LocalNode } from './local-cluster.ts';

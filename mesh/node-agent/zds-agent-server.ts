@@ -1,12 +1,11 @@
 // The node agent's server for a node whose ztunnel is istio/ztunnel's own binary: istio-cni's ZDS
-// (mesh/zds) behind the NodeAgentServer interface our node agents use, so the local backend's
-// kubelets and kind's istio-cni DaemonSet (mesh/node-agent/main.ts, ZTUNNEL_PROTOCOL=zds) enrol pods
-// into the binary as they do into ours.
+// (mesh/zds, which this folder uses and which uses nothing of it) behind the NodeAgentServer
+// interface our node agents use, so the local backend's kubelets and kind's istio-cni DaemonSet
+// (mesh/node-agent/main.ts, ZTUNNEL_PROTOCOL=zds) enrol pods into the binary as they do into ours.
 import type { Logger } from '../../lib/index.ts';
-import type { NodeAgentServer } from '../node-agent/node-agent-server.ts';
-import { startZdsNodeAgent } from './zds-node-agent.ts';
-import type { ZdsAgentEvent, ZdsPod } from './zds-node-agent.ts';
-import { startZdsRelay } from './zds-relay.ts';
+import { startZdsNodeAgent, startZdsRelay } from '../zds/index.ts';
+import type { ZdsAgentEvent, ZdsPod } from '../zds/index.ts';
+import type { NodeAgentServer } from './node-agent-server.ts';
 
 /**
  * The node agent for a node whose ztunnel is istio/ztunnel: startZdsNodeAgent on a zds-relay
