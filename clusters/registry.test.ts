@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, isHarnessError } from '../lib/index.ts';
 import { BACKEND_COLUMN_SPECS, BACKEND_COLUMNS } from './backend-columns.ts';
-import { KIND_PROVIDER } from './kind/provider.ts';
+import { KIND_ISTIO_PROVIDER } from './kind-istio/provider.ts';
 import {
   allBackendOptions,
   BACKEND_NAMES,
@@ -18,7 +18,7 @@ test("the registry's names are --backend's choices, the default first", () => {
   const names: readonly ['local', 'kind', 'cluster'] = BACKEND_NAMES;
   assert.deepEqual(names, ['local', 'kind', 'cluster']);
   assert.equal(DEFAULT_BACKEND, 'local');
-  assert.equal(providerOf('kind'), KIND_PROVIDER);
+  assert.equal(providerOf('kind'), KIND_ISTIO_PROVIDER);
   assert.ok(isBackendName('kind'));
   assert.ok(!isBackendName('k3d'));
 });
@@ -50,6 +50,7 @@ test("runs.csv's backend columns keep their order as backends declare their own 
     'cluster_context',
     'istio_version',
     'ztunnel_image',
+    'control_plane',
   ]);
   // Every backend's own columns, each once.
   const own = BACKEND_OWN_COLUMNS.map((c) => c.name);
@@ -57,7 +58,7 @@ test("runs.csv's backend columns keep their order as backends declare their own 
   for (const b of BACKENDS) for (const c of b.columns) assert.ok(own.includes(c.name), c.name);
   assert.deepEqual(
     BACKEND_COLUMN_SPECS.filter((c) => c.role === 'parameter').map((c) => c.name),
-    ['backend', 'nodes', 'ztunnel_mode', 'ingress_path', ...timing, 'istio_version'],
+    ['backend', 'nodes', 'ztunnel_mode', 'ingress_path', ...timing, 'istio_version', 'control_plane'],
   );
 });
 
@@ -71,6 +72,7 @@ test("every backend's options, each key once; kind's port and local's CA mode ar
       'kind-ingress-port',
       'node-image',
       'keep-cluster',
+      'control-plane',
       'kubeconfig',
       'context',
       'istio-namespace',

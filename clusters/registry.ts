@@ -3,12 +3,12 @@
 // its provider and one line below.
 import type { BackendOption } from './backend-option.ts';
 import { CLUSTER_PROVIDER } from './existing/provider.ts';
-import { KIND_PROVIDER } from './kind/provider.ts';
+import { KIND_ISTIO_PROVIDER } from './kind-istio/provider.ts';
 import { LOCAL_PROVIDER } from './local/provider.ts';
 import type { BackendColumnSpec, BackendProvider } from './provider.ts';
 
 /** Every backend, the default (--backend's) first: --backend's choices and help in this order. */
-export const BACKENDS = [LOCAL_PROVIDER, KIND_PROVIDER, CLUSTER_PROVIDER] as const;
+export const BACKENDS = [LOCAL_PROVIDER, KIND_ISTIO_PROVIDER, CLUSTER_PROVIDER] as const;
 
 export type BackendName = (typeof BACKENDS)[number]['name'];
 
@@ -29,7 +29,7 @@ export const DEFAULT_BACKEND: BackendName = BACKENDS[0].name;
  */
 export const BACKEND_OWN_COLUMNS: readonly BackendColumnSpec[] = [
   ...new Map(
-    [KIND_PROVIDER, LOCAL_PROVIDER, ...BACKENDS].flatMap((b) => b.columns).map((c) => [c.name, c]),
+    [KIND_ISTIO_PROVIDER, LOCAL_PROVIDER, ...BACKENDS].flatMap((b) => b.columns).map((c) => [c.name, c]),
   ).values(),
 ];
 

@@ -91,7 +91,7 @@ export const CLUSTER_PROVIDER: BackendProvider<'cluster'> = {
     {
       name: 'istio_version',
       role: 'parameter',
-      note: "cluster: Istio's version (istiod's image tag)",
+      note: "cluster: Istio's version (istiod's image tag); kind with --control-plane istio: the istio.io/istio pseudo-version built and its commit",
       added: { since: 15, olderRowsRan: '' },
     },
     {
@@ -99,6 +99,12 @@ export const CLUSTER_PROVIDER: BackendProvider<'cluster'> = {
       role: 'bookkeeping',
       note: "cluster and kind: the ztunnel DaemonSet's image (kind: ours, or with --ztunnel-impl istio-shared `ztunnel-harness/istio-ztunnel:<first 16 hex of ZTUNNEL_BINARY's sha256>`, built at run time; older kind rows leave it empty)",
       added: { since: 15, olderRowsRan: '' },
+    },
+    {
+      name: 'control_plane',
+      role: 'parameter',
+      note: "kind: istio with --control-plane istio (Istio's own istiod, istio-cni and gateway); empty: the backend's own (ours on local and kind, the cluster's with --backend cluster)",
+      added: { since: 16, olderRowsRan: '' },
     },
   ],
   // Nothing is pulled (the nodes have the images or pull them): pods start in seconds.

@@ -4,7 +4,8 @@ import { badInput, PROJECT_ROOT } from '../../lib/index.ts';
 import { ENVOY } from '../../lib/tools/index.ts';
 import { GATEWAY_NODE_PORT } from '../manifests/index.ts';
 import type { BackendOption } from '../backend-option.ts';
-import type { BackendParams, BackendProvider } from '../provider.ts';
+import type { BackendParams, BackendProvider, CreateBackendOptions } from '../provider.ts';
+import type { KindBackendOptions } from './kind-options.ts';
 import { ztunnelBinaryFromEnv } from '../ztunnel-impl.ts';
 import { createKindBackend } from './kind-backend.ts';
 import { DEFAULT_INGRESS_HOST_PORT } from './kind-options.ts';
@@ -94,28 +95,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   ],
   // The gateway and sidecar run the proxyv2 image's Envoy; nothing to provision here.
   prepareTools: () => Promise.resolve({ path: '/usr/local/bin/envoy', version: ENVOY.version }),
-  create: (params, { clock, settings = {}, kubeconfigPath, logDir, write }) => {
-    const ingressHostPort = settings['kind-ingress-port'];
-    const nodeImage = settings['node-image'];
-    const istioZtunnelBinary =
-      params.ztunnelImpl === 'istio-shared' ? istioZtunnelBinaryOf(params) : undefined;
-    return createKindBackend({
-      ...(istioZtunnelBinary ? { istioZtunnelBinary } : {}),
-      clock,
-      projectRoot: PROJECT_ROOT,
-      ...(typeof ingressHostPort === 'number' ? { ingressHostPort } : {}),
-      ...(settings['keep-cluster'] === true ? { keepCluster: true } : {}),
-      ...(typeof nodeImage === 'string' ? { nodeImage } : {}),
-      ...(params.loadFrom ? { loadFrom: params.loadFrom } : {}),
-      ...(params.ztunnelMode ? { ztunnelMode: params.ztunnelMode } : {}),
-      ...(kubeconfigPath ? { kubeconfigPath } : {}),
-      // Pod logs into the run folder (runDir/pods), a failed run's `kind export logs` beside them.
-      ...(logDir ? { logDir } : {}),
-      ...(write ? { onLogs: write, onProgress: write } : {}),
-      onKubeconfig: (path) =>
-        write?.(`kind: the cluster's kubeconfig is ${path} (KUBECONFIG=${path} kubectl get pods -A)\n`),
-    });
-  },
+  create: (params, options) => createKindBackend(kindOptionsOf(params, options)),
 };
 
 /**
@@ -133,4 +113,30 @@ function istioZtunnelBinaryOf(params: BackendParams): string {
   const real = ztunnelBinaryFromEnv(process.env);
   if (typeof real === 'string') throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary", real);
   return real.binary;
+}
+
+/** A run's kind options from its parameters and the backend's settings (ZTUNNEL_BINARY read here). */
+export function kindOptionsOf(
+  params: BackendParams,
+  { clock, settings = {}, kubeconfigPath, logDir, write }: CreateBackendOptions,
+): KindBackendOptions {
+  const ingressHostPort = settings['kind-ingress-port'];
+  const nodeImage = settings['node-image'];
+  const istioZtunnelBinary = params.ztunnelImpl === 'istio-shared' ? istioZtunnelBinaryOf(params) : undefined;
+  return {
+    ...(istioZtunnelBinary ? { istioZtunnelBinary } : {}),
+    clock,
+    projectRoot: PROJECT_ROOT,
+    ...(typeof ingressHostPort === 'number' ? { ingressHostPort } : {}),
+    ...(settings['keep-cluster'] === true ? { keepCluster: true } : {}),
+    ...(typeof nodeImage === 'string' ? { nodeImage } : {}),
+    ...(params.loadFrom ? { loadFrom: params.loadFrom } : {}),
+    ...(params.ztunnelMode ? { ztunnelMode: params.ztunnelMode } : {}),
+    ...(kubeconfigPath ? { kubeconfigPath } : {}),
+    // Pod logs into the run folder (runDir/pods), a failed run's `kind export logs` beside them.
+    ...(logDir ? { logDir } : {}),
+    ...(write ? { onLogs: write, onProgress: write } : {}),
+    onKubeconfig: (path) =>
+      write?.(`kind: the cluster's kubeconfig is ${path} (KUBECONFIG=${path} kubectl get pods -A)\n`),
+  };
 }

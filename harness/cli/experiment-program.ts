@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { commanderOption } from './commander-option.ts';
 import { refusal } from '../../clusters/capabilities.ts';
+import { allBackendOptions, BACKENDS, providerOf } from '../../clusters/registry.ts';
 import { badInput } from '../../lib/index.ts';
 import type { HarnessError } from '../../lib/index.ts';
 import type { Requirement } from '../../clusters/capabilities.ts';
@@ -91,6 +92,7 @@ function scenarioRefusal(
   return (
     nodeAddressRefusal(scenario, params) ??
     scopedOptionRefusal(table, flags, scenario) ??
+    otherBackendOptionRefusal(flags, params) ??
     scenario.refuses?.(params)
   );
 }
@@ -130,6 +132,30 @@ function scopedOptionRefusal(
       `left at its default (${String(spec.default)}) with --scenario ${scenario.name}`,
       value,
       `only --scenario ${spec.scenarios.join('|')} read it (no component of ${scenario.name} would act on it, yet the row would record it): drop it or choose one of those scenarios`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Another backend's option, given away from its default: nothing of this run would read it (and
+ * `--backend local --control-plane istio` ran a local E1 as if asked nothing), so it is refused.
+ */
+function otherBackendOptionRefusal(
+  flags: ExperimentFlags,
+  params: ExperimentParams,
+): HarnessError | undefined {
+  const own = new Set(providerOf(params.backend).options.map((o) => o.key));
+  for (const o of allBackendOptions()) {
+    if (own.has(o.key)) continue;
+    const value = flags[attributeOf(o.key)];
+    if (value === undefined || isDeepStrictEqual(value, o.default)) continue;
+    const owners = BACKENDS.filter((b) => b.options.some((x) => x.key === o.key)).map((b) => b.name);
+    return badInput(
+      `--${o.key}`,
+      `an option of --backend ${params.backend}`,
+      value,
+      `it is --backend ${owners.join('|')}'s: drop it, or run with --backend ${owners[0] ?? ''}`,
     );
   }
   return undefined;

@@ -56,6 +56,8 @@ export interface KindProvisioned {
   istioCrds: readonly KubernetesObject[];
   /** istio/ztunnel's binary as an image (`istioZtunnelBinary`), to load and run as the ztunnel DaemonSet. */
   istioZtunnelImage?: string;
+  /** The slim root file system our images are FROM (Istio's images are built on it too). */
+  slimRef?: string;
 }
 
 export interface ProvisionKindOptions {
@@ -112,6 +114,7 @@ export async function provisionKind(
       kindPath: kind.path,
       env: { ...engine.env, KIND_EXPERIMENTAL_DOCKER_NETWORK: KIND_NETWORK },
       istioCrds,
+      slimRef,
       ...(istioZtunnelImage ? { istioZtunnelImage } : {}),
       ...node,
     };

@@ -68,6 +68,15 @@ const BAD_INPUTS: [string[], RegExp][] = [
     ['--netns', '--backend', 'kind', '--scenario', 'workload-rollout'],
     /--netns to be something --backend kind can run, got "set"/,
   ],
+  // Another backend's option: nothing of this run would read it.
+  [
+    ['--control-plane', 'istio'],
+    /--control-plane to be an option of --backend local, got "istio"; it is --backend kind's/,
+  ],
+  [
+    ['--backend', 'kind', '--control-plane', 'istio', '--scenario', 'workload-rollout'],
+    /--control-plane istio to be with --ztunnel-impl istio-shared \(and ZTUNNEL_BINARY\), got "with --ztunnel-impl ours"/,
+  ],
 ];
 
 for (const [args, message] of BAD_INPUTS) {

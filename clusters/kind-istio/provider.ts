@@ -1,0 +1,52 @@
+// kind with Istio's own control plane (--control-plane istio, issue 46) as the kind backend's
+// provider: kind's (clusters/kind/provider.ts) with the option, and create() choosing the backend.
+// A folder of its own: it brings kind and the existing-cluster backend together, and neither of them
+// imports it.
+import { badInput } from '../../lib/index.ts';
+import { KIND_PROVIDER, kindOptionsOf } from '../kind/provider.ts';
+import type { BackendOption } from '../backend-option.ts';
+import type { BackendParams, BackendProvider } from '../provider.ts';
+import { createKindIstioBackend } from './kind-istio-backend.ts';
+
+const CONTROL_PLANE: BackendOption = {
+  key: 'control-plane',
+  flags: '--control-plane <ours|istio>',
+  description:
+    "kind: the mesh's control plane: ours (our istiod, istio-cni and gateway), or istio: Istio's own istiod, istio-cni and gateway (pilot-agent with Envoy 1.40) built from the Go module proxy (istio.io/istio, one pinned pseudo-version) and installed with Istio's Helm charts, istio/ztunnel's binary as ztunnel (--ztunnel-impl istio-shared, ZTUNNEL_BINARY); the run then goes as --backend cluster's, in a namespace of its own",
+  parse: (raw) => {
+    if (raw !== 'ours' && raw !== 'istio') throw badInput('--control-plane', 'ours or istio', raw);
+    return raw;
+  },
+  default: 'ours',
+};
+
+/**
+ * --control-plane istio runs istio/ztunnel's binary as ztunnel (ours does not speak istiod's delta
+ * ADS and CA as a client) and its load from inside the cluster (the run is --backend cluster's).
+ */
+function refuseWithIstio(params: BackendParams): void {
+  if (params.ztunnelImpl !== 'istio-shared')
+    throw badInput(
+      '--control-plane istio',
+      'with --ztunnel-impl istio-shared (and ZTUNNEL_BINARY)',
+      `with --ztunnel-impl ${params.ztunnelImpl ?? 'ours'}`,
+      "Istio's istiod serves ztunnel over delta ADS and its gRPC CA, which our ztunnel does not speak as a client yet: istio/ztunnel's binary is the ztunnel then",
+    );
+  if (params.loadFrom === 'host')
+    throw badInput(
+      '--load-from',
+      'cluster with --control-plane istio',
+      'host',
+      "the run goes as --backend cluster's: fortio as a pod calling the gateway's ClusterIP",
+    );
+}
+
+export const KIND_ISTIO_PROVIDER: BackendProvider<'kind'> = {
+  ...KIND_PROVIDER,
+  options: [...KIND_PROVIDER.options, CONTROL_PLANE],
+  create: (params, options) => {
+    if (options.settings?.['control-plane'] !== 'istio') return KIND_PROVIDER.create(params, options);
+    refuseWithIstio(params);
+    return createKindIstioBackend(kindOptionsOf(params, options));
+  },
+};
