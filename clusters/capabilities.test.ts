@@ -17,6 +17,7 @@ it('the local backend has every capability but a load pod in the cluster and nod
       'inPodZtunnel',
       'nodeAddressZtunnel',
       'upstreamZtunnelDaemonSet',
+      'controlPlaneDebounce',
       'loadInCluster',
       'hostIngress',
       'componentLogs',
@@ -36,4 +37,10 @@ it('the local backend has every capability but a load pod in the cluster and nod
     `Expected --timing to be something --backend kind can run, got "pushLatencyMs"; it needs ${CAPABILITIES.timingModel}; run it with --backend local`,
   );
   assert.equal(refusal('kind', []), undefined);
+  // The debounce alone is istiod's PILOT_DEBOUNCE_AFTER on kind; an existing cluster's is its own.
+  const debounce = [
+    { capability: 'controlPlaneDebounce' as const, flag: '--timing', value: 'debounceQuietMs' },
+  ];
+  assert.equal(refusal('kind', debounce), undefined);
+  assert.match(refusal('cluster', debounce)?.message ?? '', /istiod's push debounce set by the harness/);
 });

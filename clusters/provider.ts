@@ -25,6 +25,8 @@ export const CAPABILITIES = {
   sidecarBesideApp:
     'a sidecar and its app in one pod on their own addresses (in a real pod they share one network namespace, and the images do not yet split their ports)',
   timingModel: "a timing model to override (kind measures the real latencies from the watches' timestamps)",
+  controlPlaneDebounce:
+    "istiod's push debounce set by the harness (the debounce arm, --timing debounceQuietMs=<ms>): local's timing model; on kind istiod's PILOT_DEBOUNCE_AFTER, ours or Istio's; an existing cluster's istiod runs with what its installation set",
   containerSignals:
     'lifecycle events for the signals a container gets (kind sees pods through the API server: deletion, exit and removal, not SIGTERM or SIGKILL)',
   upstreamZtunnelDaemonSet:

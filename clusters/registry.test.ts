@@ -51,6 +51,7 @@ test("runs.csv's backend columns keep their order as backends declare their own 
     'istio_version',
     'ztunnel_image',
     'control_plane',
+    'debounce_after_ms',
   ]);
   // Every backend's own columns, each once.
   const own = BACKEND_OWN_COLUMNS.map((c) => c.name);
@@ -58,7 +59,16 @@ test("runs.csv's backend columns keep their order as backends declare their own 
   for (const b of BACKENDS) for (const c of b.columns) assert.ok(own.includes(c.name), c.name);
   assert.deepEqual(
     BACKEND_COLUMN_SPECS.filter((c) => c.role === 'parameter').map((c) => c.name),
-    ['backend', 'nodes', 'ztunnel_mode', 'ingress_path', ...timing, 'istio_version', 'control_plane'],
+    [
+      'backend',
+      'nodes',
+      'ztunnel_mode',
+      'ingress_path',
+      ...timing,
+      'istio_version',
+      'control_plane',
+      'debounce_after_ms',
+    ],
   );
 });
 

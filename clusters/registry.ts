@@ -22,16 +22,27 @@ export const BACKEND_NAMES = BACKENDS.map((b) => b.name) as unknown as NamesOf<t
 
 export const DEFAULT_BACKEND: BackendName = BACKENDS[0].name;
 
+/** From this schema on, a backend's new column goes at the header's end, whichever backend declares it. */
+const APPENDED_SINCE = 17;
+
 /**
  * The backends' own result columns in runs.csv's order, after the shared ones. A CSV's header only
  * grows at its end (an existing runs.csv refuses a row whose header differs): kind's columns came
- * before local's timing columns, and a new backend's go last, after every column already there.
+ * before local's timing columns, a new backend's went last, and since schema 17 each new column goes
+ * last, in schema order.
  */
-export const BACKEND_OWN_COLUMNS: readonly BackendColumnSpec[] = [
-  ...new Map(
-    [KIND_ISTIO_PROVIDER, LOCAL_PROVIDER, ...BACKENDS].flatMap((b) => b.columns).map((c) => [c.name, c]),
-  ).values(),
-];
+export const BACKEND_OWN_COLUMNS: readonly BackendColumnSpec[] = (() => {
+  const all = [
+    ...new Map(
+      [KIND_ISTIO_PROVIDER, LOCAL_PROVIDER, ...BACKENDS].flatMap((b) => b.columns).map((c) => [c.name, c]),
+    ).values(),
+  ];
+  const since = (c: BackendColumnSpec): number => c.added?.since ?? 0;
+  return [
+    ...all.filter((c) => since(c) < APPENDED_SINCE),
+    ...all.filter((c) => since(c) >= APPENDED_SINCE).sort((a, b) => since(a) - since(b)),
+  ];
+})();
 
 export function isBackendName(name: string): name is BackendName {
   return (BACKEND_NAMES as readonly string[]).includes(name);

@@ -22,6 +22,9 @@ test("Istio's charts go in Istio's order, on our images, with what an upstream E
   assert.equal(get(istiod, 'image'), ISTIO_IMAGES.pilot);
   assert.equal(get(istiod, 'global.proxy.image'), ISTIO_IMAGES.proxyv2);
   assert.equal(get(istiod, 'env.PILOT_ENABLE_AMBIENT'), 'true');
+  // istiod's own default debounce, as a Go duration; the arm sets another.
+  assert.equal(get(istiod, 'env.PILOT_DEBOUNCE_AFTER'), '100ms');
+  assert.equal(get(istioReleases(ISTIO_IMAGES, 'z', 1000)[1]?.values, 'env.PILOT_DEBOUNCE_AFTER'), '1000ms');
   // Istio's own Envoy filters off: upstream Envoy 1.40 would refuse them.
   assert.equal(get(istiod, 'env.PILOT_ENABLE_METADATA_EXCHANGE'), 'false');
   assert.equal(get(istiod, 'env.PILOT_ENABLE_ALPN_FILTER'), 'false');

@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ISTIO_JSON_LOG_FORMAT } from '../../mesh/xds/access-log.ts';
 import type { ProvisionStep } from '../kind/provision/provision-step.ts';
+import { DEFAULT_DEBOUNCE_AFTER_MS } from '../kind/kind-options.ts';
 import type { IstioImages } from './istio-images.ts';
 
 export const ISTIO_NAMESPACE = 'istio-system';
@@ -21,7 +22,11 @@ export interface IstioRelease {
 /** Small requests: the charts' defaults (istiod 500m/2Gi, ztunnel 200m/512Mi) do not fit two cores. */
 const requests = (cpu: string, memory: string) => ({ requests: { cpu, memory } });
 
-export function istioReleases(images: IstioImages, ztunnelImage: string): IstioRelease[] {
+export function istioReleases(
+  images: IstioImages,
+  ztunnelImage: string,
+  debounceAfterMs = DEFAULT_DEBOUNCE_AFTER_MS,
+): IstioRelease[] {
   return [
     { release: 'istio-base', chart: 'base', values: {} },
     {
@@ -39,6 +44,8 @@ export function istioReleases(images: IstioImages, ztunnelImage: string): IstioR
           // pilot/pkg/features/telemetry.go, pilot.go), and Envoy would refuse the listeners.
           PILOT_ENABLE_METADATA_EXCHANGE: 'false',
           PILOT_ENABLE_ALPN_FILTER: 'false',
+          // The debounce arm (--timing debounceQuietMs=): a Go duration, as istiod reads it.
+          PILOT_DEBOUNCE_AFTER: `${String(debounceAfterMs)}ms`,
         },
         // istio.stats, the same reason (the chart's default Prometheus provider adds it).
         telemetry: { enabled: false },
@@ -94,11 +101,12 @@ export async function installIstio(
     kubeconfig: string;
     images: IstioImages;
     ztunnelImage: string;
+    debounceAfterMs: number;
     valuesDir: string;
     timeoutS?: number;
   },
 ): Promise<void> {
-  for (const r of istioReleases(options.images, options.ztunnelImage)) {
+  for (const r of istioReleases(options.images, options.ztunnelImage, options.debounceAfterMs)) {
     const values = join(options.valuesDir, `${r.release}.values.json`);
     await writeFile(values, `${JSON.stringify(r.values, null, 2)}\n`);
     step.note(`helm install ${r.release} ${r.chart}`, true);

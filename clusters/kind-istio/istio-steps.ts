@@ -101,6 +101,7 @@ async function installIstioStep(up: KindUp): Promise<void> {
       kubeconfig: run.settings.kubeconfigPath,
       images: b.images,
       ztunnelImage,
+      debounceAfterMs: run.settings.debounceAfterMs,
       valuesDir: run.settings.stepLogDir,
     }),
   );

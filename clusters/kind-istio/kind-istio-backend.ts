@@ -46,7 +46,8 @@ export function createKindIstioBackend(options: KindBackendOptions): ClusterBack
       try {
         await cluster.up(signal);
       } catch (err) {
-        await teardown(run, err);
+        // The cluster goes with what the run put in it; a later close() or destroy() awaits this.
+        await (run.closing ??= teardown(run, err));
         throw err;
       }
     },

@@ -12,6 +12,7 @@ import { READINESS_PATH, READINESS_PORT } from '../../mesh/control-plane/readine
 import { IMAGES, NODE_LABEL } from '../manifests/index.ts';
 import { buildIstioCni } from '../manifests/istio-cni-daemonset.ts';
 import type { ZtunnelMode } from '../ztunnel-impl.ts';
+import { DEFAULT_DEBOUNCE_AFTER_MS } from './kind-options.ts';
 
 /** The control plane's Deployment, which the kind backend waits for before the mesh goes in. */
 export const ISTIOD = { kind: 'Deployment', namespace: 'istio-system', name: 'istiod' } as const;
@@ -53,7 +54,7 @@ const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
  */
 export function buildKindControlPlane(
   ztunnelMode: ZtunnelMode = 'in-pod',
-  options: { istioZtunnel?: boolean } = {},
+  options: { istioZtunnel?: boolean; debounceAfterMs?: number } = {},
 ): KubernetesObject[] {
   const inPod = ztunnelMode === 'in-pod';
   const labels = { app: 'istiod' };
@@ -96,7 +97,10 @@ export function buildKindControlPlane(
           image: IMAGES.istiod,
           env: [
             { name: 'AMBIENT_TUNNEL', value: inPod ? 'pod' : 'node' },
-            { name: 'PILOT_DEBOUNCE_AFTER', value: '100' },
+            {
+              name: 'PILOT_DEBOUNCE_AFTER',
+              value: String(options.debounceAfterMs ?? DEFAULT_DEBOUNCE_AFTER_MS),
+            },
             { name: 'PILOT_DEBOUNCE_MAX', value: '10000' },
           ],
           ports: [

@@ -12,6 +12,8 @@ export const CLOSE_GRACE_S = 2;
 
 /** The host port kind maps the gateway's nodePort to unless told another. */
 export const DEFAULT_INGRESS_HOST_PORT = 18080;
+/** istiod's PILOT_DEBOUNCE_AFTER default (pilot/pkg/features/tuning.go: DebounceAfter, 100ms). */
+export const DEFAULT_DEBOUNCE_AFTER_MS = 100;
 
 export interface KindBackendOptions {
   clock?: Clock;
@@ -67,6 +69,11 @@ export interface KindBackendOptions {
    * then speaks ZDS to it. In-pod mode only.
    */
   istioZtunnelBinary?: string;
+  /**
+   * istiod's push debounce, PILOT_DEBOUNCE_AFTER in ms (the debounce arm, `--timing
+   * debounceQuietMs=`; default 100, istiod's own), ours or Istio's istiod.
+   */
+  debounceAfterMs?: number;
   /** `--node-image`: auto (ours from the registries unless the official one runs here) or a reference. */
   nodeImage?: NodeImageChoice;
   /**
@@ -101,6 +108,7 @@ export type KindSettings = KindBackendOptions &
       | 'closeWaitMs'
       | 'nodeImage'
       | 'ztunnelMode'
+      | 'debounceAfterMs'
     >
   >;
 
@@ -122,5 +130,6 @@ export function normalizeKindOptions(options: KindBackendOptions): KindSettings 
     closeWaitMs: options.closeWaitMs ?? 20_000,
     nodeImage: options.nodeImage ?? 'auto',
     ztunnelMode: options.ztunnelMode ?? 'in-pod',
+    debounceAfterMs: options.debounceAfterMs ?? DEFAULT_DEBOUNCE_AFTER_MS,
   };
 }

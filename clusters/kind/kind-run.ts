@@ -4,6 +4,7 @@ import { createEmitter, createEventLog } from '../events.ts';
 import type { EventLog, EventSource, LifecycleEventKind } from '../events.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { KindSettings } from './kind-options.ts';
+import { DEFAULT_DEBOUNCE_AFTER_MS } from './kind-options.ts';
 import { createKindTools } from './kind-tools.ts';
 import { INGRESS_PATHS } from './load/ingress-paths.ts';
 import type { KindTools } from './kind-tools.ts';
@@ -102,6 +103,9 @@ export function createKindRun(
       docker_server_version: '',
       kubernetes_version: '',
       node_image: '',
+      // Empty at istiod's default, as the rows before the arm reached kind (they ran it).
+      debounce_after_ms:
+        settings.debounceAfterMs === DEFAULT_DEBOUNCE_AFTER_MS ? '' : settings.debounceAfterMs,
     },
     applied: [],
     awaitedGeneration: new Map(),

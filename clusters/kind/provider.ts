@@ -45,6 +45,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     'inPodZtunnel',
     'nodeAddressZtunnel',
     'upstreamZtunnelDaemonSet',
+    'controlPlaneDebounce',
     'loadInCluster',
     'hostIngress',
     'componentLogs',
@@ -60,6 +61,13 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
       role: 'bookkeeping',
       note: 'kind: the node image that ran and where it came from: built here, built here earlier (cached by the hash of its inputs), official (pulled or present) or given (`--node-image <ref>`); before schema 13 it was inside kubernetes_version',
       added: { since: 13, olderRowsRan: '' },
+    },
+    {
+      // Schema 17: empty at istiod's default, which older kind rows ran (no arm reached kind's istiod).
+      name: 'debounce_after_ms',
+      role: 'parameter',
+      note: "kind: istiod's PILOT_DEBOUNCE_AFTER, ms, where the debounce arm set it (`--timing debounceQuietMs=<ms>`, ours or Istio's istiod); empty: istiod's default, 100 ms",
+      added: { since: 17, olderRowsRan: '' },
     },
   ],
   // kind pulls nothing (images are loaded) but schedules real pods and probes them: give it longer.
@@ -123,8 +131,10 @@ export function kindOptionsOf(
   const ingressHostPort = settings['kind-ingress-port'];
   const nodeImage = settings['node-image'];
   const istioZtunnelBinary = params.ztunnelImpl === 'istio-shared' ? istioZtunnelBinaryOf(params) : undefined;
+  const debounceAfterMs = params.timing?.['debounceQuietMs'];
   return {
     ...(istioZtunnelBinary ? { istioZtunnelBinary } : {}),
+    ...(debounceAfterMs !== undefined ? { debounceAfterMs } : {}),
     clock,
     projectRoot: PROJECT_ROOT,
     ...(typeof ingressHostPort === 'number' ? { ingressHostPort } : {}),

@@ -402,10 +402,14 @@ const EXPERIMENT_OPTIONS = {
       parse: timingParser('--timing', TIMING_MODEL_KEYS),
       repeatable: 'timing',
       toParam: (t) => t ?? {},
-      // The row records the model in the backend's timing_* columns.
-      requires: (t) =>
-        t !== undefined &&
-        Object.keys(t).length > 0 && { capability: 'timingModel', value: Object.keys(t).join(',') },
+      // The row records the model in the backend's timing_* columns. The debounce alone is istiod's
+      // PILOT_DEBOUNCE_AFTER where istiod is a real process (kind): a setting, not a model.
+      requires: (t) => {
+        const keys = Object.keys(t ?? {});
+        const modelled = keys.filter((k) => k !== 'debounceQuietMs');
+        if (modelled.length > 0) return { capability: 'timingModel', value: modelled.join(',') };
+        return keys.length > 0 && { capability: 'controlPlaneDebounce', value: 'debounceQuietMs' };
+      },
     }),
   ),
   resultsDir: commandOption<string>({

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createSystemClock, ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { PROJECT_ROOT } from '../../../lib/paths.ts';
-import type { V1ClusterRole } from '@kubernetes/client-node';
+import type { V1ClusterRole, V1Deployment } from '@kubernetes/client-node';
 import { READINESS_PATH, READINESS_PORT } from '../../../mesh/control-plane/readiness-server.ts';
 import { ROOT_CERT_NAMESPACES } from '../../../mesh/control-plane/root-cert-configmap.ts';
 import {
@@ -129,6 +129,16 @@ describe('kind mesh', () => {
       name: 'AMBIENT_TUNNEL',
       value: 'pod',
     });
+  });
+
+  it("the debounce arm reaches our istiod on kind as PILOT_DEBOUNCE_AFTER (istiod's default 100 ms without it)", () => {
+    const envOf = (objects: ReturnType<typeof buildKindControlPlane>) =>
+      objects
+        .filter((o) => o.kind === 'Deployment')
+        .flatMap((o) => (o as V1Deployment).spec?.template.spec?.containers[0]?.env ?? [])
+        .find((e) => e.name === 'PILOT_DEBOUNCE_AFTER')?.value;
+    assert.equal(envOf(buildKindControlPlane()), '100');
+    assert.equal(envOf(buildKindControlPlane('in-pod', { debounceAfterMs: 1000 })), '1000');
   });
 
   it("the gateway's and the sidecar's istio-proxy (pilot-agent + Envoy) find on kind what they need", () => {

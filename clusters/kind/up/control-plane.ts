@@ -28,7 +28,10 @@ export async function controlPlaneStep(up: KindUp): Promise<void> {
   });
   await applyAll(
     run,
-    buildKindControlPlane(ztunnelMode, { istioZtunnel: run.settings.istioZtunnelBinary !== undefined }),
+    buildKindControlPlane(ztunnelMode, {
+      istioZtunnel: run.settings.istioZtunnelBinary !== undefined,
+      debounceAfterMs: run.settings.debounceAfterMs,
+    }),
   );
   // istio-cni too: its plugin is in every node's CNI chain before the first ambient pod starts.
   for (const ref of ztunnelMode === 'in-pod' ? [ISTIOD, ISTIO_CNI] : [ISTIOD])

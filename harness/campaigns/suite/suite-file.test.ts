@@ -26,7 +26,8 @@ const entry = (configuration: string): SuiteEntry => {
 test('suites/seeds.yaml: every entry is a valid experiment whose runs repeat as the entry says', async () => {
   assert.ok(seeds.entries.length >= 25, String(seeds.entries.length));
   for (const e of seeds.entries) {
-    const params = await resolve(entryArgs(e, 3));
+    // An entry with kind's own option (Istio's control plane) is checked, and runs, on kind.
+    const params = await resolve(entryArgs(e, 3, e.flags.backend));
     assert.equal(params.scenario, e.flags.scenario, e.configuration);
     assert.ok(entryArgs(e, 3).join(' ').endsWith('--repeat 3'));
   }
@@ -36,6 +37,9 @@ test('suites/seeds.yaml: every entry is a valid experiment whose runs repeat as 
   assert.equal(plain.gatewayMode, 'plain');
   const push = await resolve(entry('ambient, push latency +400 ms').args);
   assert.equal(push.timing.pushLatencyMs, 650);
+  const istio = entry("ambient, Istio's control plane (kind), debounce 10 ms");
+  assert.equal(istio.flags.backend, 'kind');
+  assert.deepEqual((await resolve(entryArgs(istio, 1, 'kind'))).timing, { debounceQuietMs: 10 });
 });
 
 /** A suite of one entry whose run is `run`. */

@@ -35,9 +35,26 @@ test('suite seeds on kind: its E1, E2 and E3 entries run there; E4 (a sidecar be
   assert.ok(e2);
   assert.equal((await resolve(entryArgs(e2, 1, 'kind'))).backend, 'kind');
   assert.deepEqual(entryArgs(e2, 1, DEFAULT_BACKEND), entryArgs(e2, 1));
-  // Every entry of the seeds runs on the default backend (the suite file is checked as runs are).
+  // Every entry of the seeds runs on the default backend (the suite file is checked as runs are) but
+  // those with Istio's control plane, kind's option, which say so in their place.
+  const onDefault = suite.entries
+    .map((e) => ({ configuration: e.configuration, why: backendRefusal(e, DEFAULT_BACKEND) }))
+    .filter((v) => v.why !== '');
+  assert.ok(onDefault.length > 0);
+  for (const v of onDefault) {
+    assert.match(v.configuration, /Istio's control plane \(kind\)/);
+    assert.match(
+      v.why,
+      /--control-plane to be an option of --backend local, got "istio"; it is --backend kind's/,
+    );
+  }
+  // On kind they run, and the debounce arm with them (istiod's PILOT_DEBOUNCE_AFTER there).
+  const istio = suite.entries.filter((e) => /Istio's control plane/.test(e.configuration));
   assert.deepEqual(
-    suite.entries.map((e) => backendRefusal(e, DEFAULT_BACKEND)).filter((w) => w !== ''),
-    [],
+    istio.map((e) => backendRefusal(e, 'kind')),
+    istio.map(() => ''),
   );
+  const debounce = suite.entries.find((e) => e.configuration === 'ambient, debounce 10 ms');
+  assert.ok(debounce);
+  assert.equal(backendRefusal(debounce, 'kind'), '');
 });
