@@ -25,6 +25,11 @@ export type LifecycleEventKind =
   | 'add-workload'
   | 'workload-unhealthy-pushed'
   | 'workload-removed-pushed'
+  /**
+   * kind: a ztunnel received a removal of workloads over xDS (its own log line; object: the ztunnel
+   * pod, detail: how many, and which where the line names them).
+   */
+  | 'address-removal-received'
   | 'drain-deadline'
   /** kind: an EndpointSlice changed a pod's conditions (detail: ready/serving/terminating). */
   | 'endpoint-updated'

@@ -121,7 +121,16 @@ const ztunnel = createZtunnel({
   readCloseKinds,
   ...(discovery ? { outbound: { discovery: discovery.state, pool } } : {}),
 });
+// Removals as istio/ztunnel's xDS client logs them (src/xds/client.rs), naming the workloads: kind
+// reads the line as the removal reaching ztunnel (the run's removal lag, harness/explain/removal-lag.ts).
+const xdsLog = log.child({ scope: 'xds::client' });
 onChange = (change) => {
+  if (change.removed.length > 0)
+    xdsLog.info('received response', {
+      type_url: 'type.googleapis.com/istio.workload.Address',
+      removes: change.removed.length,
+      workloads: change.removed.map((w) => `${w.namespace}/${w.name}`).join(','),
+    });
   ztunnel.onDiscoveryChange(change);
 };
 const admin = await startAdminServer({

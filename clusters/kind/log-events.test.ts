@@ -75,3 +75,32 @@ test("istio/ztunnel's binary's drain deadline (its own line, from src/drain.rs) 
   assert.equal(eventOf(binary('ztunnel-ours', IMAGES.ztunnel), line), undefined);
   assert.equal(eventOf(binary('ztunnel-x', `${ISTIO_ZTUNNEL_IMAGE_REPOSITORY}-other:1`), line), undefined);
 });
+
+test("ztunnel's xDS removal lines (istio/ztunnel's, and ours written the same way) are each an event; updates are none", () => {
+  const eventOf = createLogEventMatcher();
+  const binary = {
+    log: { namespace: 'istio-system', pod: 'ztunnel-f9d26', container: 'istio-proxy' },
+    image: `${ISTIO_ZTUNNEL_IMAGE_REPOSITORY}:0123456789abcdef`,
+    node: 'ztunnel-harness-worker',
+  };
+  // The binary's own lines (src/xds/client.rs), from a kind run's ztunnel log.
+  const removal =
+    '2026-11-27T13:50:14.460123Z\tinfo\txds::client:xds{id=1}\treceived response\ttype_url="type.googleapis.com/istio.workload.Address" size=0 removes=1';
+  const update = removal.replace('size=0 removes=1', 'size=2 removes=0');
+  assert.equal(eventOf(binary, update), undefined);
+  assert.deepEqual(eventOf(binary, removal), {
+    kind: 'address-removal-received',
+    source: 'container-log',
+    object: 'istio-system/ztunnel-f9d26',
+    node: 'ztunnel-harness-worker',
+    wallMs: Date.parse('2026-11-27T13:50:14.460Z'),
+    detail: removal.slice(0, 200),
+  });
+  // Every line: each removal is its own.
+  assert.equal(eventOf(binary, removal.replace('14.460123', '16.011000'))?.kind, 'address-removal-received');
+  const authorization = removal.replace('istio.workload.Address', 'istio.security.Authorization');
+  assert.equal(eventOf(binary, authorization), undefined);
+  const ours =
+    '2026-11-27T13:50:14.470000Z\tinfo\txds::client\treceived response\tinstance="n/1" type_url="type.googleapis.com/istio.workload.Address" removes=2 workloads="default/a,default/b"';
+  assert.equal(eventOf(ztunnel('ztunnel-w8vnk'), ours)?.kind, 'address-removal-received');
+});

@@ -17,7 +17,17 @@ interface LogEventSpec {
   source?: EventSource;
   /** The event's object and detail from the line, where it is about another pod than the container's. */
   about?: (line: string) => { object: string; detail: string } | undefined;
+  /** Every matching line is an event (default: the first per container and object). */
+  everyLine?: true;
 }
+
+/**
+ * ztunnel's xDS client receiving a removal of workloads: istio/ztunnel's src/xds/client.rs line
+ * (`received response type_url="type.googleapis.com/istio.workload.Address" size=N removes=M`), and
+ * ours written the same way (ztunnel/main.ts, naming the workloads).
+ */
+const ADDRESS_REMOVAL =
+  /\breceived response\b.*type_url="type\.googleapis\.com\/istio\.workload\.Address".*\bremoves=[1-9]/;
 
 /** `key=value` or `key="value"` of one of our log lines. */
 const field = (line: string, key: string): string | undefined =>
@@ -35,6 +45,13 @@ const LOG_EVENTS: readonly LogEventSpec[] = [
     image: { repository: ISTIO_ZTUNNEL_IMAGE_REPOSITORY },
     pattern: /drain duration expired with pending connections/,
     kind: 'drain-deadline',
+  },
+  { image: IMAGES.ztunnel, pattern: ADDRESS_REMOVAL, kind: 'address-removal-received', everyLine: true },
+  {
+    image: { repository: ISTIO_ZTUNNEL_IMAGE_REPOSITORY },
+    pattern: ADDRESS_REMOVAL,
+    kind: 'address-removal-received',
+    everyLine: true,
   },
   {
     image: IMAGES.cni,
@@ -78,10 +95,10 @@ export function createLogEventMatcher(): (
       : { object: `${container.log.namespace}/${container.log.pod}`, detail: line.trim().slice(0, 200) };
     if (!about) return undefined;
     const { namespace, pod, container: name } = container.log;
-    const key = `${namespace}/${pod}/${name}/${match.kind}/${about.object}`;
-    if (seen.has(key)) return undefined;
-    seen.add(key);
     const wallMs = Date.parse(line.slice(0, line.search(/\s/)));
+    const key = `${namespace}/${pod}/${name}/${match.kind}/${about.object}`;
+    if (!match.everyLine && seen.has(key)) return undefined;
+    seen.add(key);
     return {
       kind: match.kind,
       source: match.source ?? 'container-log',

@@ -1,14 +1,24 @@
-// `npm run check-runs -- <runs.csv> --rows <n> [--backend <name>]`: the nightly job's check that the
-// runs it started left results, not only exit codes: exactly n complete rows (an aborted run is no
-// result), each with requests and from the backend named. Exit 0 when they are there, 1 when not.
+// `npm run check-runs -- <runs.csv> --rows <n> [--backend <name>] [--filled <columns>]`: the nightly
+// job's check that the runs it started left results, not only exit codes: exactly n complete rows (an
+// aborted run is no result), each with requests, from the backend named, the columns named measured. Exit 0 when they are there, 1 when not.
 import { Command, Option } from 'commander';
 import { readRuns } from '../results/compare/read-runs.ts';
 import { choiceParser, numberParser } from '../options/parse-values.ts';
 import { BACKEND_NAMES } from '../../clusters/registry.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
-import { EXIT } from '../../lib/index.ts';
+import { badInput, EXIT } from '../../lib/index.ts';
+import { SUMMARY_COLUMN_NAMES } from '../results/run-row.ts';
 import { checkRuns } from '../results/check-runs.ts';
+
+/** Column names of runs.csv, comma-separated; an unknown one is bad input. */
+function parseColumns(raw: string): string[] {
+  const columns = raw.split(',').filter((c) => c !== '');
+  const unknown = columns.find((c) => !SUMMARY_COLUMN_NAMES.includes(c));
+  if (unknown !== undefined || columns.length === 0)
+    throw badInput('--filled', 'columns of runs.csv, comma-separated (docs/reference.md)', raw);
+  return columns;
+}
 
 runMain(async () => {
   const program = addVersionOption(
@@ -27,10 +37,15 @@ runMain(async () => {
         choiceParser('--backend', BACKEND_NAMES),
       ),
     )
+    .addOption(
+      new Option('--filled <columns>', 'columns every row must have measured (comma-separated)').argParser(
+        parseColumns,
+      ),
+    )
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);
-  const options = program.opts<{ rows: number; backend?: string }>();
+  const options = program.opts<{ rows: number; backend?: string; filled?: string[] }>();
   const [path = ''] = program.args;
   const problems = checkRuns(await readRuns(path), options);
   for (const problem of problems) process.stderr.write(`${path}: ${problem}\n`);

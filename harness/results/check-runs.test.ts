@@ -17,4 +17,10 @@ test('a job that left its complete runs passes; a missing run, an empty run or a
   assert.match(problems[0] ?? '', /^2 complete runs, expected 3/);
   assert.match(problems[1] ?? '', /^a: no request was sent/);
   assert.match(problems[2] ?? '', /^b: backend local, expected kind/);
+  // A measurement the job needs, left empty.
+  const lag = { ...run('c', 10), values: { run_id: 'c', backend: 'kind', removal_lag_ms: '130' } };
+  assert.deepEqual(checkRuns([lag], { rows: 1, filled: ['removal_lag_ms'] }), []);
+  assert.deepEqual(checkRuns([run('d', 10)], { rows: 1, filled: ['removal_lag_ms'] }), [
+    'd: removal_lag_ms is empty: it was not measured',
+  ]);
 });

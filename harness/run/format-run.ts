@@ -102,6 +102,16 @@ function mechanismLines(row: SummaryRow): string[] {
   ];
 }
 
+/** The 1.28 report's lag, where pods terminated and their removal was seen. */
+function removalLagLines(row: SummaryRow): string[] {
+  if (row['removal_lag_ms'] === '' || row['removal_lag_ms'] === undefined) return [];
+  const where =
+    row['timing_model'] === 'modelled' ? "the control plane's push, modelled" : "ztunnel's own log";
+  return [
+    `removal lag (a terminating pod's app exit to ztunnel's removal of it, ${where}): median ${String(row['removal_lag_ms'])} ms, longest ${String(row['removal_lag_max_ms'])} ms`,
+  ];
+}
+
 /** How the old ztunnels' close reached their connections: their own read, and the wire's. */
 function closeLine(row: SummaryRow): string[] {
   const given = (c: string): boolean => row[c] !== '' && row[c] !== undefined;
@@ -146,7 +156,7 @@ export function formatClusterRun(options: {
     if (why) lines.push(`  mechanism ${why.mechanism}: ${why.text}`);
     if (why?.account) lines.push(`  ${formatDeadlineAccount(why.account)}`);
   });
-  lines.push(...mechanismLines(row));
+  lines.push(...mechanismLines(row), ...removalLagLines(row));
   const envoy = envoyLines(options.gatewayEvidence, options.envoyCounters);
   lines.push(...accountingLines(row, envoy), ...(options.notes ?? []));
   lines.push(`run folder: ${options.runDir}`);

@@ -95,6 +95,10 @@ for (const generator of GENERATORS)
         ),
       );
       assert.equal(row['timing_pushLatencyMs'], '250');
+      // The report's lag, each terminating pod's exit to the modelled push of its removal: measured,
+      // and the longest no shorter than the median.
+      const lag = Number(row['removal_lag_ms']);
+      assert.ok(lag > 0 && Number(row['removal_lag_max_ms']) >= lag, `removal lag ${String(lag)} ms`);
       // The mitigation arms are recorded, at their defaults here.
       assert.equal(row['drain_strategy'], 'none');
       assert.equal(row['prestop_sleep_s'], '0');

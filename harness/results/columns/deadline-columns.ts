@@ -1,5 +1,6 @@
 // When the fault ran, where the old ztunnels' drain deadlines fell, and E1's count against its
 // mechanism over them (deadline-accounting.ts).
+import { medianLagMs } from '../../explain/removal-lag.ts';
 import type { DeadlineAccount } from '../../explain/deadline-accounting.ts';
 import { projectCount } from '../../explain/deadline-accounting.ts';
 import type { BurstExplanation } from '../../explain/explain-bursts.ts';
@@ -13,12 +14,28 @@ export const ROLLOUT_SECTION = section(
     rollout_started_s: 'when the fault (rollout restart or scale) started, seconds from load start',
     rollout_status_complete_s: "when `kubectl rollout status`'s predicate held",
     rollout_old_pods_gone_s: 'when the last old pod was gone',
+    // Schema 17: the 1.28 report's lag, measured where the components log it.
+    removal_lag_ms: {
+      role: 'measure',
+      note: "the terminating pods' app exit to ztunnel's removal of the pod, median over the pods, ms (local: the control plane's push of the removal, its timing model's; kind: ztunnel's own xDS line, istio/ztunnel's or ours); empty when no pod's removal was seen",
+      added: { since: 17, olderRowsRan: '' },
+    },
+    removal_lag_max_ms: {
+      role: 'measure',
+      note: 'the longest of those lags, ms',
+      added: { since: 17, olderRowsRan: '' },
+    },
   },
-  ({ facts, rel }: RowInput) => ({
-    rollout_started_s: rel(facts.rollout?.startedAtMs),
-    rollout_status_complete_s: rel(facts.rollout?.statusCompleteAtMs),
-    rollout_old_pods_gone_s: rel(facts.rollout?.oldPodsGoneAtMs),
-  }),
+  ({ facts, rel }: RowInput) => {
+    const lags = facts.removalLags ?? [];
+    return {
+      rollout_started_s: rel(facts.rollout?.startedAtMs),
+      rollout_status_complete_s: rel(facts.rollout?.statusCompleteAtMs),
+      rollout_old_pods_gone_s: rel(facts.rollout?.oldPodsGoneAtMs),
+      removal_lag_ms: medianLagMs(lags) ?? '',
+      removal_lag_max_ms: lags.length > 0 ? Math.round(Math.max(...lags.map((l) => l.lagMs))) : '',
+    };
+  },
 );
 
 /**

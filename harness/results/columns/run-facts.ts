@@ -7,6 +7,7 @@ import type { BurstExplanation } from '../../explain/explain-bursts.ts';
 import type { DeadlineAccount } from '../../explain/deadline-accounting.ts';
 import type { DrainOptionMetrics } from '../../explain/drain-option-metrics.ts';
 
+import type { RemovalLag } from '../../explain/removal-lag.ts';
 export interface RunFacts {
   runId: string;
   startedAtWallMs: number;
@@ -36,6 +37,8 @@ export interface RunFacts {
   componentCpu?: ReadonlyMap<string, CpuGroupFigures>;
   backend: BackendDescription;
   rollout?: { startedAtMs: number; statusCompleteAtMs?: number; oldPodsGoneAtMs?: number };
+  /** Each terminating workload pod's app exit to ztunnel's removal of it (removal-lag.ts). */
+  removalLags?: readonly RemovalLag[];
   loadStartMs: number;
   verdict: 'pass' | 'fail' | 'aborted';
   reason: string;

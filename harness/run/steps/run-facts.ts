@@ -1,3 +1,4 @@
+import { removalLags } from '../../explain/removal-lag.ts';
 import type { RunFacts } from '../../results/run-row.ts';
 import type { Judgement } from './judge-run.ts';
 import type { Observation, RunPlan } from './run-context.ts';
@@ -41,6 +42,7 @@ export function runFacts(plan: RunPlan, seen: Observation, judged: Judgement): R
       : {}),
     backend: seen.backend.describe(),
     ...rolloutFacts(seen),
+    removalLags: removalLags(judged.events),
     loadStartMs: seen.loadStartMs,
     verdict: judged.verdict,
     reason: judged.reason,
