@@ -119,6 +119,11 @@ function compare(
   };
 }
 
+/** What a push would send, as one comparable value. */
+function derivedState(snapshot: DiscoverySnapshot, networking: unknown): string {
+  return JSON.stringify([snapshot, networking]);
+}
+
 /**
  * The istiod-like control plane: watches the cluster source, debounces changes, pushes workload
  * discovery to every subscriber (ztunnels and gateways) and Envoy's config (the gateways' routes from
@@ -240,7 +245,15 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       log.error('push failed', { error: String(err) });
     },
   });
+  // Only a change to what a push would send (re)starts the debounce: istiod's ambient index drops an
+  // event whose derived object equals the one before (pkg/kube/krt/collection.go: "NOP change,
+  // skip"), so a pod's status updates that change no workload (a new pod's conditions, a container's
+  // restart count) never reach ConfigUpdate and its debouncer (pilot/pkg/xds/discovery.go).
+  let derived = derivedState(pushed, pushedNetworking);
   const unsubscribe = options.source.onChange(() => {
+    const now = derivedState(buildDiscoverySnapshot(options.source), networkingOf());
+    if (now === derived) return;
+    derived = now;
     debouncer.trigger();
   });
   return {
