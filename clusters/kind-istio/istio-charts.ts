@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ISTIO_JSON_LOG_FORMAT } from '../../mesh/xds/access-log.ts';
+import { ISTIO_ZTUNNEL_LOG_LEVEL } from '../manifests/index.ts';
 import type { ProvisionStep } from '../kind/provision/provision-step.ts';
 import { DEFAULT_DEBOUNCE_AFTER_MS } from '../kind/kind-options.ts';
 import type { IstioImages } from './istio-images.ts';
@@ -72,7 +73,13 @@ export function istioReleases(
     {
       release: 'ztunnel',
       chart: 'ztunnel',
-      values: { image: ztunnelImage, imagePullPolicy: 'Never', resources: requests('20m', '64Mi') },
+      values: {
+        image: ztunnelImage,
+        imagePullPolicy: 'Never',
+        resources: requests('20m', '64Mi'),
+        // Its RUST_LOG: xds::client at debug, for the removal lag's lines (1.31 logs them at debug).
+        logLevel: ISTIO_ZTUNNEL_LOG_LEVEL,
+      },
     },
     {
       release: ISTIO_GATEWAY.name,

@@ -45,4 +45,4 @@ export {
 export type { FortioPodOptions, LoadPodPlacement } from './fortio-pod.ts';
 export { buildClientPod, CLIENT_POD_GRACE_S } from './client-pod.ts';
 export type { ClientPodOptions } from './client-pod.ts';
-export { asIstioZtunnel, ISTIOD_ZTUNNEL_XDS } from './istio-ztunnel-daemonset.ts';
+export { asIstioZtunnel, ISTIOD_ZTUNNEL_XDS, ISTIO_ZTUNNEL_LOG_LEVEL } from './istio-ztunnel-daemonset.ts';

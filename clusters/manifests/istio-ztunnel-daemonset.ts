@@ -7,6 +7,11 @@ import { CA_ENV } from './mesh-credentials.ts';
  * JSON-free CA; ours keeps 15012 for our proxies' CA.
  */
 export const ISTIOD_ZTUNNEL_XDS = 'https://istiod.istio-system.svc:15013';
+/**
+ * istio/ztunnel's RUST_LOG on kind (ours and Istio's chart): the chart's `info`, with xds::client at
+ * debug, where the binary logs each xDS response from 1.31 on (src/xds/client.rs; 1.28 at info).
+ */
+export const ISTIO_ZTUNNEL_LOG_LEVEL = 'info,xds::client=debug';
 
 /** What the binary reads, as Istio's chart sets it (manifests/charts/ztunnel/templates/daemonset.yaml). */
 function chartEnv(): V1EnvVar[] {
@@ -25,7 +30,9 @@ function chartEnv(): V1EnvVar[] {
     { name: 'XDS_ROOT_CA', value: rootCa },
     // The projected istio-ca token, the chart's default path (src/config.rs 557-577).
     { name: 'AUTH_TOKEN', value: token },
-    { name: 'RUST_LOG', value: 'info' },
+    // The run's removal lag reads the binary's `received response ... removes=N` lines
+    // (harness/explain/removal-lag.ts).
+    { name: 'RUST_LOG', value: ISTIO_ZTUNNEL_LOG_LEVEL },
     { name: 'RUST_BACKTRACE', value: '1' },
     { name: 'ISTIO_META_CLUSTER_ID', value: 'Kubernetes' },
     { name: 'INPOD_ENABLED', value: 'true' },
