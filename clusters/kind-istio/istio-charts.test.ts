@@ -40,7 +40,7 @@ test("Istio's charts go in Istio's order, on our images, with what an upstream E
   assert.equal(get(cni, 'ambient.enabled'), true);
   assert.equal(get(ztunnel, 'image'), 'ztunnel-harness/istio-ztunnel:abc');
   // istio/ztunnel 1.31 logs its xDS responses at debug: the removal lag reads them.
-  assert.equal(get(ztunnel, 'logLevel'), 'info,xds::client=debug');
+  assert.equal(get(ztunnel, 'logLevel'), 'info,ztunnel::xds::client=debug');
   assert.equal(get(gateway, 'service.type'), 'ClusterIP');
   // Nothing is pulled.
   for (const v of [cni, ztunnel, gateway, get(istiod, 'global')])

@@ -11,7 +11,7 @@ export const ISTIOD_ZTUNNEL_XDS = 'https://istiod.istio-system.svc:15013';
  * istio/ztunnel's RUST_LOG on kind (ours and Istio's chart): the chart's `info`, with xds::client at
  * debug, where the binary logs each xDS response from 1.31 on (src/xds/client.rs; 1.28 at info).
  */
-export const ISTIO_ZTUNNEL_LOG_LEVEL = 'info,xds::client=debug';
+export const ISTIO_ZTUNNEL_LOG_LEVEL = 'info,ztunnel::xds::client=debug';
 
 /** What the binary reads, as Istio's chart sets it (manifests/charts/ztunnel/templates/daemonset.yaml). */
 function chartEnv(): V1EnvVar[] {
