@@ -55,6 +55,11 @@ export function providerOf(name: BackendName): BackendProvider<BackendName> {
   return provider;
 }
 
+/** The backends that declare the option `key` as their own, in BACKENDS' order. */
+export function backendsWithOption(key: string): BackendName[] {
+  return BACKENDS.filter((b) => b.options.some((o) => o.key === key)).map((b) => b.name);
+}
+
 /** Every backend's own options, each key once (the first backend to declare a key keeps it). */
 export function allBackendOptions(): BackendOption[] {
   const byKey = new Map<string, BackendOption>();

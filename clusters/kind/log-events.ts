@@ -95,10 +95,10 @@ export function createLogEventMatcher(): (
       : { object: `${container.log.namespace}/${container.log.pod}`, detail: line.trim().slice(0, 200) };
     if (!about) return undefined;
     const { namespace, pod, container: name } = container.log;
-    const wallMs = Date.parse(line.slice(0, line.search(/\s/)));
     const key = `${namespace}/${pod}/${name}/${match.kind}/${about.object}`;
     if (!match.everyLine && seen.has(key)) return undefined;
     seen.add(key);
+    const wallMs = Date.parse(line.slice(0, line.search(/\s/)));
     return {
       kind: match.kind,
       source: match.source ?? 'container-log',

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { commanderOption } from './commander-option.ts';
 import { refusal } from '../../clusters/capabilities.ts';
-import { allBackendOptions, BACKENDS, providerOf } from '../../clusters/registry.ts';
+import { allBackendOptions, backendsWithOption, providerOf } from '../../clusters/registry.ts';
 import { badInput } from '../../lib/index.ts';
 import type { HarnessError } from '../../lib/index.ts';
 import type { Requirement } from '../../clusters/capabilities.ts';
@@ -150,7 +150,7 @@ function otherBackendOptionRefusal(
     if (own.has(o.key)) continue;
     const value = flags[attributeOf(o.key)];
     if (value === undefined || isDeepStrictEqual(value, o.default)) continue;
-    const owners = BACKENDS.filter((b) => b.options.some((x) => x.key === o.key)).map((b) => b.name);
+    const owners = backendsWithOption(o.key);
     return badInput(
       `--${o.key}`,
       `an option of --backend ${params.backend}`,

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { isMap, isSeq, parse, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { BACKENDS } from '../../../clusters/registry.ts';
+import { backendsWithOption } from '../../../clusters/registry.ts';
 import { badInput } from '../../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
@@ -149,15 +149,6 @@ function suiteIssue(path: string, data: unknown, issue: z.core.$ZodIssue | undef
   );
 }
 
-/** The backend whose own options `keys` name (the first such option's first owner), if any. */
-function ownerOfOptions(keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const owner = BACKENDS.find((b) => b.options.some((o) => o.key === key));
-    if (owner) return owner.name;
-  }
-  return undefined;
-}
-
 /** Options the suite sets for every entry, never an entry itself. */
 const SUITE_OWNED = ['repeat', 'results-dir'];
 
@@ -176,7 +167,7 @@ function entryOf(e: EntryData, where: string): SuiteEntry {
   const program = buildExperimentProgram();
   // An entry that sets one backend's own option (kind's control-plane) is checked on that backend;
   // on another the suite's table says why in its place (entry-availability.ts).
-  const owner = 'backend' in e.run ? undefined : ownerOfOptions(Object.keys(e.run));
+  const owner = 'backend' in e.run ? undefined : Object.keys(e.run).flatMap(backendsWithOption)[0];
   const flags = program
     .parse(owner ? [...args, '--backend', owner] : args, { from: 'user' })
     .opts<ExperimentFlags>();
