@@ -17,7 +17,10 @@
 //                                    (CSR per identity; mesh/pki/ca-client.ts)
 //   CONNECTION_TERMINATION_DEADLINE / TERMINATION_GRACE_PERIOD_SECONDS   the drain deadline
 //   INSTANCE                         a name for this instance (default: NODE_NAME/pid)
-//   XDS_ADDRESS                      the control plane's discovery (host:port); without it no outbound
+//   XDS_ADDRESS                      the control plane's discovery; without it no outbound. host:port:
+//                                    ours (JSON lines); https://host:port: istiod's own protocols, delta
+//                                    ADS and the CA over gRPC, as istio/ztunnel speaks them (with
+//                                    XDS_ROOT_CA, POD_NAME, POD_NAMESPACE, ISTIO_META_*: config/xds-config.ts)
 //   DRAIN_STRATEGY                   none (upstream) | goaway-on-shutdown-start | drain-on-cni-del |
 //                                    evict-on-removal | goaway-on-unhealthy (drain-strategy.ts)
 //   POOL_BACKOFF                     true: the HBONE client pool backs off a destination after failed
@@ -26,16 +29,19 @@
 // The discovery subscription and (node-address mode) ztunnel's own certificate are retried at start
 // with bounded backoff while istiod is unreachable or answers 5xx (mesh/startup-retry.ts); a refusal
 // (4xx) or retries past the limit exit 1 with the reason on stderr.
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createLogger, createSystemClock } from '../lib/index.ts';
 import { connectDiscoveryWithRetry } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
 import { createHbonePool } from '../mesh/hbone/index.ts';
 import { caClientFromEnv, isTransientCaError } from '../mesh/pki/index.ts';
 import type { RequestCertificate } from '../mesh/pki/index.ts';
-import { describeError, retryStartup } from '../mesh/startup-retry.ts';
+import { describeError, isTransientNetworkError, retryStartup } from '../mesh/startup-retry.ts';
+import { connectDeltaAds } from '../mesh/xds/delta-ads-client.ts';
 import { startAdminServer } from './admin/admin-server.ts';
 import { computeDrainDeadlineMs } from './config/drain-deadline.ts';
+import { xdsConfigFromEnv } from './config/xds-config.ts';
+import type { XdsConfig } from './config/xds-config.ts';
 import { parseDrainStrategy } from './drain-strategy.ts';
 import type { DrainStrategy } from './drain-strategy.ts';
 import { connectNodeAgent } from './node-agent/node-agent-client.ts';
@@ -74,18 +80,29 @@ const log = createLogger({
 let drainDeadlineMs = 0;
 let drainStrategy: DrainStrategy = 'none';
 let issueCert: RequestCertificate;
+let xds: XdsConfig | undefined;
 try {
   drainDeadlineMs = computeDrainDeadlineMs(process.env);
   drainStrategy = parseDrainStrategy(process.env['DRAIN_STRATEGY']);
-  // In shared mode ztunnel asks for each pod's identity on its node (ENABLE_IMPERSONATED_IDENTITY).
-  issueCert = caClientFromEnv(process.env, { impersonate: true });
+  xds = xdsConfigFromEnv(process.env);
+  // In shared mode ztunnel asks for each pod's identity on its node (ENABLE_IMPERSONATED_IDENTITY);
+  // istiod's CA is asked over gRPC, ours over HTTPS/JSON.
+  issueCert = caClientFromEnv(process.env, {
+    impersonate: true,
+    protocol: xds?.protocol === 'delta-ads' ? 'grpc' : 'json',
+  });
 } catch (err) {
   fail((err as Error).message);
 }
 
 const inPod = parseInPod(process.env['INPOD_ENABLED']);
-if (!inPod && !process.env['XDS_ADDRESS'])
+if (!inPod && !xds)
   fail('Expected XDS_ADDRESS to be set with INPOD_ENABLED=false (pods come from discovery), got nothing');
+// The strategies find a pod's listeners by the uid discovery gives; istiod's uid is not the pod's.
+if (xds?.protocol === 'delta-ads' && drainStrategy !== 'none')
+  fail(
+    `Expected DRAIN_STRATEGY none with istiod's protocols (XDS_ADDRESS ${process.env['XDS_ADDRESS'] ?? ''}), got ${drainStrategy}`,
+  );
 // The strategies act on one pod's listeners; in node-address mode every pod shares one listener.
 if (!inPod && drainStrategy !== 'none')
   fail(`Expected DRAIN_STRATEGY none with INPOD_ENABLED=false, got ${drainStrategy}`);
@@ -108,9 +125,7 @@ const pool = createHbonePool({
 });
 // Discovery changes reach the data plane once it exists; the first (full) delta arrives before.
 let onChange: (change: DiscoveryChange) => void = () => undefined;
-const discovery = process.env['XDS_ADDRESS']
-  ? await subscribe(process.env['XDS_ADDRESS']).catch(startupFailed)
-  : undefined;
+const discovery = xds ? await subscribe(xds).catch(startupFailed) : undefined;
 const ztunnel = createZtunnel({
   issueCert,
   log,
@@ -184,23 +199,63 @@ async function markReadyWhenReady(path: string): Promise<void> {
   if (!stopping) writeFileSync(path, `${instance}\n`);
 }
 
-async function subscribe(address: string): Promise<DiscoveryClient> {
-  const [host = '', port = ''] = address.split(/:(?=\d+$)/);
+async function subscribe(config: XdsConfig): Promise<DiscoveryClient> {
+  const { address } = config;
+  const onRetry = ({
+    attempt,
+    reason,
+    retryInMs,
+  }: {
+    attempt: number;
+    reason: string;
+    retryInMs: number;
+  }): void => {
+    log.warn('discovery connection failed, retrying', {
+      address,
+      attempt,
+      retry_in_ms: retryInMs,
+      error: reason,
+    });
+  };
+  if (config.protocol === 'delta-ads') {
+    const { tokenFile } = config;
+    return retryStartup({
+      what: `delta ADS subscription to istiod ${address}`,
+      clock,
+      isTransient: isTransientNetworkError,
+      onRetry,
+      attempt: async () => {
+        const client = await connectDeltaAds({
+          address,
+          rootPem: config.rootPem,
+          token: () => readFileSync(tokenFile, 'utf8').trim(),
+          node: config.node,
+          connectTimeoutMs: CONNECT_TIMEOUT_MS,
+          onChange: (change) => {
+            onChange(change);
+          },
+          onNack: (error) => {
+            log.warn('discovery update rejected', { error });
+          },
+        });
+        try {
+          await client.synced;
+        } catch (err) {
+          client.close();
+          throw err;
+        }
+        return client;
+      },
+    });
+  }
   return connectDiscoveryWithRetry({
-    host,
-    port: Number(port),
+    host: config.host,
+    port: config.port,
     node: nodeName,
     instance,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     clock,
-    onRetry: ({ attempt, reason, retryInMs }) => {
-      log.warn('discovery connection failed, retrying', {
-        address,
-        attempt,
-        retry_in_ms: retryInMs,
-        error: reason,
-      });
-    },
+    onRetry,
     onChange: (change) => {
       onChange(change);
     },

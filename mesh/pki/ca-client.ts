@@ -1,9 +1,13 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { Client, credentials, Metadata, status as grpcStatus } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
 import { isTransientNetworkError, isTransientStatus } from '../startup-retry.ts';
 import type { WorkloadCertificate } from './ca.ts';
 import { CREATE_CERTIFICATE_PATH } from './ca-server.ts';
+import { certificateRequestCodec, certificateResponseCodec } from './certificate-protos.ts';
+import type { IstioCertificateRequest } from './certificate-protos.ts';
 import { createCsr } from './csr.ts';
 import { formatSpiffeId, identityOfCertificate } from './spiffe.ts';
 
@@ -15,6 +19,12 @@ export type RequestCertificate = (identity: {
 export interface CaClientOptions {
   /** https://host:port (CA_ADDRESS). */
   address: string;
+  /**
+   * How the CA is asked: `json` (ours: an HTTPS POST of the request as JSON, mesh/pki/ca-server.ts)
+   * or `grpc` (istiod's istio.v1.auth.IstioCertificateService/CreateCertificate on 15012, as
+   * istio/ztunnel asks it: src/identity/caclient.rs 62-122). Default json.
+   */
+  protocol?: 'json' | 'grpc';
   /** The mesh root the CA's serving certificate must chain to (CA_ROOT_CA). */
   rootPem: string;
   /** The service-account token, read afresh per request (the kubelet rotates the file). */
@@ -31,7 +41,10 @@ export interface CaClientOptions {
   requestTimeoutMs?: number;
 }
 
-/** The CA answered, with a status other than 200: `status` says whether asking again may help. */
+/**
+ * The CA answered, with a status other than 200 (JSON) or OK (gRPC): `status` (HTTP's, a gRPC code
+ * as its HTTP equivalent) says whether asking again may help.
+ */
 export class CaAnswerError extends Error {
   readonly status: number;
   constructor(address: string, status: number, text: string) {
@@ -39,6 +52,26 @@ export class CaAnswerError extends Error {
     this.name = 'CaAnswerError';
     this.status = status;
   }
+}
+
+/**
+ * A gRPC status as the HTTP status our retry split reads: the codes pilot-agent retries
+ * (istio/istio pkg/security/retry.go: Canceled, DeadlineExceeded, ResourceExhausted, Aborted,
+ * Internal, Unavailable) as 503, the others (a refusal) as 400/401/403.
+ */
+function httpStatusOf(code: grpcStatus): number {
+  const retried = [
+    grpcStatus.CANCELLED,
+    grpcStatus.DEADLINE_EXCEEDED,
+    grpcStatus.RESOURCE_EXHAUSTED,
+    grpcStatus.ABORTED,
+    grpcStatus.INTERNAL,
+    grpcStatus.UNAVAILABLE,
+  ];
+  if (retried.includes(code)) return 503;
+  if (code === grpcStatus.UNAUTHENTICATED) return 401;
+  if (code === grpcStatus.PERMISSION_DENIED) return 403;
+  return 400;
 }
 
 /**
@@ -86,8 +119,68 @@ function post(options: CaClientOptions, body: string): Promise<{ status: number;
   });
 }
 
+/** One CreateCertificate call over gRPC (TLS to the mesh root, the token as bearer metadata). */
+function createCertificateGrpc(
+  options: CaClientOptions,
+  client: Client,
+  body: IstioCertificateRequest,
+): Promise<string[]> {
+  const md = new Metadata();
+  md.set('authorization', `Bearer ${options.token()}`);
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(
+      CREATE_CERTIFICATE_PATH,
+      (value: IstioCertificateRequest) => certificateRequestCodec.encode(value),
+      (bytes: Buffer) => certificateResponseCodec.decode(bytes),
+      body,
+      md,
+      { deadline: Date.now() + timeoutMs },
+      (err: ServiceError | null, response?: { certChain: string[] }) => {
+        // Unreachable (UNAVAILABLE) and silent (DEADLINE_EXCEEDED) are retried, as refusals are not.
+        if (err)
+          reject(
+            new CaAnswerError(
+              options.address,
+              httpStatusOf(err.code),
+              `${grpcStatus[err.code]}: ${err.details}`,
+            ),
+          );
+        else resolve(response?.certChain ?? []);
+      },
+    );
+  });
+}
+
+/** The chain the CA signs for one CSR, asked the way `options.protocol` says. */
+function certificateAsker(options: CaClientOptions): (body: IstioCertificateRequest) => Promise<string[]> {
+  if (options.protocol === 'grpc') {
+    const client = new Client(
+      new URL(options.address).host,
+      credentials.createSsl(Buffer.from(options.rootPem)),
+    );
+    return (body) => createCertificateGrpc(options, client, body);
+  }
+  return async (body) => {
+    const res = await post(
+      options,
+      JSON.stringify({
+        csr: body.csr,
+        validityDuration: body.validityDuration,
+        ...(body.metadata ? { metadata: { ImpersonatedIdentity: spiffeIdOf(body) } } : {}),
+      }),
+    );
+    if (res.status !== 200) throw new CaAnswerError(options.address, res.status, res.text);
+    return (JSON.parse(res.text) as { certChain?: string[] }).certChain ?? [];
+  };
+}
+
+const spiffeIdOf = (body: IstioCertificateRequest): string =>
+  body.metadata?.fields?.['ImpersonatedIdentity']?.stringValue ?? '';
+
 /** Fetches (and caches per identity) workload certificates from the CA with a CSR per identity. */
 export function createCaClient(options: CaClientOptions): RequestCertificate {
+  const ask = certificateAsker(options);
   const trustDomain = options.trustDomain ?? 'cluster.local';
   const cache = new Map<string, Promise<WorkloadCertificate>>();
   const fetchOne = async (id: {
@@ -97,17 +190,14 @@ export function createCaClient(options: CaClientOptions): RequestCertificate {
     const identity = { trustDomain, ...id };
     const spiffeId = formatSpiffeId(identity);
     const { csrPem, keyPem } = await createCsr(spiffeId);
-    const res = await post(
-      options,
-      JSON.stringify({
-        csr: csrPem,
-        validityDuration: options.validitySeconds ?? 24 * 3600,
-        ...(options.impersonate ? { metadata: { ImpersonatedIdentity: spiffeId } } : {}),
-      }),
-    );
-    if (res.status !== 200) throw new CaAnswerError(options.address, res.status, res.text);
-    const { certChain } = JSON.parse(res.text) as { certChain?: string[] };
-    const [certPem, ...chain] = certChain ?? [];
+    const certChain = await ask({
+      csr: csrPem,
+      validityDuration: options.validitySeconds ?? 24 * 3600,
+      ...(options.impersonate
+        ? { metadata: { fields: { ImpersonatedIdentity: { stringValue: spiffeId } } } }
+        : {}),
+    });
+    const [certPem, ...chain] = certChain;
     const rootPem = chain.at(-1);
     if (!certPem || !rootPem) throw new Error(`CA ${options.address} answered without a chain`);
     const leaf = new X509Certificate(certPem);
@@ -140,7 +230,10 @@ export function createCaClient(options: CaClientOptions): RequestCertificate {
  * at CA_ROOT_CA and the token at AUTH_TOKEN (ztunnel's names; the chart mounts the istio-ca-root-cert
  * ConfigMap and a projected istio-ca token there). Throws a message naming what is missing.
  */
-export function caClientFromEnv(env: NodeJS.ProcessEnv, mode: { impersonate: boolean }): RequestCertificate {
+export function caClientFromEnv(
+  env: NodeJS.ProcessEnv,
+  mode: { impersonate: boolean; protocol?: 'json' | 'grpc' },
+): RequestCertificate {
   const need = (name: string): string => {
     const value = env[name];
     if (!value) throw new Error(`Expected ${name} to be set, got nothing`);
@@ -167,5 +260,6 @@ export function caClientFromEnv(env: NodeJS.ProcessEnv, mode: { impersonate: boo
     rootPem,
     token: () => readFileSync(tokenFile, 'utf8').trim(),
     impersonate: mode.impersonate,
+    ...(mode.protocol ? { protocol: mode.protocol } : {}),
   });
 }

@@ -104,3 +104,64 @@ export function addressResources(snapshot: DiscoverySnapshot, clusterId = DEFAUL
   }
   return out;
 }
+
+/** An IP from workload.proto's 4 or 16 bytes; undefined for any other length. */
+function ipOfBytes(bytes: Uint8Array): string | undefined {
+  if (bytes.length === 4) return [...bytes].join('.');
+  if (bytes.length !== 16) return undefined;
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  return groups.join(':');
+}
+
+/** `namespace/hostname` (a Workload's services key, a Service's resource name) as our `namespace/name`. */
+function serviceKeyOfHostname(key: string): string {
+  const [namespace = '', hostname = ''] = key.split('/');
+  return `${namespace}/${hostname.split('.')[0] ?? ''}`;
+}
+
+/**
+ * What a ztunnel of ours holds from one Address resource (the inverse of addressResources, for the
+ * Address resources istiod itself sends): a workload keyed by its resource name (istiod's uid), or a
+ * service keyed `namespace/name`. istiod sends more than we use (waypoints, locality, network); it is
+ * ignored. Undefined for what our ztunnel cannot route to: a workload or service without an IPv4
+ * address (a headless Service, an IPv6-only pod). A Service port's target_port is 0 when the Service
+ * names its target port (the number is then per workload); ours then uses the service port.
+ */
+export function discoveryEntryOf(
+  name: string,
+  address: AddressMessage,
+): { workload: WorkloadEntry } | { service: ServiceEntry } | undefined {
+  if ('workload' in address) {
+    const w = address.workload;
+    const podIp = w.addresses.map(ipOfBytes).find((ip) => ip !== undefined && !ip.includes(':'));
+    if (!podIp) return undefined;
+    return {
+      workload: {
+        uid: name,
+        name: w.name,
+        namespace: w.namespace,
+        serviceAccount: w.serviceAccount || 'default',
+        node: w.node,
+        podIp,
+        status: w.status,
+        protocol: w.tunnelProtocol === 'HBONE' ? 'HBONE' : 'TCP',
+        capacity: 1,
+        services: Object.keys(w.services).map(serviceKeyOfHostname),
+      },
+    };
+  }
+  const s = address.service;
+  const vip = s.addresses
+    .map((a) => ipOfBytes(a.address))
+    .find((ip) => ip !== undefined && !ip.includes(':'));
+  if (!vip) return undefined;
+  return {
+    service: {
+      namespace: s.namespace,
+      name: s.name,
+      vip,
+      ports: s.ports.map((p) => ({ port: p.servicePort, targetPort: p.targetPort || p.servicePort })),
+    },
+  };
+}

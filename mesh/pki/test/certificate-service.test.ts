@@ -17,6 +17,8 @@ import {
   identityOfCertificate,
   ISTIO_CA_AUDIENCE,
   certificateServiceDefinition,
+  createCaClient,
+  isTransientCaError,
 } from '../index.ts';
 import type { AuthorizerPod, IstioCertificateRequest, IstioCertificateResponse } from '../index.ts';
 
@@ -86,7 +88,7 @@ async function setUp(t: { after(fn: () => unknown): void }) {
     });
   const tokenFor = (p: AuthorizerPod) =>
     tokens.issue(boundPodOf(p), { audience: ISTIO_CA_AUDIENCE, expirationSeconds: 3600 });
-  return { ca, call, tokenFor, refused };
+  return { ca, call, tokenFor, refused, address: `https://${server.address}` };
 }
 
 const request = async (san: string, impersonate?: string): Promise<IstioCertificateRequest> => ({
@@ -155,5 +157,35 @@ describe('the gRPC CA (IstioCertificateService on the delta ADS server)', () => 
       status.UNAUTHENTICATED,
     );
     assert.equal(leafOf(await call({ ...good, validityDuration: 0 }, token)), spiffe('default', 'httpbin'));
+  });
+
+  it("is what our ztunnel's CA client asks with protocol grpc: impersonation, a refusal kept apart from the CA being away", async (t) => {
+    const { ca, tokenFor, address } = await setUp(t);
+    const token = await tokenFor(ZTUNNEL_1);
+    const client = createCaClient({
+      address,
+      rootPem: ca.rootPem,
+      token: () => token,
+      impersonate: true,
+      protocol: 'grpc',
+    });
+    const cert = await client({ namespace: 'default', serviceAccount: 'httpbin' });
+    assert.equal(cert.spiffeId, spiffe('default', 'httpbin'));
+    assert.equal(cert.rootPem, ca.rootPem);
+    const refusal = await client({ namespace: 'default', serviceAccount: 'other' }).catch((e: unknown) => e);
+    assert.match(String(refusal), /answered 40[13]: (UNAUTHENTICATED|PERMISSION_DENIED)/);
+    assert.equal(isTransientCaError(refusal), false, 'a refusal is not retried');
+    const away = createCaClient({
+      address: 'https://127.0.0.1:1',
+      rootPem: ca.rootPem,
+      token: () => token,
+      impersonate: true,
+      protocol: 'grpc',
+    });
+    const unreachable = await away({ namespace: 'default', serviceAccount: 'httpbin' }).catch(
+      (e: unknown) => e,
+    );
+    assert.match(String(unreachable), /UNAVAILABLE/);
+    assert.equal(isTransientCaError(unreachable), true, 'the CA away is retried');
   });
 });

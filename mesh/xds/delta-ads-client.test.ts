@@ -1,0 +1,163 @@
+// Our ztunnel's delta ADS client (istiod's protocol) against our delta ADS server, which serves
+// istio/ztunnel's binary the same way, over real TLS on loopback: the state it builds, removals by
+// resource name, a refused token, a NACK.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { DiscoveryChange, DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
+import { createCertificateAuthority } from '../pki/index.ts';
+import { connectDeltaAds, ztunnelNodeId } from './delta-ads-client.ts';
+import type { DeltaAdsClientOptions } from './delta-ads-client.ts';
+import { startDeltaAdsServer } from './delta-ads-server.ts';
+import type { XdsNack } from './ads-server.ts';
+import { addressResources, workloadUid } from './workload-resources.ts';
+import type { ResourceSet } from './workload-resources.ts';
+import { ADDRESS_TYPE_URL } from './workload-protos.ts';
+
+const pod = (name: string, ip: string): WorkloadEntry => ({
+  uid: `uid-${name}`,
+  name,
+  namespace: 'default',
+  serviceAccount: 'httpbin',
+  node: 'node-1',
+  podIp: ip,
+  status: 'HEALTHY',
+  protocol: 'HBONE',
+  capacity: 1,
+  services: ['default/httpbin'],
+});
+const HTTPBIN = {
+  namespace: 'default',
+  name: 'httpbin',
+  vip: '10.96.0.10',
+  ports: [{ port: 8000, targetPort: 8080 }],
+};
+const FULL: DiscoverySnapshot = {
+  workloads: [pod('a', '127.0.0.10'), pod('b', '127.0.0.11')],
+  services: [HTTPBIN],
+};
+
+async function setUp(t: { after(fn: () => Promise<void> | void): void }) {
+  const ca = await createCertificateAuthority();
+  const serving = await ca.issueServing({ dns: ['istiod.istio-system.svc'], ips: ['127.0.0.1'] });
+  let resources: () => ResourceSet = () => addressResources(FULL);
+  const nacks: XdsNack[] = [];
+  const server = await startDeltaAdsServer({
+    host: '127.0.0.1',
+    port: 0,
+    tls: { key: serving.keyPem, cert: serving.certPem },
+    authenticate: (token) =>
+      Promise.resolve(
+        token === 'ztunnel-a' ? { namespace: 'istio-system', podName: 'ztunnel-a' } : 'invalid token',
+      ),
+    resourcesFor: (_node, typeUrl) => (typeUrl === ADDRESS_TYPE_URL ? resources() : undefined),
+    onNack: (nack) => nacks.push(nack),
+  });
+  t.after(() => server.close());
+  const changes: DiscoveryChange[] = [];
+  const nacked: string[] = [];
+  const connect = async (token = 'ztunnel-a', extra: Partial<DeltaAdsClientOptions> = {}) => {
+    const client = await connectDeltaAds({
+      address: server.address,
+      rootPem: ca.rootPem,
+      token: () => token,
+      node: {
+        id: ztunnelNodeId({ ip: '127.0.0.9', name: 'ztunnel-a', namespace: 'istio-system' }),
+        metadata: { NODE_NAME: 'node-1' },
+      },
+      onChange: (c) => changes.push(c),
+      onNack: (e) => nacked.push(e),
+      ...extra,
+    });
+    t.after(() => {
+      client.close();
+    });
+    return client;
+  };
+  return {
+    connect,
+    changes,
+    nacked,
+    nacks,
+    serve: (next: () => ResourceSet) => {
+      resources = next;
+      server.update();
+    },
+  };
+}
+
+const until = async (what: () => boolean): Promise<void> => {
+  for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(what(), 'condition not met within 2 s');
+};
+
+test('the first response fills the state: workloads by IP (istiod uid), the service by VIP and its endpoints', async (t) => {
+  const { connect } = await setUp(t);
+  const client = await connect();
+  await client.synced;
+  const a = client.state.workloadByIp('127.0.0.10');
+  assert.equal(a?.uid, workloadUid({ namespace: 'default', name: 'a' }, 'Kubernetes'));
+  assert.deepEqual(
+    { ...a, uid: '' },
+    { ...pod('a', '127.0.0.10'), uid: '' },
+    'every field our ztunnel routes by survives the Address encoding',
+  );
+  const service = client.state.serviceByVip('10.96.0.10');
+  assert.deepEqual(service, HTTPBIN);
+  assert.deepEqual(
+    client.state
+      .endpointsOf(HTTPBIN)
+      .map((w) => w.name)
+      .sort(),
+    ['a', 'b'],
+  );
+});
+
+test('a removal names the resource: the workload and the service go, and the change lists the workload', async (t) => {
+  const { connect, serve, changes } = await setUp(t);
+  const client = await connect();
+  await client.synced;
+  serve(() => addressResources({ workloads: [pod('a', '127.0.0.10')], services: [] }));
+  await until(() => changes.length === 2);
+  assert.deepEqual(
+    changes[1]?.removed.map((w) => w.name),
+    ['b'],
+  );
+  assert.equal(client.state.workloadByIp('127.0.0.11'), undefined);
+  assert.equal(
+    client.state.serviceByVip('10.96.0.10'),
+    undefined,
+    'the service removed by its resource name',
+  );
+  assert.deepEqual(
+    client.state.workloads().map((w) => w.name),
+    ['a'],
+  );
+});
+
+test('a response that does not decode is NACKed whole; the state keeps the last good one', async (t) => {
+  const { connect, serve, nacked, nacks } = await setUp(t);
+  const client = await connect();
+  await client.synced;
+  const good = addressResources(FULL);
+  serve(
+    () =>
+      new Map([
+        ...good,
+        ['garbage', { name: 'garbage', version: 'x', bytes: Uint8Array.from([0xff, 0xff]) }],
+      ]),
+  );
+  await until(() => nacks.length === 1);
+  assert.equal(nacked.length, 1);
+  assert.match(nacks[0]?.message ?? '', /cannot decode an istio\.workload\.Address/);
+  assert.equal(client.state.workloads().length, 2);
+});
+
+test('a token istiod refuses ends the stream before any state: synced rejects with UNAUTHENTICATED', async (t) => {
+  const { connect } = await setUp(t);
+  const client = await connect('someone-else');
+  await assert.rejects(client.synced, (err: Error & { grpcCode?: number }) => {
+    assert.equal(err.grpcCode, 16);
+    assert.match(err.message, /delta ADS stream to 127\.0\.0\.1:\d+ ended/);
+    return true;
+  });
+});

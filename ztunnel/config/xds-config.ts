@@ -1,0 +1,88 @@
+// Which discovery our ztunnel speaks, from XDS_ADDRESS as the chart sets it:
+//   host:port          our control plane's JSON-lines discovery (plaintext, mesh/discovery);
+//   https://host:port  istiod's own protocols, as istio/ztunnel speaks them (src/config.rs reads
+//                      XDS_ADDRESS as an https URL): delta ADS for istio.workload.Address with the
+//                      pod's token (mesh/xds/delta-ads-client.ts), and the CA at CA_ADDRESS over gRPC
+//                      (CreateCertificate, mesh/pki/ca-client.ts). With Istio's control plane, or ours
+//                      on its ztunnel port (15013, where the binary is served).
+// The node istiod authorizes the stream by: INSTANCE_IP, POD_NAME, POD_NAMESPACE (the chart's
+// fieldRefs), NODE_NAME, and every ISTIO_META_* variable as metadata (client.rs 336-373).
+import { readFileSync } from 'node:fs';
+import { ztunnelNodeId } from '../../mesh/xds/delta-ads-client.ts';
+
+export type XdsConfig =
+  | { protocol: 'json-lines'; address: string; host: string; port: number }
+  | {
+      protocol: 'delta-ads';
+      /** host:port. */
+      address: string;
+      rootPem: string;
+      tokenFile: string;
+      node: { id: string; metadata: Record<string, string> };
+    };
+
+/** The discovery XDS_ADDRESS names, or a message saying which variable is wrong and how. */
+export function xdsConfigFromEnv(env: NodeJS.ProcessEnv): XdsConfig | undefined {
+  const value = env['XDS_ADDRESS'];
+  if (!value) return undefined;
+  const need = (name: string): string => {
+    const v = env[name];
+    if (!v)
+      throw new Error(
+        `Expected ${name} to be set with XDS_ADDRESS ${value} (istiod's protocols), got nothing`,
+      );
+    return v;
+  };
+  if (!value.includes('://')) {
+    const [host = '', port = ''] = value.split(/:(?=\d+$)/);
+    if (!host || !port)
+      throw new Error(
+        `Expected XDS_ADDRESS to be host:port or an https:// URL, got ${JSON.stringify(value)}`,
+      );
+    return { protocol: 'json-lines', address: value, host, port: Number(port) };
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`Expected XDS_ADDRESS to be host:port or an https:// URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'https:' || !url.port)
+    throw new Error(
+      `Expected XDS_ADDRESS to be an https:// URL with a port (istiod's 15012), got ${JSON.stringify(value)}`,
+    );
+  const rootFile = env['XDS_ROOT_CA'] || need('CA_ROOT_CA');
+  let rootPem: string;
+  try {
+    rootPem = readFileSync(rootFile, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `Expected XDS_ROOT_CA to name a readable PEM file, got ${JSON.stringify(rootFile)}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  const ip = env['INSTANCE_IP'] || need('NODE_IP');
+  const name = need('POD_NAME');
+  const namespace = need('POD_NAMESPACE');
+  const meta = Object.entries(env).flatMap(([k, v]) =>
+    k.startsWith('ISTIO_META_') && v !== undefined ? [[k.slice('ISTIO_META_'.length), v] as const] : [],
+  );
+  return {
+    protocol: 'delta-ads',
+    address: url.host,
+    rootPem,
+    tokenFile: need('AUTH_TOKEN'),
+    node: {
+      id: ztunnelNodeId({ ip, name, namespace }),
+      metadata: {
+        ...Object.fromEntries(meta),
+        NAME: name,
+        NAMESPACE: namespace,
+        INSTANCE_IPS: ip,
+        NODE_NAME: need('NODE_NAME'),
+      },
+    },
+  };
+}
