@@ -1,9 +1,13 @@
 // The ztunnel process (one per node; a DaemonSet pod). Configuration from the environment, as the
 // Helm chart sets it:
-//   NODE_NAME, NODE_IP               the node
+//   NODE_NAME, NODE_IP               the node (NODE_IP: node-address mode; in-pod, INSTANCE_IP stands in)
 //   INSTANCE_IP                      this pod's own address: readiness :15021 and metrics :15020 bind
 //                                    it (default NODE_IP), so each instance's probe reaches that instance
-//   ZDS_ADDRESS                      the node agent's Unix socket (istio-cni's ZDS); in-pod mode only
+//   ZDS_ADDRESS                      the node agent's Unix socket (istio-cni's ZDS); in-pod mode only.
+//                                    With istiod's protocols (below) it is istio-cni's own ZDS
+//                                    (SOCK_SEQPACKET, each pod's namespace an fd, held by zds-relay at
+//                                    ZDS_RELAY, default /usr/local/bin/zds-relay; node-agent/zds-client.ts),
+//                                    default /var/run/ztunnel/ztunnel.sock as upstream's
 //   INPOD_ENABLED                    true (default, upstream's): a listener set inside each pod, pods
 //                                    from the node agent. false: node-address mode (kind, hostNetwork):
 //                                    one HBONE listener on NODE_IP:15008, pods from discovery
@@ -14,7 +18,9 @@
 //   CA_ROOT_CA / AUTH_TOKEN          files: the mesh root the CA's certificate chains to, and this
 //                                    pod's service-account token (audience istio-ca); the chart
 //                                    mounts both. Pods' certificates are asked for by impersonation
-//                                    (CSR per identity; mesh/pki/ca-client.ts)
+//                                    (CSR per identity; mesh/pki/ca-client.ts). With istiod's protocols
+//                                    they default to istio/ztunnel's paths (src/config.rs), which
+//                                    Istio's chart mounts without naming them
 //   CONNECTION_TERMINATION_DEADLINE / TERMINATION_GRACE_PERIOD_SECONDS   the drain deadline
 //   INSTANCE                         a name for this instance (default: NODE_NAME/pid)
 //   XDS_ADDRESS                      the control plane's discovery; without it no outbound. host:port:
@@ -40,11 +46,12 @@ import { describeError, isTransientNetworkError, retryStartup } from '../mesh/st
 import { connectDeltaAds } from '../mesh/xds/delta-ads-client.ts';
 import { startAdminServer } from './admin/admin-server.ts';
 import { computeDrainDeadlineMs } from './config/drain-deadline.ts';
-import { xdsConfigFromEnv } from './config/xds-config.ts';
+import { targetPortsOf, withIstioDefaults, xdsConfigFromEnv } from './config/xds-config.ts';
 import type { XdsConfig } from './config/xds-config.ts';
 import { parseDrainStrategy } from './drain-strategy.ts';
 import type { DrainStrategy } from './drain-strategy.ts';
 import { connectNodeAgent } from './node-agent/node-agent-client.ts';
+import { DEFAULT_ZDS_SOCKET, connectZdsAgent } from './node-agent/zds-client.ts';
 import { createZtunnelMetrics } from './telemetry/metrics.ts';
 import { createZtunnel, ZTUNNEL_IDENTITY } from './ztunnel.ts';
 
@@ -67,8 +74,9 @@ function required(name: string): string {
 }
 
 const nodeName = required('NODE_NAME');
-const nodeIp = required('NODE_IP');
-const instance = process.env['INSTANCE'] ?? `${nodeName}/${String(process.pid)}`;
+// Istio's chart sets INSTANCE_IP and POD_NAME, ours NODE_IP and INSTANCE.
+const nodeIp = process.env['NODE_IP'] || process.env['INSTANCE_IP'] || required('NODE_IP');
+const instance = process.env['INSTANCE'] ?? process.env['POD_NAME'] ?? `${nodeName}/${String(process.pid)}`;
 // ztunnel's own line format (src/telemetry.rs): tab-separated, the access log under target `access`.
 const log = createLogger({
   component: 'ztunnel',
@@ -84,10 +92,11 @@ let xds: XdsConfig | undefined;
 try {
   drainDeadlineMs = computeDrainDeadlineMs(process.env);
   drainStrategy = parseDrainStrategy(process.env['DRAIN_STRATEGY']);
-  xds = xdsConfigFromEnv(process.env);
+  const env = withIstioDefaults(process.env);
+  xds = xdsConfigFromEnv(env);
   // In shared mode ztunnel asks for each pod's identity on its node (ENABLE_IMPERSONATED_IDENTITY);
   // istiod's CA is asked over gRPC, ours over HTTPS/JSON.
-  issueCert = caClientFromEnv(process.env, {
+  issueCert = caClientFromEnv(env, {
     impersonate: true,
     protocol: xds?.protocol === 'delta-ads' ? 'grpc' : 'json',
   });
@@ -153,9 +162,18 @@ const admin = await startAdminServer({
   isReady: () => ztunnel.isReady(),
   registry: metrics.registry,
 });
-const agent = inPod
-  ? await connectNodeAgent({ path: required('ZDS_ADDRESS'), instance, ztunnel, log })
-  : undefined;
+const agent = !inPod
+  ? undefined
+  : xds?.protocol === 'delta-ads'
+    ? await connectZdsAgent({
+        path: process.env['ZDS_ADDRESS'] || DEFAULT_ZDS_SOCKET,
+        relayBinary: process.env['ZDS_RELAY'] || '/usr/local/bin/zds-relay',
+        instance,
+        ztunnel,
+        log,
+        ...(discovery ? { portsOf: targetPortsOf(discovery.state) } : {}),
+      })
+    : await connectNodeAgent({ path: required('ZDS_ADDRESS'), instance, ztunnel, log });
 if (!inPod) {
   // The node listener presents ztunnel's own certificate: fetched here with retries, then served to
   // listenOnNode from the CA client's per-identity cache.
@@ -276,7 +294,7 @@ const shutdown = (signal: string): void => {
   log.info('received signal, starting drain', { signal });
   // Readiness, metrics and every pod listener close at once; then the drain waits.
   void Promise.all([admin.close(), ztunnel.drain()]).then(() => {
-    agent?.destroy();
+    void agent?.destroy();
     discovery?.close();
     pool.destroy();
     process.exit(0);

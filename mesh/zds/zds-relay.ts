@@ -9,6 +9,8 @@ import { Inbox } from './inbox.ts';
 
 /** An fd that came with a datagram, as the relay saw it before closing it (fstat, fstatfs). */
 export interface ZdsReceivedFd {
+  /** keepFds: the fd's number in the relay, open until released (/proc/<relay pid>/fd/<fd>). */
+  fd?: number;
   ino: number;
   dev: number;
   /** On nsfs: a namespace (what ztunnel's validate_ns checks). */
@@ -42,6 +44,10 @@ export interface ZdsRelay {
   close(): Promise<void>;
   /** SIGKILL. Idempotent. */
   destroy(): Promise<void>;
+  /** The relay's process id: a kept fd is /proc/<pid>/fd/<fd>. */
+  readonly pid: number;
+  /** keepFds: closes a kept fd (its pod is gone). */
+  release(fd: number): void;
 }
 
 export interface StartZdsRelayOptions {
@@ -50,6 +56,11 @@ export interface StartZdsRelayOptions {
   mode: 'serve' | 'connect';
   socketPath: string;
   readyTimeoutMs?: number;
+  /**
+   * connect only: keep each received fd open and report its number, so that a path names it for as
+   * long as it is needed (our ztunnel's pods' network namespaces); `release` closes one.
+   */
+  keepFds?: boolean;
 }
 
 const CLOSE_GRACE_MS = 2_000;
@@ -70,7 +81,8 @@ function relayError(message: string): HarnessError {
 
 /** Starts the relay; resolves once it listens (serve) or has connected (connect). */
 export async function startZdsRelay(options: StartZdsRelayOptions): Promise<ZdsRelay> {
-  const child = spawn(options.binary, [options.mode, options.socketPath], {
+  const keep = options.mode === 'connect' && options.keepFds === true ? ['keep-fds'] : [];
+  const child = spawn(options.binary, [options.mode, options.socketPath, ...keep], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const relay = new Relay(child);
@@ -129,6 +141,14 @@ class Relay implements ZdsRelay {
     );
     // Writing after the relay died fails here and in the send's rejection: nothing more to do.
     child.stdin?.on('error', () => undefined);
+  }
+
+  get pid(): number {
+    return this.#child.pid ?? 0;
+  }
+
+  release(fd: number): void {
+    this.command({ op: 'release', fd });
   }
 
   failure(): HarnessError {

@@ -8,6 +8,7 @@
 // The node istiod authorizes the stream by: INSTANCE_IP, POD_NAME, POD_NAMESPACE (the chart's
 // fieldRefs), NODE_NAME, and every ISTIO_META_* variable as metadata (client.rs 336-373).
 import { readFileSync } from 'node:fs';
+import type { DiscoveryState } from '../../mesh/discovery/index.ts';
 import { ztunnelNodeId } from '../../mesh/xds/delta-ads-client.ts';
 
 export type XdsConfig =
@@ -84,5 +85,41 @@ export function xdsConfigFromEnv(env: NodeJS.ProcessEnv): XdsConfig | undefined 
         NODE_NAME: need('NODE_NAME'),
       },
     },
+  };
+}
+
+/** istio/ztunnel's defaults for the files Istio's chart mounts (src/config.rs 535-577), absolute. */
+export const ISTIO_DEFAULT_PATHS = {
+  CA_ROOT_CA: '/var/run/secrets/istio/root-cert.pem',
+  AUTH_TOKEN: '/var/run/secrets/tokens/istio-token',
+} as const;
+
+/**
+ * The environment with istio/ztunnel's defaults filled in when XDS_ADDRESS is istiod's (an https://
+ * URL): Istio's chart mounts the root and the token where the binary looks without naming them.
+ */
+export function withIstioDefaults(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!env['XDS_ADDRESS']?.startsWith('https://')) return env;
+  return {
+    ...env,
+    CA_ROOT_CA: env['CA_ROOT_CA'] || ISTIO_DEFAULT_PATHS.CA_ROOT_CA,
+    AUTH_TOKEN: env['AUTH_TOKEN'] || ISTIO_DEFAULT_PATHS.AUTH_TOKEN,
+  };
+}
+
+/**
+ * A pod's ports by name, from discovery: the target ports of the services its workload backs (ZDS
+ * names the pod but not its ports; the plaintext capture forwards to a pod's one port).
+ */
+export function targetPortsOf(state: DiscoveryState): (namespace: string, name: string) => number[] {
+  return (namespace, name) => {
+    const ports = new Set<number>();
+    for (const w of state.workloads())
+      if (w.namespace === namespace && w.name === name)
+        for (const key of w.services) {
+          const [ns = '', svc = ''] = key.split('/');
+          for (const p of state.serviceByName(ns, svc)?.ports ?? []) ports.add(p.targetPort);
+        }
+    return [...ports].sort((a, b) => a - b);
   };
 }

@@ -7,6 +7,10 @@
 //	                            cni/pkg/nodeagent/ztunnelserver_linux.go newZtunnelServer)
 //	zds-relay connect <socket>  ztunnel's side, as istio/ztunnel src/inpod/packet.rs connects
 //	                            (a stand-in ztunnel for tests)
+//	zds-relay connect <socket> keep-fds
+//	                            the same for our ztunnel: each received fd is kept open, its
+//	                            number reported, so that /proc/<relay pid>/fd/<fd> names the pod's
+//	                            network namespace (nsenter opens it) until a "release"
 //
 // stdin, one JSON object a line:
 //
@@ -14,6 +18,7 @@
 //	    netns, that file is opened and its fd rides along (SCM_RIGHTS, as istio-cni's WriteMsgUnix
 //	    with unix.UnixRights), then closed here
 //	{"op":"close","conn":C}
+//	{"op":"release","fd":F}   keep-fds: closes a kept fd (the pod is gone)
 //
 // stdout, one JSON object a line:
 //
@@ -23,7 +28,8 @@
 //
 // A received fd is described (fstat's inode and device, and whether it lives on nsfs, which is
 // how a network namespace is identified: istio/ztunnel src/inpod/netns.rs NetnsID, protocol.rs
-// validate_ns) and closed. stdin's end (the harness gone) closes everything and exits 0.
+// validate_ns) and closed, or with keep-fds kept and numbered. stdin's end (the harness gone)
+// closes everything and exits 0.
 package main
 
 import (
@@ -49,6 +55,7 @@ const writeDeadline = 5 * time.Second
 const maxDatagram = 64 * 1024
 
 type fdInfo struct {
+	Fd   int    `json:"fd,omitempty"`
 	Ino  uint64 `json:"ino"`
 	Dev  uint64 `json:"dev"`
 	Nsfs bool   `json:"nsfs"`
@@ -71,6 +78,7 @@ type command struct {
 	Conn  int    `json:"conn"`
 	Data  []byte `json:"data"`
 	Netns string `json:"netns"`
+	Fd    int    `json:"fd"`
 }
 
 type relay struct {
@@ -78,6 +86,9 @@ type relay struct {
 	out   *json.Encoder
 	conns map[int]*net.UnixConn
 	next  int
+	// keep-fds: the received fds held open, by number.
+	keep bool
+	kept map[int]bool
 }
 
 func (r *relay) emit(e event) {
@@ -120,7 +131,7 @@ func (r *relay) read(id int, c *net.UnixConn) {
 			r.emit(e)
 			return
 		}
-		fds, ferr := describeFds(oob[:oobn])
+		fds, ferr := r.describeFds(oob[:oobn])
 		e := event{Ev: "message", Conn: id, Data: append([]byte{}, buf[:n]...), Fds: fds,
 			Truncated: flags&(syscall.MSG_TRUNC|syscall.MSG_CTRUNC) != 0}
 		if ferr != nil {
@@ -130,7 +141,7 @@ func (r *relay) read(id int, c *net.UnixConn) {
 	}
 }
 
-func describeFds(oob []byte) ([]fdInfo, error) {
+func (r *relay) describeFds(oob []byte) ([]fdInfo, error) {
 	if len(oob) == 0 {
 		return nil, nil
 	}
@@ -154,7 +165,14 @@ func describeFds(oob []byte) ([]fdInfo, error) {
 			if syscall.Fstatfs(fd, &fs) == nil {
 				info.Nsfs = fs.Type == nsfsMagic
 			}
-			_ = syscall.Close(fd)
+			if r.keep {
+				info.Fd = fd
+				r.mu.Lock()
+				r.kept[fd] = true
+				r.mu.Unlock()
+			} else {
+				_ = syscall.Close(fd)
+			}
 			infos = append(infos, info)
 		}
 	}
@@ -206,6 +224,14 @@ func (r *relay) commands(in io.Reader) {
 			} else {
 				r.emit(event{Ev: "sent", ID: cmd.ID})
 			}
+		case "release":
+			r.mu.Lock()
+			held := r.kept[cmd.Fd]
+			delete(r.kept, cmd.Fd)
+			r.mu.Unlock()
+			if held {
+				_ = syscall.Close(cmd.Fd)
+			}
 		case "close":
 			if c := r.conn(cmd.Conn); c != nil {
 				_ = c.Close() // its reader reports "closed"
@@ -218,12 +244,13 @@ func (r *relay) commands(in io.Reader) {
 }
 
 func main() {
-	if len(os.Args) != 3 || (os.Args[1] != "serve" && os.Args[1] != "connect") {
-		fmt.Fprintln(os.Stderr, "usage: zds-relay serve|connect <socket path>")
+	keep := len(os.Args) == 4 && os.Args[1] == "connect" && os.Args[3] == "keep-fds"
+	if (len(os.Args) != 3 && !keep) || (os.Args[1] != "serve" && os.Args[1] != "connect") {
+		fmt.Fprintln(os.Stderr, "usage: zds-relay serve|connect <socket path> | connect <socket path> keep-fds")
 		os.Exit(2)
 	}
 	mode, path := os.Args[1], os.Args[2]
-	r := &relay{out: json.NewEncoder(os.Stdout), conns: map[int]*net.UnixConn{}}
+	r := &relay{out: json.NewEncoder(os.Stdout), conns: map[int]*net.UnixConn{}, keep: keep, kept: map[int]bool{}}
 	addr := &net.UnixAddr{Name: path, Net: "unixpacket"}
 	var listener *net.UnixListener
 	if mode == "connect" {

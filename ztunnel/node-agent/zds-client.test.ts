@@ -1,0 +1,135 @@
+// Our ztunnel's ZDS client against our ZDS node agent (istio-cni's side, served for istio/ztunnel's
+// binary) on a real SOCK_SEQPACKET socket, with real network namespaces: the namespace an add
+// carries is held by the relay and named by /proc/<relay>/fd/<n> (the same nsfs inode as the pod's),
+// the pod's address read inside it, the fd released at the del and after a refusal.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { execa } from 'execa';
+import { createLogger } from '../../lib/index.ts';
+import { waitUntil } from '../../lib/test/wait-until.ts';
+import { findOnPath } from '../../lib/tools/index.ts';
+import type { LocalWorkload } from '../../mesh/workload.ts';
+import { ensureZdsRelay, startZdsNodeAgent, startZdsRelay } from '../../mesh/zds/index.ts';
+import type { ZdsPod } from '../../mesh/zds/index.ts';
+import { connectZdsAgent } from './zds-client.ts';
+
+async function unavailable(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return 'needs root (network namespaces)';
+  for (const tool of ['go', 'unshare', 'setpriv', 'nsenter', 'ip'])
+    if (!(await findOnPath(tool, process.env))) return `needs ${tool} on PATH`;
+  return undefined;
+}
+const skip = await unavailable();
+
+/** A pod's namespace: held by a sleep that dies with this process, one veth end up with `ip`. */
+async function podNamespace(t: TestContext, ip: string): Promise<{ path: string; ino: number }> {
+  const holder: ChildProcess = spawn('setpriv', ['--pdeathsig', 'KILL', 'unshare', '--net', 'sleep', '600'], {
+    stdio: 'ignore',
+  });
+  t.after(async () => {
+    if (holder.exitCode === null && holder.signalCode === null) {
+      holder.kill('SIGKILL');
+      await once(holder, 'exit');
+    }
+  });
+  const path = `/proc/${String(holder.pid)}/ns/net`;
+  const self = readlinkSync('/proc/self/ns/net');
+  for (const until = Date.now() + 5_000; readlinkSync(path) === self;) {
+    if (Date.now() > until) throw new Error('the namespace holder did not unshare');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // As the primary CNI plugin leaves a pod: one interface up with the pod's address (a veth pair
+  // inside the namespace, both ends up so the kernel calls it running).
+  const script = `ip link add eth0 type veth peer name peer0 && ip addr add ${ip}/24 dev eth0 && ip link set peer0 up && ip link set eth0 up`;
+  await execa('nsenter', [`--net=${path}`, 'sh', '-c', script]);
+  return { path, ino: statSync(path).ino };
+}
+
+const info = (name: string) => ({ name, namespace: 'default', serviceAccount: 'httpbin' });
+
+test(
+  'ZDS client: the add binds in the namespace the fd names, at the address read there; del and refusal release the fd',
+  { skip, timeout: 30_000 },
+  async (t) => {
+    const binary = await ensureZdsRelay();
+    const dir = mkdtempSync(join(tmpdir(), 'zds-client-'));
+    t.after(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const socketPath = join(dir, 'ztunnel.sock');
+    const [a, b] = [await podNamespace(t, '10.77.0.5'), await podNamespace(t, '10.77.0.6')];
+    const pods: ZdsPod[] = [{ uid: 'uid-a', workloadInfo: info('a'), netnsPath: a.path }];
+    const server = await startZdsRelay({ binary, mode: 'serve', socketPath });
+    const agent = startZdsNodeAgent({ relay: server, snapshot: () => pods });
+    t.after(() => agent.close());
+
+    const added: { workload: LocalWorkload; ino: number }[] = [];
+    const deleted: string[] = [];
+    let snapshotSent = false;
+    let refuse = false;
+    const client = await connectZdsAgent({
+      path: socketPath,
+      relayBinary: binary,
+      instance: 'ztunnel-test',
+      log: createLogger({ component: 'ztunnel', level: 'error', write: () => undefined }),
+      portsOf: (namespace, name) => (namespace === 'default' && name === 'a' ? [8080] : []),
+      ztunnel: {
+        addWorkload: (workload) => {
+          if (refuse) return Promise.reject(new Error('no listeners today'));
+          // What ztunnel's helpers will open: the path must lead to the pod's namespace.
+          added.push({ workload, ino: statSync(workload.netns ?? '').ino });
+          return Promise.resolve();
+        },
+        delWorkload: (uid) => {
+          deleted.push(uid);
+          return { connections: 0, inFlight: 0 };
+        },
+        markSnapshotSent: () => {
+          snapshotSent = true;
+        },
+      },
+    });
+    t.after(() => client.destroy());
+    await waitUntil('SnapshotSent applied', () => snapshotSent, 10_000);
+    const [first] = added;
+    assert.ok(first);
+    assert.equal(first.ino, a.ino, "the relay's fd is the pod's namespace");
+    assert.match(first.workload.netns ?? '', /^\/proc\/\d+\/fd\/\d+$/);
+    assert.deepEqual(
+      { ...first.workload, netns: '' },
+      {
+        uid: 'uid-a',
+        name: 'a',
+        namespace: 'default',
+        serviceAccount: 'httpbin',
+        podIp: '10.77.0.5',
+        appIp: '10.77.0.5',
+        ports: [8080],
+        netns: '',
+        inpodCapture: true,
+      },
+    );
+    assert.deepEqual(client.pods(), ['uid-a']);
+
+    // The del: the pod goes from ztunnel, and the relay lets go of its namespace.
+    await agent.podDeleted('uid-a');
+    assert.deepEqual(deleted, ['uid-a']);
+    const heldPath = first.workload.netns ?? '';
+    await waitUntil(`${heldPath} closed after the del`, () => !existsSync(heldPath), 5_000);
+
+    // A refusal is a nack with ztunnel's reason, and its fd is not kept either.
+    refuse = true;
+    await assert.rejects(
+      agent.podAdded({ uid: 'uid-b', workloadInfo: info('b'), netnsPath: b.path }),
+      /ztunnel refused pod uid-b: no listeners today/,
+    );
+    assert.deepEqual(client.pods(), []);
+  },
+);
