@@ -21,7 +21,10 @@ ENV NODE_ENV=production
 COPY app/ ./
 USER node
 
+# Our ztunnel; in Istio's chart (--control-plane istio) it reads istio-cni's ZDS through zds-relay,
+# which holds each pod's network namespace fd (ztunnel/node-agent/zds-client.ts).
 FROM base AS ztunnel
+COPY zds-relay /usr/local/bin/zds-relay
 ENTRYPOINT ["node", "ztunnel/main.ts"]
 
 # A test instrument (apps/fault-server); the experiments' httpbin is go-httpbin.

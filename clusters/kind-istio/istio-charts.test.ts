@@ -7,7 +7,7 @@ const get = (o: unknown, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], o);
 
 test("Istio's charts go in Istio's order, on our images, with what an upstream Envoy and two cores need", () => {
-  const releases = istioReleases(ISTIO_IMAGES, 'ztunnel-harness/istio-ztunnel:abc');
+  const releases = istioReleases(ISTIO_IMAGES, { impl: 'istio', image: 'ztunnel-harness/istio-ztunnel:abc' });
   assert.deepEqual(
     releases.map((r) => `${r.release}:${r.chart}`),
     [
@@ -24,7 +24,13 @@ test("Istio's charts go in Istio's order, on our images, with what an upstream E
   assert.equal(get(istiod, 'env.PILOT_ENABLE_AMBIENT'), 'true');
   // istiod's own default debounce, as a Go duration; the arm sets another.
   assert.equal(get(istiod, 'env.PILOT_DEBOUNCE_AFTER'), '100ms');
-  assert.equal(get(istioReleases(ISTIO_IMAGES, 'z', 1000)[1]?.values, 'env.PILOT_DEBOUNCE_AFTER'), '1000ms');
+  assert.equal(
+    get(
+      istioReleases(ISTIO_IMAGES, { impl: 'istio', image: 'z' }, 1000)[1]?.values,
+      'env.PILOT_DEBOUNCE_AFTER',
+    ),
+    '1000ms',
+  );
   // Istio's own Envoy filters off: upstream Envoy 1.40 would refuse them.
   assert.equal(get(istiod, 'env.PILOT_ENABLE_METADATA_EXCHANGE'), 'false');
   assert.equal(get(istiod, 'env.PILOT_ENABLE_ALPN_FILTER'), 'false');
@@ -45,4 +51,14 @@ test("Istio's charts go in Istio's order, on our images, with what an upstream E
   // Nothing is pulled.
   for (const v of [cni, ztunnel, gateway, get(istiod, 'global')])
     assert.ok(Object.values(v as object).includes('Never'), JSON.stringify(v));
+});
+
+test("our ztunnel in Istio's chart: the chart's container, told istiod's address in full (https: istiod's protocols)", () => {
+  const ours = istioReleases(ISTIO_IMAGES, { impl: 'ours', image: 'ztunnel-harness/ztunnel:dev' })[3]?.values;
+  assert.equal(get(ours, 'image'), 'ztunnel-harness/ztunnel:dev');
+  assert.equal(get(ours, 'xdsAddress'), 'https://istiod.istio-system.svc:15012');
+  assert.equal(get(ours, 'caAddress'), 'https://istiod.istio-system.svc:15012');
+  // The binary reads the chart's host:port default as https itself.
+  const binary = istioReleases(ISTIO_IMAGES, { impl: 'istio', image: 'b' })[3]?.values;
+  assert.equal(get(binary, 'xdsAddress'), undefined);
 });

@@ -23,9 +23,32 @@ export interface IstioRelease {
 /** Small requests: the charts' defaults (istiod 500m/2Gi, ztunnel 200m/512Mi) do not fit two cores. */
 const requests = (cpu: string, memory: string) => ({ requests: { cpu, memory } });
 
+/**
+ * The ztunnel chart's container: istio/ztunnel's binary's image, or ours. Ours reads the chart as
+ * the binary does, and speaks istiod's protocols when XDS_ADDRESS is an https:// URL
+ * (ztunnel/config/xds-config.ts): the chart's default is istiod's host:port, which the binary reads
+ * as https and ours as its own JSON-lines discovery, so both addresses are said in full.
+ */
+export type IstioZtunnel = { impl: 'istio'; image: string } | { impl: 'ours'; image: string };
+
+const ISTIOD_URL = `https://istiod.${ISTIO_NAMESPACE}.svc:15012`;
+
+function ztunnelValues(ztunnel: IstioZtunnel): Record<string, unknown> {
+  const common = {
+    image: ztunnel.image,
+    imagePullPolicy: 'Never',
+    resources: requests('20m', '64Mi'),
+    // Its RUST_LOG: xds::client at debug, for the removal lag's lines (1.31 logs them at debug;
+    // ours logs them at info whatever RUST_LOG says).
+    logLevel: ISTIO_ZTUNNEL_LOG_LEVEL,
+  };
+  if (ztunnel.impl === 'istio') return common;
+  return { ...common, xdsAddress: ISTIOD_URL, caAddress: ISTIOD_URL };
+}
+
 export function istioReleases(
   images: IstioImages,
-  ztunnelImage: string,
+  ztunnel: IstioZtunnel,
   debounceAfterMs = DEFAULT_DEBOUNCE_AFTER_MS,
 ): IstioRelease[] {
   return [
@@ -70,17 +93,7 @@ export function istioReleases(
         resources: requests('20m', '64Mi'),
       },
     },
-    {
-      release: 'ztunnel',
-      chart: 'ztunnel',
-      values: {
-        image: ztunnelImage,
-        imagePullPolicy: 'Never',
-        resources: requests('20m', '64Mi'),
-        // Its RUST_LOG: xds::client at debug, for the removal lag's lines (1.31 logs them at debug).
-        logLevel: ISTIO_ZTUNNEL_LOG_LEVEL,
-      },
-    },
+    { release: 'ztunnel', chart: 'ztunnel', values: ztunnelValues(ztunnel) },
     {
       release: ISTIO_GATEWAY.name,
       chart: 'gateway',
@@ -107,13 +120,13 @@ export async function installIstio(
     chartsDir: string;
     kubeconfig: string;
     images: IstioImages;
-    ztunnelImage: string;
+    ztunnel: IstioZtunnel;
     debounceAfterMs: number;
     valuesDir: string;
     timeoutS?: number;
   },
 ): Promise<void> {
-  for (const r of istioReleases(options.images, options.ztunnelImage, options.debounceAfterMs)) {
+  for (const r of istioReleases(options.images, options.ztunnel, options.debounceAfterMs)) {
     const values = join(options.valuesDir, `${r.release}.values.json`);
     await writeFile(values, `${JSON.stringify(r.values, null, 2)}\n`);
     step.note(`helm install ${r.release} ${r.chart}`, true);

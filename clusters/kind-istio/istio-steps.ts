@@ -14,6 +14,7 @@ import { createClusterStep } from '../kind/up/create-cluster.ts';
 import type { KindUp, KindUpStep } from '../kind/up/kind-up.ts';
 import { provisionStep } from '../kind/up/provision.ts';
 import { installIstio } from './istio-charts.ts';
+import type { IstioZtunnel } from './istio-charts.ts';
 import { ensureIstioImages, istioImageList, istioModuleDir } from './istio-images.ts';
 import type { IstioImages } from './istio-images.ts';
 import { HELM, ISTIO_TOOLS } from './istio-release.ts';
@@ -70,10 +71,15 @@ async function buildIstio(up: KindUp, runner: StepRunner): Promise<void> {
   });
 }
 
-/** What a run with Istio's control plane loads: the workload's, the load's and Istio's images. */
+/** The ztunnel the chart runs: istio/ztunnel's binary's image when one was built, else ours. */
+function ztunnelOf(run: KindRun): IstioZtunnel {
+  const binary = run.provisioned?.istioZtunnelImage;
+  return binary ? { impl: 'istio', image: binary } : { impl: 'ours', image: IMAGES.ztunnel };
+}
+
+/** What a run with Istio's control plane loads: the workload's, the load's, Istio's and ztunnel's images. */
 function loadIstioImages(up: KindUp): Promise<void> {
   const { run } = up;
-  const ztunnel = run.provisioned?.istioZtunnelImage;
   return run.tools.loadImages({
     name: run.settings.name,
     images: [
@@ -81,7 +87,7 @@ function loadIstioImages(up: KindUp): Promise<void> {
       IMAGES.fortio,
       IMAGES.client,
       ...istioImageList(builtOf(run).images),
-      ...(ztunnel ? [ztunnel] : []),
+      ztunnelOf(run).image,
     ],
     platform: up.platform,
   });
@@ -92,15 +98,13 @@ async function installIstioStep(up: KindUp): Promise<void> {
   const p = run.provisioned;
   if (p?.nodeImage) run.facts['node_image'] = `${p.nodeImage} (${p.nodeImageSource})`;
   const b = builtOf(run);
-  const ztunnelImage = run.provisioned?.istioZtunnelImage;
-  if (!ztunnelImage) throw new HarnessError(ErrorCode.ProvisionFailed, "istio/ztunnel's image was not built");
   await up.runner.step('istio', (step) =>
     installIstio(step, {
       helm: b.helm,
       chartsDir: b.chartsDir,
       kubeconfig: run.settings.kubeconfigPath,
       images: b.images,
-      ztunnelImage,
+      ztunnel: ztunnelOf(run),
       debounceAfterMs: run.settings.debounceAfterMs,
       valuesDir: run.settings.stepLogDir,
     }),

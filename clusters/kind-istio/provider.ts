@@ -12,7 +12,7 @@ const CONTROL_PLANE: BackendOption = {
   key: 'control-plane',
   flags: '--control-plane <ours|istio>',
   description:
-    "kind: the mesh's control plane: ours (our istiod, istio-cni and gateway), or istio: Istio's own istiod, istio-cni and gateway (pilot-agent with Envoy 1.40) built from the Go module proxy (istio.io/istio, one pinned pseudo-version) and installed with Istio's Helm charts, istio/ztunnel's binary as ztunnel (--ztunnel-impl istio-shared, ZTUNNEL_BINARY); the run then goes as --backend cluster's, in a namespace of its own",
+    "kind: the mesh's control plane: ours (our istiod, istio-cni and gateway), or istio: Istio's own istiod, istio-cni and gateway (pilot-agent with Envoy 1.40) built from the Go module proxy (istio.io/istio, one pinned pseudo-version) and installed with Istio's Helm charts; the ztunnel chart runs our ztunnel (speaking istiod's delta ADS, its gRPC CA and istio-cni's ZDS) or, with --ztunnel-impl istio-shared and ZTUNNEL_BINARY, istio/ztunnel's binary; the run then goes as --backend cluster's, in a namespace of its own",
   parse: (raw) => {
     if (raw !== 'ours' && raw !== 'istio') throw badInput('--control-plane', 'ours or istio', raw);
     return raw;
@@ -21,16 +21,17 @@ const CONTROL_PLANE: BackendOption = {
 };
 
 /**
- * --control-plane istio runs istio/ztunnel's binary as ztunnel (ours does not speak istiod's delta
- * ADS and CA as a client) and its load from inside the cluster (the run is --backend cluster's).
+ * --control-plane istio runs a ztunnel DaemonSet from Istio's chart, ours or istio/ztunnel's binary
+ * (not the binary in dedicated mode beside each pod), and its load from inside the cluster (the run
+ * is --backend cluster's).
  */
 function refuseWithIstio(params: BackendParams): void {
-  if (params.ztunnelImpl !== 'istio-shared')
+  if (params.ztunnelImpl === 'istio')
     throw badInput(
       '--control-plane istio',
-      'with --ztunnel-impl istio-shared (and ZTUNNEL_BINARY)',
-      `with --ztunnel-impl ${params.ztunnelImpl ?? 'ours'}`,
-      "Istio's istiod serves ztunnel over delta ADS and its gRPC CA, which our ztunnel does not speak as a client yet: istio/ztunnel's binary is the ztunnel then",
+      'with --ztunnel-impl ours or istio-shared',
+      'with --ztunnel-impl istio',
+      "Istio's chart runs ztunnel as the node's DaemonSet: istio/ztunnel's binary goes there with --ztunnel-impl istio-shared",
     );
   if (params.loadFrom === 'host')
     throw badInput(

@@ -74,8 +74,17 @@ const BAD_INPUTS: [string[], RegExp][] = [
     /--control-plane to be an option of --backend local, got "istio"; it is --backend kind's/,
   ],
   [
-    ['--backend', 'kind', '--control-plane', 'istio', '--scenario', 'workload-rollout'],
-    /--control-plane istio to be with --ztunnel-impl istio-shared \(and ZTUNNEL_BINARY\), got "with --ztunnel-impl ours"/,
+    [
+      '--backend',
+      'kind',
+      '--control-plane',
+      'istio',
+      '--scenario',
+      'workload-rollout',
+      '--load-from',
+      'host',
+    ],
+    /--load-from to be cluster with --control-plane istio, got "host"/,
   ],
 ];
 
