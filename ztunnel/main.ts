@@ -7,7 +7,7 @@
 //                                    With istiod's protocols (below) it is istio-cni's own ZDS
 //                                    (SOCK_SEQPACKET, each pod's namespace an fd, held by zds-relay at
 //                                    ZDS_RELAY, default /usr/local/bin/zds-relay; node-agent/zds-client.ts),
-//                                    default /var/run/ztunnel/ztunnel.sock as upstream's
+//                                    default upstream's INPOD_UDS, else /var/run/ztunnel/ztunnel.sock
 //   INPOD_ENABLED                    true (default, upstream's): a listener set inside each pod, pods
 //                                    from the node agent. false: node-address mode (kind, hostNetwork):
 //                                    one HBONE listener on NODE_IP:15008, pods from discovery
@@ -166,7 +166,7 @@ const agent = !inPod
   ? undefined
   : xds?.protocol === 'delta-ads'
     ? await connectZdsAgent({
-        path: process.env['ZDS_ADDRESS'] || DEFAULT_ZDS_SOCKET,
+        path: process.env['ZDS_ADDRESS'] || process.env['INPOD_UDS'] || DEFAULT_ZDS_SOCKET,
         relayBinary: process.env['ZDS_RELAY'] || '/usr/local/bin/zds-relay',
         instance,
         ztunnel,

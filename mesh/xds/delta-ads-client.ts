@@ -1,10 +1,10 @@
 // ztunnel's workload discovery from istiod itself (our ztunnel with XDS_ADDRESS an https:// URL):
 // one DeltaAggregatedResources stream over TLS with the pod's token as `authorization: Bearer`, a
 // wildcard subscription to istio.workload.Address, ACK or NACK by nonce, as istio/ztunnel's xDS
-// client does (src/xds/client.rs at 1.28.1: the node 336-373, the requests 560-640, ACK/NACK
-// 700-760). Each response becomes one delta of the same DiscoveryState our JSON-lines client
-// fills (mesh/discovery), applied whole or refused whole. Authorization (policies) is not
-// subscribed: our ztunnel enforces none.
+// client does (src/xds/client.rs at 1.28.1: the node 336-373, the initial request 374-395, ACK and
+// NACK 706-745, a NACK's error_detail carrying only the message). Each response becomes one delta
+// of the same DiscoveryState our JSON-lines client fills (mesh/discovery), applied whole or refused
+// whole. Authorization (policies) is not subscribed: our ztunnel enforces none.
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import type { ClientDuplexStream, ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
 import { createDiscoveryState, serviceKey } from '../discovery/index.ts';
@@ -161,7 +161,7 @@ export function connectDeltaAds(options: DeltaAdsClientOptions): Promise<Discove
       call.write({
         type_url: ADDRESS_TYPE_URL,
         response_nonce: nonce,
-        error_detail: { code: status.INVALID_ARGUMENT, message: error },
+        error_detail: { message: error },
       });
       options.onNack?.(error);
     }

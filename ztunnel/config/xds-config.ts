@@ -1,10 +1,12 @@
 // Which discovery our ztunnel speaks, from XDS_ADDRESS as the chart sets it:
 //   host:port          our control plane's JSON-lines discovery (plaintext, mesh/discovery);
-//   https://host:port  istiod's own protocols, as istio/ztunnel speaks them (src/config.rs reads
-//                      XDS_ADDRESS as an https URL): delta ADS for istio.workload.Address with the
-//                      pod's token (mesh/xds/delta-ads-client.ts), and the CA at CA_ADDRESS over gRPC
-//                      (CreateCertificate, mesh/pki/ca-client.ts). With Istio's control plane, or ours
-//                      on its ztunnel port (15013, where the binary is served).
+//   https://host:port  istiod's own protocols, as istio/ztunnel speaks them: delta ADS for
+//                      istio.workload.Address with the pod's token (mesh/xds/delta-ads-client.ts),
+//                      the CA at CA_ADDRESS over gRPC (CreateCertificate, mesh/pki/ca-client.ts) and,
+//                      in-pod, istio-cni's ZDS (node-agent/zds-client.ts). With Istio's control plane,
+//                      or ours on its ztunnel port (15013, where the binary is served). istio/ztunnel
+//                      itself reads any XDS_ADDRESS as https (src/config.rs validate_uri, 888-894 at
+//                      1.28.1), so Istio's chart gets the address said in full for ours.
 // The node istiod authorizes the stream by: INSTANCE_IP, POD_NAME, POD_NAMESPACE (the chart's
 // fieldRefs), NODE_NAME, and every ISTIO_META_* variable as metadata (client.rs 336-373).
 import { readFileSync } from 'node:fs';
@@ -88,7 +90,7 @@ export function xdsConfigFromEnv(env: NodeJS.ProcessEnv): XdsConfig | undefined 
   };
 }
 
-/** istio/ztunnel's defaults for the files Istio's chart mounts (src/config.rs 535-577), absolute. */
+/** istio/ztunnel's defaults for what Istio's chart mounts (src/config.rs 107-109 at 1.28.1, from /). */
 export const ISTIO_DEFAULT_PATHS = {
   CA_ROOT_CA: '/var/run/secrets/istio/root-cert.pem',
   AUTH_TOKEN: '/var/run/secrets/tokens/istio-token',

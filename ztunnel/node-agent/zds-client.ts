@@ -12,7 +12,7 @@ import type { LocalWorkload } from '../../mesh/workload.ts';
 import { ipv4InNetns } from '../inpod/netns-address.ts';
 import type { Ztunnel } from '../ztunnel.ts';
 
-/** istio/ztunnel's default ZDS socket (src/config.rs), the folder the chart mounts. */
+/** istio/ztunnel's default ZDS socket (INPOD_UDS, src/config.rs 809 at 1.28.1), in the chart's mount. */
 export const DEFAULT_ZDS_SOCKET = '/var/run/ztunnel/ztunnel.sock';
 
 /** A request waits this long (24 days: setTimeout's limit); the connection's end wakes it sooner. */
