@@ -98,7 +98,9 @@ try {
   // istiod's CA is asked over gRPC, ours over HTTPS/JSON.
   issueCert = caClientFromEnv(env, {
     impersonate: true,
-    protocol: xds?.protocol === 'delta-ads' ? 'grpc' : 'json',
+    ...(xds?.protocol === 'delta-ads'
+      ? { protocol: 'grpc' as const, clusterId: xds.clusterId }
+      : { protocol: 'json' as const }),
   });
 } catch (err) {
   fail((err as Error).message);
@@ -248,6 +250,7 @@ async function subscribe(config: XdsConfig): Promise<DiscoveryClient> {
           rootPem: config.rootPem,
           token: () => readFileSync(tokenFile, 'utf8').trim(),
           node: config.node,
+          clusterId: config.clusterId,
           connectTimeoutMs: CONNECT_TIMEOUT_MS,
           onChange: (change) => {
             onChange(change);

@@ -25,6 +25,12 @@ export interface CaClientOptions {
    * istio/ztunnel asks it: src/identity/caclient.rs 62-122). Default json.
    */
   protocol?: 'json' | 'grpc';
+  /**
+   * gRPC: the `clusterid` header istio/ztunnel sends beside the token (src/identity/auth.rs 28-40).
+   * istiod's CA authenticates the token, and authorizes an impersonation, in that cluster: without
+   * it, "no node authorizer for cluster" (security/pkg/server/ca/node_auth.go).
+   */
+  clusterId?: string;
   /** The mesh root the CA's serving certificate must chain to (CA_ROOT_CA). */
   rootPem: string;
   /** The service-account token, read afresh per request (the kubelet rotates the file). */
@@ -127,6 +133,7 @@ function createCertificateGrpc(
 ): Promise<string[]> {
   const md = new Metadata();
   md.set('authorization', `Bearer ${options.token()}`);
+  if (options.clusterId) md.set('clusterid', options.clusterId);
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     client.makeUnaryRequest(
@@ -232,7 +239,7 @@ export function createCaClient(options: CaClientOptions): RequestCertificate {
  */
 export function caClientFromEnv(
   env: NodeJS.ProcessEnv,
-  mode: { impersonate: boolean; protocol?: 'json' | 'grpc' },
+  mode: { impersonate: boolean; protocol?: 'json' | 'grpc'; clusterId?: string },
 ): RequestCertificate {
   const need = (name: string): string => {
     const value = env[name];
@@ -261,5 +268,6 @@ export function caClientFromEnv(
     token: () => readFileSync(tokenFile, 'utf8').trim(),
     impersonate: mode.impersonate,
     ...(mode.protocol ? { protocol: mode.protocol } : {}),
+    ...(mode.clusterId ? { clusterId: mode.clusterId } : {}),
   });
 }

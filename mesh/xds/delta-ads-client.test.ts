@@ -7,7 +7,11 @@ import type { DiscoveryChange, DiscoverySnapshot, WorkloadEntry } from '../disco
 import { createCertificateAuthority } from '../pki/index.ts';
 import { connectDeltaAds, ztunnelNodeId } from './delta-ads-client.ts';
 import type { DeltaAdsClientOptions } from './delta-ads-client.ts';
+import { Server, ServerCredentials, status } from '@grpc/grpc-js';
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import { failCall } from './ads-server.ts';
 import { startDeltaAdsServer } from './delta-ads-server.ts';
+import { adsService } from './envoy-protos.ts';
 import type { XdsNack } from './ads-server.ts';
 import { addressResources, workloadUid } from './workload-resources.ts';
 import type { ResourceSet } from './workload-resources.ts';
@@ -64,6 +68,7 @@ async function setUp(t: { after(fn: () => Promise<void> | void): void }) {
         id: ztunnelNodeId({ ip: '127.0.0.9', name: 'ztunnel-a', namespace: 'istio-system' }),
         metadata: { NODE_NAME: 'node-1' },
       },
+      clusterId: 'Kubernetes',
       onChange: (c) => changes.push(c),
       onNack: (e) => nacked.push(e),
       ...extra,
@@ -160,4 +165,45 @@ test('a token istiod refuses ends the stream before any state: synced rejects wi
     assert.match(err.message, /delta ADS stream to 127\.0\.0\.1:\d+ ended/);
     return true;
   });
+});
+
+test("the stream carries the token and the cluster id as istio/ztunnel's does (authorization, clusterid)", async (t) => {
+  const ca = await createCertificateAuthority();
+  const serving = await ca.issueServing({ dns: [], ips: ['127.0.0.1'] });
+  const seen: Record<string, unknown>[] = [];
+  const server = new Server();
+  const record = (call: ServerDuplexStream<unknown, unknown>): void => {
+    seen.push({
+      authorization: call.metadata.get('authorization')[0],
+      clusterid: call.metadata.get('clusterid')[0],
+    });
+    failCall(call, status.PERMISSION_DENIED, 'recorded');
+  };
+  server.addService(adsService(), { DeltaAggregatedResources: record, StreamAggregatedResources: record });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(
+      '127.0.0.1:0',
+      ServerCredentials.createSsl(null, [
+        { private_key: Buffer.from(serving.keyPem), cert_chain: Buffer.from(serving.certPem) },
+      ]),
+      (err, p) => {
+        err ? reject(err) : resolve(p);
+      },
+    );
+  });
+  t.after(() => {
+    server.forceShutdown();
+  });
+  const client = await connectDeltaAds({
+    address: `127.0.0.1:${String(port)}`,
+    rootPem: ca.rootPem,
+    token: () => 'the-token',
+    node: { id: ztunnelNodeId({ ip: '127.0.0.9', name: 'z', namespace: 'istio-system' }), metadata: {} },
+    clusterId: 'Kubernetes',
+  });
+  t.after(() => {
+    client.close();
+  });
+  await assert.rejects(client.synced, /recorded/);
+  assert.deepEqual(seen, [{ authorization: 'Bearer the-token', clusterid: 'Kubernetes' }]);
 });

@@ -34,6 +34,11 @@ export interface DeltaAdsClientOptions extends Pick<
   token(): string;
   /** The node as client.rs sends it: `ztunnel~<ip>~<pod>.<ns>~<ns>.svc.cluster.local` and metadata. */
   node: { id: string; metadata: Record<string, string> };
+  /**
+   * Sent as the `clusterid` header beside the token (src/identity/auth.rs 28-40): istiod reviews the
+   * token against that cluster's API server.
+   */
+  clusterId: string;
 }
 
 /** The node id istio/ztunnel sends (client.rs 336-373): istiod authorizes the stream by it. */
@@ -105,6 +110,7 @@ export function connectDeltaAds(options: DeltaAdsClientOptions): Promise<Discove
   const client = adsClient(options.address, options.rootPem);
   const md = new Metadata();
   md.set('authorization', `Bearer ${options.token()}`);
+  md.set('clusterid', options.clusterId);
   const deadline = options.connectTimeoutMs;
   const open = client['DeltaAggregatedResources'] as (
     md: Metadata,

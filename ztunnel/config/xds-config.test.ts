@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createDiscoveryState } from '../../mesh/discovery/index.ts';
-import { ISTIO_DEFAULT_PATHS, targetPortsOf, withIstioDefaults, xdsConfigFromEnv } from './xds-config.ts';
+import {
+  clusterIdOf,
+  ISTIO_DEFAULT_PATHS,
+  targetPortsOf,
+  withIstioDefaults,
+  xdsConfigFromEnv,
+} from './xds-config.ts';
 
 test('XDS_ADDRESS host:port is our JSON-lines discovery; unset is none', () => {
   assert.equal(xdsConfigFromEnv({}), undefined);
@@ -41,6 +47,7 @@ test("an https:// XDS_ADDRESS is istiod's delta ADS: the node as istio/ztunnel n
     address: 'istiod.istio-system.svc:15012',
     rootPem: 'ROOT',
     tokenFile: join(dir, 'token'),
+    clusterId: 'Kubernetes',
     node: {
       id: 'ztunnel~10.244.1.7~ztunnel-x1.istio-system~istio-system.svc.cluster.local',
       metadata: {
@@ -53,6 +60,10 @@ test("an https:// XDS_ADDRESS is istiod's delta ADS: the node as istio/ztunnel n
     },
   });
   assert.throws(() => xdsConfigFromEnv({ ...env, POD_NAME: '' }), /Expected POD_NAME to be set/);
+  // istio/ztunnel's order: ISTIO_META_CLUSTER_ID, CLUSTER_ID, then Kubernetes.
+  assert.equal(clusterIdOf({ ...env, ISTIO_META_CLUSTER_ID: '', CLUSTER_ID: 'east' }), 'east');
+  assert.equal(clusterIdOf({ ...env, CLUSTER_ID: 'east' }), 'Kubernetes');
+  assert.equal(clusterIdOf({ ISTIO_META_CLUSTER_ID: 'west' }), 'west');
   assert.throws(
     () => xdsConfigFromEnv({ ...env, XDS_ADDRESS: 'http://istiod:15012' }),
     /an https:\/\/ URL with a port/,

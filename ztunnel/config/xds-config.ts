@@ -22,7 +22,13 @@ export type XdsConfig =
       rootPem: string;
       tokenFile: string;
       node: { id: string; metadata: Record<string, string> };
+      clusterId: string;
     };
+
+/** istio/ztunnel's cluster id: ISTIO_META_CLUSTER_ID, else CLUSTER_ID, else Kubernetes (src/config.rs 521-524). */
+export function clusterIdOf(env: NodeJS.ProcessEnv): string {
+  return env['ISTIO_META_CLUSTER_ID'] || env['CLUSTER_ID'] || 'Kubernetes';
+}
 
 /** The discovery XDS_ADDRESS names, or a message saying which variable is wrong and how. */
 export function xdsConfigFromEnv(env: NodeJS.ProcessEnv): XdsConfig | undefined {
@@ -77,6 +83,7 @@ export function xdsConfigFromEnv(env: NodeJS.ProcessEnv): XdsConfig | undefined 
     address: url.host,
     rootPem,
     tokenFile: need('AUTH_TOKEN'),
+    clusterId: clusterIdOf(env),
     node: {
       id: ztunnelNodeId({ ip, name, namespace }),
       metadata: {

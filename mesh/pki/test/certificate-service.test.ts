@@ -5,8 +5,15 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { credentials, makeGenericClientConstructor, Metadata, status } from '@grpc/grpc-js';
-import type { ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeGenericClientConstructor,
+  Metadata,
+  Server,
+  ServerCredentials,
+  status,
+} from '@grpc/grpc-js';
+import type { sendUnaryData, ServerUnaryCall, ServiceError } from '@grpc/grpc-js';
 import { startDeltaAdsServer } from '../../xds/index.ts';
 import {
   boundPodOf,
@@ -168,6 +175,7 @@ describe('the gRPC CA (IstioCertificateService on the delta ADS server)', () => 
       token: () => token,
       impersonate: true,
       protocol: 'grpc',
+      clusterId: 'Kubernetes',
     });
     const cert = await client({ namespace: 'default', serviceAccount: 'httpbin' });
     assert.equal(cert.spiffeId, spiffe('default', 'httpbin'));
@@ -187,5 +195,58 @@ describe('the gRPC CA (IstioCertificateService on the delta ADS server)', () => 
     );
     assert.match(String(unreachable), /UNAVAILABLE/);
     assert.equal(isTransientCaError(unreachable), true, 'the CA away is retried');
+  });
+
+  it("sends the token and the cluster id as istio/ztunnel's caclient does (authorization, clusterid)", async (t) => {
+    const ca = await createCertificateAuthority();
+    const serving = await ca.issueServing({ dns: [], ips: ['127.0.0.1'] });
+    const seen: Record<string, unknown>[] = [];
+    const server = new Server();
+    server.addService(certificateServiceDefinition, {
+      CreateCertificate: (
+        call: ServerUnaryCall<IstioCertificateRequest, IstioCertificateResponse>,
+        callback: sendUnaryData<IstioCertificateResponse>,
+      ) => {
+        seen.push({
+          authorization: call.metadata.get('authorization')[0],
+          clusterid: call.metadata.get('clusterid')[0],
+          impersonated: call.request.metadata?.fields?.['ImpersonatedIdentity']?.stringValue,
+        });
+        callback({ code: status.UNAUTHENTICATED, details: 'recorded' });
+      },
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(
+        '127.0.0.1:0',
+        ServerCredentials.createSsl(null, [
+          { private_key: Buffer.from(serving.keyPem), cert_chain: Buffer.from(serving.certPem) },
+        ]),
+        (err, p) => {
+          err ? reject(err) : resolve(p);
+        },
+      );
+    });
+    t.after(() => {
+      server.forceShutdown();
+    });
+    const client = createCaClient({
+      address: `https://127.0.0.1:${String(port)}`,
+      rootPem: ca.rootPem,
+      token: () => 'the-token',
+      impersonate: true,
+      protocol: 'grpc',
+      clusterId: 'Kubernetes',
+    });
+    await assert.rejects(
+      client({ namespace: 'default', serviceAccount: 'httpbin' }),
+      /answered 401: UNAUTHENTICATED: recorded/,
+    );
+    assert.deepEqual(seen, [
+      {
+        authorization: 'Bearer the-token',
+        clusterid: 'Kubernetes',
+        impersonated: spiffe('default', 'httpbin'),
+      },
+    ]);
   });
 });
