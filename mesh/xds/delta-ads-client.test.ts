@@ -187,7 +187,8 @@ test("the stream carries the token and the cluster id as istio/ztunnel's does (a
         { private_key: Buffer.from(serving.keyPem), cert_chain: Buffer.from(serving.certPem) },
       ]),
       (err, p) => {
-        err ? reject(err) : resolve(p);
+        if (err) reject(err);
+        else resolve(p);
       },
     );
   });

@@ -222,7 +222,8 @@ describe('the gRPC CA (IstioCertificateService on the delta ADS server)', () => 
           { private_key: Buffer.from(serving.keyPem), cert_chain: Buffer.from(serving.certPem) },
         ]),
         (err, p) => {
-          err ? reject(err) : resolve(p);
+          if (err) reject(err);
+          else resolve(p);
         },
       );
     });
