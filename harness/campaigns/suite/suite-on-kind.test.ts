@@ -42,7 +42,7 @@ test('suite seeds on kind: its E1, E2 and E3 entries run there; E4 (a sidecar be
     .filter((v) => v.why !== '');
   assert.ok(onDefault.length > 0);
   for (const v of onDefault) {
-    assert.match(v.configuration, /Istio's control plane \(kind\)/);
+    assert.match(v.configuration, /Istio's control plane.*\(kind\)/);
     assert.match(
       v.why,
       /--control-plane to be an option of --backend local, got "istio"; it is --backend kind's/,
