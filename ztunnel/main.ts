@@ -35,7 +35,7 @@
 // The discovery subscription and (node-address mode) ztunnel's own certificate are retried at start
 // with bounded backoff while istiod is unreachable or answers 5xx (mesh/startup-retry.ts); a refusal
 // (4xx) or retries past the limit exit 1 with the reason on stderr.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createLogger, createSystemClock } from '../lib/index.ts';
 import { connectDiscoveryWithRetry } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
@@ -107,6 +107,12 @@ try {
 }
 
 const inPod = parseInPod(process.env['INPOD_ENABLED']);
+const zdsRelay = process.env['ZDS_RELAY'] || '/usr/local/bin/zds-relay';
+// istio-cni's ZDS needs the relay; without it the connect would be retried for ever.
+if (inPod && xds?.protocol === 'delta-ads' && !existsSync(zdsRelay))
+  fail(
+    `Expected ZDS_RELAY to name the zds-relay binary (istio-cni's ZDS passes fds), got ${JSON.stringify(zdsRelay)}: not there`,
+  );
 if (!inPod && !xds)
   fail('Expected XDS_ADDRESS to be set with INPOD_ENABLED=false (pods come from discovery), got nothing');
 // The strategies find a pod's listeners by the uid discovery gives; istiod's uid is not the pod's.
@@ -169,7 +175,7 @@ const agent = !inPod
   : xds?.protocol === 'delta-ads'
     ? await connectZdsAgent({
         path: process.env['ZDS_ADDRESS'] || process.env['INPOD_UDS'] || DEFAULT_ZDS_SOCKET,
-        relayBinary: process.env['ZDS_RELAY'] || '/usr/local/bin/zds-relay',
+        relayBinary: zdsRelay,
         instance,
         ztunnel,
         log,
