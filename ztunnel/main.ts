@@ -37,7 +37,7 @@
 // (4xx) or retries past the limit exit 1 with the reason on stderr.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createLogger, createSystemClock } from '../lib/index.ts';
-import { connectDiscoveryWithRetry } from '../mesh/discovery/index.ts';
+import { connectDiscoveryWithRetry, whenSynced } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
 import { createHbonePool } from '../mesh/hbone/index.ts';
 import { caClientFromEnv, isTransientCaError } from '../mesh/pki/index.ts';
@@ -250,29 +250,23 @@ async function subscribe(config: XdsConfig): Promise<DiscoveryClient> {
       clock,
       isTransient: isTransientNetworkError,
       onRetry,
-      attempt: async () => {
-        const client = await connectDeltaAds({
-          address,
-          rootPem: config.rootPem,
-          token: () => readFileSync(tokenFile, 'utf8').trim(),
-          node: config.node,
-          clusterId: config.clusterId,
-          connectTimeoutMs: CONNECT_TIMEOUT_MS,
-          onChange: (change) => {
-            onChange(change);
-          },
-          onNack: (error) => {
-            log.warn('discovery update rejected', { error });
-          },
-        });
-        try {
-          await client.synced;
-        } catch (err) {
-          client.close();
-          throw err;
-        }
-        return client;
-      },
+      attempt: async () =>
+        whenSynced(
+          await connectDeltaAds({
+            address,
+            rootPem: config.rootPem,
+            token: () => readFileSync(tokenFile, 'utf8').trim(),
+            node: config.node,
+            clusterId: config.clusterId,
+            connectTimeoutMs: CONNECT_TIMEOUT_MS,
+            onChange: (change) => {
+              onChange(change);
+            },
+            onNack: (error) => {
+              log.warn('discovery update rejected', { error });
+            },
+          }),
+        ),
     });
   }
   return connectDiscoveryWithRetry({

@@ -101,6 +101,17 @@ export async function connectDiscovery(options: DiscoveryClientOptions): Promise
   };
 }
 
+/** The client once its first update is applied; closed, and the error rethrown, if none comes. */
+export async function whenSynced(client: DiscoveryClient): Promise<DiscoveryClient> {
+  try {
+    await client.synced;
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+  return client;
+}
+
 /**
  * The first subscription of a process (ztunnel's start-up): connect and wait for the full state,
  * retried with bounded backoff while the control plane is unreachable or drops the connection before
@@ -121,15 +132,6 @@ export function connectDiscoveryWithRetry(
     ...(policy ? { policy } : {}),
     ...(onRetry ? { onRetry } : {}),
     isTransient: isTransientNetworkError,
-    attempt: async () => {
-      const client = await connectDiscovery(connectOptions);
-      try {
-        await client.synced;
-      } catch (err) {
-        client.close();
-        throw err;
-      }
-      return client;
-    },
+    attempt: async () => whenSynced(await connectDiscovery(connectOptions)),
   });
 }

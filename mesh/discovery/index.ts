@@ -1,4 +1,4 @@
-export { connectDiscovery, connectDiscoveryWithRetry } from './discovery-client.ts';
+export { connectDiscovery, connectDiscoveryWithRetry, whenSynced } from './discovery-client.ts';
 export type { DiscoveryClient, DiscoveryClientOptions } from './discovery-client.ts';
 export { createDiscoveryState } from './discovery-state.ts';
 export type { DiscoveryChange, DiscoveryState } from './discovery-state.ts';

@@ -7,7 +7,7 @@ import type { DiscoveryChange, DiscoverySnapshot, WorkloadEntry } from '../disco
 import { createCertificateAuthority } from '../pki/index.ts';
 import { connectDeltaAds, ztunnelNodeId } from './delta-ads-client.ts';
 import type { DeltaAdsClientOptions } from './delta-ads-client.ts';
-import { Server, ServerCredentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { failCall } from './ads-server.ts';
 import { startDeltaAdsServer } from './delta-ads-server.ts';
@@ -16,6 +16,7 @@ import type { XdsNack } from './ads-server.ts';
 import { addressResources, workloadUid } from './workload-resources.ts';
 import type { ResourceSet } from './workload-resources.ts';
 import { ADDRESS_TYPE_URL } from './workload-protos.ts';
+import { startBareGrpcServer } from './test/bare-grpc-server.ts';
 
 const pod = (name: string, ip: string): WorkloadEntry => ({
   uid: `uid-${name}`,
@@ -171,7 +172,6 @@ test("the stream carries the token and the cluster id as istio/ztunnel's does (a
   const ca = await createCertificateAuthority();
   const serving = await ca.issueServing({ dns: [], ips: ['127.0.0.1'] });
   const seen: Record<string, unknown>[] = [];
-  const server = new Server();
   const record = (call: ServerDuplexStream<unknown, unknown>): void => {
     seen.push({
       authorization: call.metadata.get('authorization')[0],
@@ -179,24 +179,11 @@ test("the stream carries the token and the cluster id as istio/ztunnel's does (a
     });
     failCall(call, status.PERMISSION_DENIED, 'recorded');
   };
-  server.addService(adsService(), { DeltaAggregatedResources: record, StreamAggregatedResources: record });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(
-      '127.0.0.1:0',
-      ServerCredentials.createSsl(null, [
-        { private_key: Buffer.from(serving.keyPem), cert_chain: Buffer.from(serving.certPem) },
-      ]),
-      (err, p) => {
-        if (err) reject(err);
-        else resolve(p);
-      },
-    );
-  });
-  t.after(() => {
-    server.forceShutdown();
+  const address = await startBareGrpcServer(t, serving, (server) => {
+    server.addService(adsService(), { DeltaAggregatedResources: record, StreamAggregatedResources: record });
   });
   const client = await connectDeltaAds({
-    address: `127.0.0.1:${String(port)}`,
+    address,
     rootPem: ca.rootPem,
     token: () => 'the-token',
     node: { id: ztunnelNodeId({ ip: '127.0.0.9', name: 'z', namespace: 'istio-system' }), metadata: {} },

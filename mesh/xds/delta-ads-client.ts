@@ -46,7 +46,8 @@ export function ztunnelNodeId(pod: { ip: string; name: string; namespace: string
   return `ztunnel~${pod.ip}~${pod.name}.${pod.namespace}~${pod.namespace}.svc.cluster.local`;
 }
 
-function adsClient(address: string, rootPem: string): InstanceType<ServiceClientConstructor> {
+/** A grpc-js client of Envoy's AggregatedDiscoveryService at `address`, trusting `rootPem`. */
+export function adsClient(address: string, rootPem: string): InstanceType<ServiceClientConstructor> {
   const Ads = 'envoy.service.discovery.v3.AggregatedDiscoveryService'
     .split('.')
     .reduce<unknown>(

@@ -3,21 +3,17 @@
 // carries is held by the relay and named by /proc/<relay>/fd/<n> (the same nsfs inode as the pod's),
 // the pod's address read inside it, the fd released at the del and after a refusal.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { TestContext } from 'node:test';
-import { execa } from 'execa';
 import { createLogger } from '../../lib/index.ts';
 import { waitUntil } from '../../lib/test/wait-until.ts';
 import { findOnPath } from '../../lib/tools/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { ensureZdsRelay, startZdsNodeAgent, startZdsRelay } from '../../mesh/zds/index.ts';
 import type { ZdsPod } from '../../mesh/zds/index.ts';
+import { podNamespace } from '../../mesh/zds/test/pod-namespace.ts';
 import { connectZdsAgent } from './zds-client.ts';
 
 async function unavailable(): Promise<string | undefined> {
@@ -27,30 +23,6 @@ async function unavailable(): Promise<string | undefined> {
   return undefined;
 }
 const skip = await unavailable();
-
-/** A pod's namespace: held by a sleep that dies with this process, one veth end up with `ip`. */
-async function podNamespace(t: TestContext, ip: string): Promise<{ path: string; ino: number }> {
-  const holder: ChildProcess = spawn('setpriv', ['--pdeathsig', 'KILL', 'unshare', '--net', 'sleep', '600'], {
-    stdio: 'ignore',
-  });
-  t.after(async () => {
-    if (holder.exitCode === null && holder.signalCode === null) {
-      holder.kill('SIGKILL');
-      await once(holder, 'exit');
-    }
-  });
-  const path = `/proc/${String(holder.pid)}/ns/net`;
-  const self = readlinkSync('/proc/self/ns/net');
-  for (const until = Date.now() + 5_000; readlinkSync(path) === self;) {
-    if (Date.now() > until) throw new Error('the namespace holder did not unshare');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  // As the primary CNI plugin leaves a pod: one interface up with the pod's address (a veth pair
-  // inside the namespace, both ends up so the kernel calls it running).
-  const script = `ip link add eth0 type veth peer name peer0 && ip addr add ${ip}/24 dev eth0 && ip link set peer0 up && ip link set eth0 up`;
-  await execa('nsenter', [`--net=${path}`, 'sh', '-c', script]);
-  return { path, ino: statSync(path).ino };
-}
 
 const info = (name: string) => ({ name, namespace: 'default', serviceAccount: 'httpbin' });
 

@@ -5,16 +5,10 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import {
-  credentials,
-  makeGenericClientConstructor,
-  Metadata,
-  Server,
-  ServerCredentials,
-  status,
-} from '@grpc/grpc-js';
+import { credentials, makeGenericClientConstructor, Metadata, status } from '@grpc/grpc-js';
 import type { sendUnaryData, ServerUnaryCall, ServiceError } from '@grpc/grpc-js';
 import { startDeltaAdsServer } from '../../xds/index.ts';
+import { startBareGrpcServer } from '../../xds/test/bare-grpc-server.ts';
 import {
   boundPodOf,
   createCertificateAuthority,
@@ -201,37 +195,23 @@ describe('the gRPC CA (IstioCertificateService on the delta ADS server)', () => 
     const ca = await createCertificateAuthority();
     const serving = await ca.issueServing({ dns: [], ips: ['127.0.0.1'] });
     const seen: Record<string, unknown>[] = [];
-    const server = new Server();
-    server.addService(certificateServiceDefinition, {
-      CreateCertificate: (
-        call: ServerUnaryCall<IstioCertificateRequest, IstioCertificateResponse>,
-        callback: sendUnaryData<IstioCertificateResponse>,
-      ) => {
-        seen.push({
-          authorization: call.metadata.get('authorization')[0],
-          clusterid: call.metadata.get('clusterid')[0],
-          impersonated: call.request.metadata?.fields?.['ImpersonatedIdentity']?.stringValue,
-        });
-        callback({ code: status.UNAUTHENTICATED, details: 'recorded' });
-      },
-    });
-    const port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(
-        '127.0.0.1:0',
-        ServerCredentials.createSsl(null, [
-          { private_key: Buffer.from(serving.keyPem), cert_chain: Buffer.from(serving.certPem) },
-        ]),
-        (err, p) => {
-          if (err) reject(err);
-          else resolve(p);
+    const address = await startBareGrpcServer(t, serving, (server) => {
+      server.addService(certificateServiceDefinition, {
+        CreateCertificate: (
+          call: ServerUnaryCall<IstioCertificateRequest, IstioCertificateResponse>,
+          callback: sendUnaryData<IstioCertificateResponse>,
+        ) => {
+          seen.push({
+            authorization: call.metadata.get('authorization')[0],
+            clusterid: call.metadata.get('clusterid')[0],
+            impersonated: call.request.metadata?.fields?.['ImpersonatedIdentity']?.stringValue,
+          });
+          callback({ code: status.UNAUTHENTICATED, details: 'recorded' });
         },
-      );
-    });
-    t.after(() => {
-      server.forceShutdown();
+      });
     });
     const client = createCaClient({
-      address: `https://127.0.0.1:${String(port)}`,
+      address: `https://${address}`,
       rootPem: ca.rootPem,
       token: () => 'the-token',
       impersonate: true,

@@ -1,8 +1,8 @@
 // A grpc-js delta ADS client for tests, speaking as istio/ztunnel does (src/xds/client.rs): one
 // DeltaAggregatedResources stream per open(), a bearer token in the authorization header.
-import { credentials, Metadata } from '@grpc/grpc-js';
-import type { ClientDuplexStream, ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
-import { envoyApi } from '../envoy-protos.ts';
+import { Metadata } from '@grpc/grpc-js';
+import type { ClientDuplexStream, ServiceError } from '@grpc/grpc-js';
+import { adsClient } from '../delta-ads-client.ts';
 
 export interface DeltaResponse {
   system_version_info: string;
@@ -52,13 +52,7 @@ export function createDeltaClient(
   address: string,
   rootPem: string,
 ): { open: (token?: string) => DeltaStream; close: () => void } {
-  const Ads = 'envoy.service.discovery.v3.AggregatedDiscoveryService'
-    .split('.')
-    .reduce<unknown>(
-      (at, key) => (at as Record<string, unknown>)[key],
-      envoyApi(),
-    ) as ServiceClientConstructor;
-  const client = new Ads(address, credentials.createSsl(Buffer.from(rootPem)));
+  const client = adsClient(address, rootPem);
   const streams: DeltaStream['stream'][] = [];
   return {
     open: (token) => {

@@ -5,15 +5,13 @@
 // namespace's holder process has (/proc/<pid>/ns/net, read with stat and with readlink), which is
 // how ztunnel itself tells namespaces apart (src/inpod/netns.rs NetnsID).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { findOnPath } from '../../../lib/tools/index.ts';
+import { podNamespace } from './pod-namespace.ts';
 import { ensureZdsRelay } from '../relay-binary.ts';
 import { decodeZdsRequest, encodeZdsAck, encodeZdsHello } from '../zds-messages.ts';
 import type { ZdsRequest } from '../zds-messages.ts';
@@ -31,31 +29,6 @@ async function unavailable(): Promise<string | undefined> {
   return undefined;
 }
 const skip = await unavailable();
-
-/** A network namespace held by a sleep that dies with this process; its path and nsfs inode. */
-async function namespace(t: TestContext): Promise<{ path: string; ino: number }> {
-  const holder: ChildProcess = spawn('setpriv', ['--pdeathsig', 'KILL', 'unshare', '--net', 'sleep', '600'], {
-    stdio: 'ignore',
-  });
-  t.after(async () => {
-    if (holder.exitCode === null && holder.signalCode === null) {
-      holder.kill('SIGKILL');
-      await once(holder, 'exit');
-    }
-  });
-  const path = `/proc/${String(holder.pid)}/ns/net`;
-  // setpriv and unshare exec into sleep in the same process; wait until it has its own namespace.
-  const self = readlinkSync('/proc/self/ns/net');
-  const until = Date.now() + WAIT_MS;
-  while (readlinkSync(path) === self) {
-    if (Date.now() > until) throw new Error('the namespace holder did not unshare');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  const ino = statSync(path).ino;
-  // Two ways to the same number: stat through the magic link, and the link's text "net:[ino]".
-  assert.equal(readlinkSync(path), `net:[${String(ino)}]`);
-  return { path, ino };
-}
 
 /** A stand-in ztunnel: connects, says hello; `next` reads one request, `ack` answers it. */
 async function fakeZtunnel(t: TestContext, binary: string, socketPath: string) {
@@ -87,7 +60,7 @@ test(
       rmSync(dir, { recursive: true, force: true });
     });
     const socketPath = join(dir, 'ztunnel.sock');
-    const [a, b, c] = [await namespace(t), await namespace(t), await namespace(t)];
+    const [a, b, c] = [await podNamespace(t), await podNamespace(t), await podNamespace(t)];
     assert.equal(new Set([a.ino, b.ino, c.ino]).size, 3);
 
     const pods: ZdsPod[] = [{ uid: 'uid-a', workloadInfo: info('a'), netnsPath: a.path }];
