@@ -140,5 +140,7 @@ export interface BackendProvider<Name extends string = string> {
    */
   settle?: (settings: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
   /** The cluster; creating one starts nothing (describe() and preflight() work before up()). */
-  create(params: BackendParams, options: CreateBackendOptions): ClusterBackend;
+  /** Loads the backend's implementation at its first use (kind's and an existing cluster's bring in
+   * client-node, about 900 modules), so a command that never runs it does not pay for it. */
+  create(params: BackendParams, options: CreateBackendOptions): Promise<ClusterBackend>;
 }

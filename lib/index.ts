@@ -8,6 +8,8 @@ export type { Clock, ManualClock } from './clock.ts';
 export { badInput, ErrorCode, EXIT, HarnessError, isHarnessError } from './errors.ts';
 export { createLogger, formatFields, parseLogLevel } from './log.ts';
 export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.ts';
+export { consentToHostChange, grantHostChanges } from './host-consent.ts';
+export type { ConsentIo, HostChange } from './host-consent.ts';
 export { makeDirectory } from './make-directory.ts';
 export { DEFAULT_TOOLS_DIR, PROJECT_ROOT } from './paths.ts';
 export { createProgress, formatDuration, startTicker } from './progress.ts';

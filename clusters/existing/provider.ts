@@ -5,7 +5,6 @@ import { ENVOY } from '../../lib/tools/index.ts';
 import type { BackendOption } from '../backend-option.ts';
 import type { BackendProvider } from '../provider.ts';
 import { parseGatewayRef, parseKubeconfigPath, parseNamespaceName } from './cluster-flags.ts';
-import { createExistingBackend } from './existing-backend.ts';
 import { DEFAULT_GATEWAY } from './existing-options.ts';
 
 function parseContext(raw: string): string {
@@ -118,8 +117,8 @@ export const CLUSTER_PROVIDER: BackendProvider<'cluster'> = {
   options: OPTIONS,
   // The gateway runs the cluster's Envoy (Istio's proxyv2); nothing runs from here.
   prepareTools: () => Promise.resolve({ path: '(the cluster gateway)', version: ENVOY.version }),
-  create: (params, { clock, settings = {}, logDir, write }) =>
-    createExistingBackend({
+  create: async (params, { clock, settings = {}, logDir, write }) =>
+    (await import('./existing-backend.ts')).createExistingBackend({
       clock,
       ...(text(settings['kubeconfig']) ? { kubeconfig: text(settings['kubeconfig']) as string } : {}),
       ...(text(settings['context']) ? { context: text(settings['context']) as string } : {}),

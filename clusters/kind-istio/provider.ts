@@ -6,7 +6,6 @@ import { badInput } from '../../lib/index.ts';
 import { KIND_PROVIDER, kindOptionsOf } from '../kind/provider.ts';
 import type { BackendOption } from '../backend-option.ts';
 import type { BackendParams, BackendProvider } from '../provider.ts';
-import { createKindIstioBackend } from './kind-istio-backend.ts';
 
 const CONTROL_PLANE: BackendOption = {
   key: 'control-plane',
@@ -38,9 +37,10 @@ function refuseWithIstio(params: BackendParams): void {
 export const KIND_ISTIO_PROVIDER: BackendProvider<'kind'> = {
   ...KIND_PROVIDER,
   options: [...KIND_PROVIDER.options, CONTROL_PLANE],
-  create: (params, options) => {
+  create: async (params, options) => {
     if (options.settings?.['control-plane'] !== 'istio') return KIND_PROVIDER.create(params, options);
     refuseWithIstio(params);
+    const { createKindIstioBackend } = await import('./kind-istio-backend.ts');
     return createKindIstioBackend(kindOptionsOf(params, options));
   },
 };

@@ -7,7 +7,6 @@ import type { BackendOption } from '../backend-option.ts';
 import type { BackendParams, BackendProvider, CreateBackendOptions } from '../provider.ts';
 import type { KindBackendOptions } from './kind-options.ts';
 import { ztunnelBinaryFromEnv } from '../ztunnel-impl.ts';
-import { createKindBackend } from './kind-backend.ts';
 import { DEFAULT_INGRESS_HOST_PORT } from './kind-options.ts';
 
 /** A TCP port, decimal digits only (Number() would also take "1e3", "0x10" and " 5 "). */
@@ -103,7 +102,8 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   ],
   // The gateway and sidecar run the proxyv2 image's Envoy; nothing to provision here.
   prepareTools: () => Promise.resolve({ path: '/usr/local/bin/envoy', version: ENVOY.version }),
-  create: (params, options) => createKindBackend(kindOptionsOf(params, options)),
+  create: async (params, options) =>
+    (await import('./kind-backend.ts')).createKindBackend(kindOptionsOf(params, options)),
 };
 
 /**

@@ -80,18 +80,20 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
     return ensureEnvoy(options);
   },
   create: (params, { clock, logDir, envoyBinary, settings = {} }) =>
-    createLocalBackend({
-      clock,
-      ...(typeof settings[ADDRESS_BLOCK_KEY] === 'number'
-        ? { addressBlock: settings[ADDRESS_BLOCK_KEY] }
-        : {}),
-      ...(params.timing ? { timing: params.timing } : {}),
-      ...(logDir ? { logDir } : {}),
-      ...(envoyBinary ? { tools: { envoyBinary } } : {}),
-      ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
-      ...ZTUNNEL_IMPL_OPTIONS[params.ztunnelImpl ?? 'ours'](settings),
-      ...cpuIsolationOptions(params.arms?.cpuIsolation),
-    }),
+    Promise.resolve(
+      createLocalBackend({
+        clock,
+        ...(typeof settings[ADDRESS_BLOCK_KEY] === 'number'
+          ? { addressBlock: settings[ADDRESS_BLOCK_KEY] }
+          : {}),
+        ...(params.timing ? { timing: params.timing } : {}),
+        ...(logDir ? { logDir } : {}),
+        ...(envoyBinary ? { tools: { envoyBinary } } : {}),
+        ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
+        ...ZTUNNEL_IMPL_OPTIONS[params.ztunnelImpl ?? 'ours'](settings),
+        ...cpuIsolationOptions(params.arms?.cpuIsolation),
+      }),
+    ),
 };
 
 /**

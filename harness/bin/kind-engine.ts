@@ -4,7 +4,7 @@
 // A daemon the user runs is never touched.
 import { join } from 'node:path';
 import { Command, Argument } from 'commander';
-import { DEFAULT_TOOLS_DIR } from '../../lib/index.ts';
+import { DEFAULT_TOOLS_DIR, grantHostChanges } from '../../lib/index.ts';
 import {
   engineVersion,
   ensureDockerEngine,
@@ -19,8 +19,10 @@ runMain(async (signal) => {
   const program = addVersionOption(new Command('kind-engine'))
     .description("start, stop or show our own Docker daemon for the kind backend (never the user's)")
     .addArgument(new Argument('<action>').choices(['start', 'stop', 'status']))
+    .option('--yes', 'install Docker and start the daemon without asking (each is still said)')
     .exitOverride();
   program.parse(process.argv);
+  if (program.opts<{ yes?: boolean }>().yes) grantHostChanges('--yes');
   const [action] = program.args;
   const layout = engineLayout();
   const say = (t: string): void => {

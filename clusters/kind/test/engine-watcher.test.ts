@@ -42,6 +42,8 @@ echo "Cannot connect to the Docker daemon" >&2; exit 1
   });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // The consent to start our daemon, as CI gives it (lib/host-consent.ts).
+    CI: 'true',
     PATH: `${dir}:${process.env['PATH'] ?? ''}`,
     ENGINE_DIR: dir,
   };

@@ -15,7 +15,7 @@ import type { Observation, RunPlan } from './run-context.ts';
  */
 export async function observeRun(plan: RunPlan): Promise<Observation> {
   const { params, clock } = plan;
-  const backend = providerOf(params.backend).create(
+  const backend = await providerOf(params.backend).create(
     { ...params, faultTarget: plan.scenario.fault.target },
     {
       clock,

@@ -25,9 +25,11 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   const provider = providerOf(params.backend);
   const raw = request.backendSettings ?? {};
   const backendSettings = provider.settle ? provider.settle(raw) : raw;
-  await provider
-    .create({ ...params, faultTarget: request.scenario.fault.target }, { clock, settings: backendSettings })
-    .preflight();
+  const checked = await provider.create(
+    { ...params, faultTarget: request.scenario.fault.target },
+    { clock, settings: backendSettings },
+  );
+  await checked.preflight();
   await checkCsvHeader(join(request.resultsDir, 'runs.csv'), SUMMARY_COLUMN_NAMES);
   const generator = await prepareGenerator(request);
   // What the backend runs from this machine (local: go-httpbin, Envoy; kind: its images), and the

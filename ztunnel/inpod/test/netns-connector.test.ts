@@ -5,10 +5,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { createNetworkWorld, netnsUnavailable } from '../../clusters/netns/network-world.ts';
-import { inpodCaptureUnavailable } from '../../mesh/node-agent/inpod-capture.ts';
-import { describeConnectError } from '../proxy/connect-upstream.ts';
-import { startNetnsConnector } from './netns-connector.ts';
+import { createNetworkWorld, netnsUnavailable } from '../../../clusters/netns/network-world.ts';
+import { inpodCaptureUnavailable } from '../../../mesh/node-agent/inpod-capture.ts';
+import { describeConnectError } from '../../proxy/connect-upstream.ts';
+import { startNetnsConnector } from '../netns-connector.ts';
 
 const skip = (await netnsUnavailable()) ?? (await inpodCaptureUnavailable());
 

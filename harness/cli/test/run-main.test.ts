@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { PROJECT_ROOT } from '../paths.ts';
+import { PROJECT_ROOT } from '../../paths.ts';
 
 const FIXTURE = join(PROJECT_ROOT, 'harness', 'cli', 'test', 'main-fixture.ts');
 

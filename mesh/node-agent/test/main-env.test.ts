@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 
-const main = join(import.meta.dirname, 'main.ts');
+const main = join(import.meta.dirname, '..', 'main.ts');
 const start = (env: Record<string, string>) =>
   execa(process.execPath, [main], {
     env: { PATH: process.env['PATH'] ?? '', ...env },

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { createNetworkWorld, netnsUnavailable } from './network-world.ts';
-import { firstCloses, parseWireCloses, startCloseCapture, wireCaptureUnavailable } from './wire-closes.ts';
+import { createNetworkWorld, netnsUnavailable } from '../network-world.ts';
+import { firstCloses, parseWireCloses, startCloseCapture, wireCaptureUnavailable } from '../wire-closes.ts';
 
 const skip = (await netnsUnavailable()) ?? (await wireCaptureUnavailable());
 

@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
-import { createSystemClock } from '../../lib/index.ts';
-import { groupOfOwner, startCpuMonitor, summarizeGroups } from './cpu-monitor.ts';
-import { processTree, readProcTable } from './proc-stat.ts';
+import { createSystemClock } from '../../../lib/index.ts';
+import { groupOfOwner, startCpuMonitor, summarizeGroups } from '../cpu-monitor.ts';
+import { processTree, readProcTable } from '../proc-stat.ts';
 
 /** A Node process that starts a child burning one core for `ms`, and itself sleeps. */
 function spawnBusyTree(ms: number) {

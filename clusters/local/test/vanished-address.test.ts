@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import { test } from 'node:test';
-import { prepareVanish } from './vanished-address.ts';
+import { prepareVanish } from '../vanished-address.ts';
 
 const IP = '127.81.0.1';
 

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { ErrorCode, isHarnessError } from '../index.ts';
-import { ENVOY, ensureEnvoy, pinnedEnvoyPath } from './envoy.ts';
-import { createFakeBin, installFake } from './test/fake-bin.ts';
+import { ErrorCode, isHarnessError } from '../../index.ts';
+import { ENVOY, ensureEnvoy, pinnedEnvoyPath } from '../envoy.ts';
+import { createFakeBin, installFake } from '../test/fake-bin.ts';
 
 const quiet = { write: () => undefined };
 const fakeEnvoy = (version: string): string =>

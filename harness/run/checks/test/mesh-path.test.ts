@@ -6,10 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createLocalBackend } from '../../../clusters/local/index.ts';
-import { buildMeshManifests } from '../../../clusters/manifests/index.ts';
-import { HTTPBIN_DEPLOYMENT } from '../scenario-manifests.ts';
-import { meshPathEvidence, meshPathProblems, sendMarked } from './mesh-path.ts';
+import { createLocalBackend } from '../../../../clusters/local/index.ts';
+import { buildMeshManifests } from '../../../../clusters/manifests/index.ts';
+import { HTTPBIN_DEPLOYMENT } from '../../scenario-manifests.ts';
+import { meshPathEvidence, meshPathProblems, sendMarked } from '../mesh-path.ts';
 
 const SENT = 12;
 

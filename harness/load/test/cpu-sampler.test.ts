@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
-import { startCpuSampler } from './cpu-sampler.ts';
+import { startCpuSampler } from '../cpu-sampler.ts';
 
 /** A child that spins (busy) or sleeps (idle) for `ms`, then exits by itself. */
 function child(kind: 'busy' | 'idle', ms: number): ReturnType<typeof spawn> {

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { test } from 'node:test';
-import { createNetworkWorld, netnsUnavailable } from '../../clusters/netns/network-world.ts';
-import { listenInNetns } from './netns-listeners.ts';
+import { createNetworkWorld, netnsUnavailable } from '../../../clusters/netns/network-world.ts';
+import { listenInNetns } from '../netns-listeners.ts';
 
 const skip = await netnsUnavailable();
 

@@ -6,9 +6,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { chainedConflist, cniPluginScript, installCniPlugin } from './cni-plugin.ts';
-import { startPluginEventServer } from './plugin-event-server.ts';
-import type { CniAddEvent } from './plugin-event-server.ts';
+import { chainedConflist, cniPluginScript, installCniPlugin } from '../cni-plugin.ts';
+import { startPluginEventServer } from '../plugin-event-server.ts';
+import type { CniAddEvent } from '../plugin-event-server.ts';
 
 const missing = await Promise.all(
   ['jq', 'curl'].map(

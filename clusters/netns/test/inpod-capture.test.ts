@@ -9,9 +9,9 @@ import {
   inpodCaptureUnavailable,
   inpodRules,
   INPOD_PORTS,
-} from '../../mesh/node-agent/inpod-capture.ts';
-import { createNetworkWorld, netnsUnavailable } from './network-world.ts';
-import { dial } from './test/dial.ts';
+} from '../../../mesh/node-agent/inpod-capture.ts';
+import { createNetworkWorld, netnsUnavailable } from '../network-world.ts';
+import { dial } from '../test/dial.ts';
 
 const skip = (await netnsUnavailable()) ?? (await inpodCaptureUnavailable());
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { createNetworkWorld, netnsUnavailable } from './network-world.ts';
-import { dial } from './test/dial.ts';
+import { createNetworkWorld, netnsUnavailable } from '../network-world.ts';
+import { dial } from '../test/dial.ts';
 
 const skip = await netnsUnavailable();
 
@@ -65,7 +65,7 @@ test(
     const script = join(dir, 'world.mjs');
     writeFileSync(
       script,
-      `import { createNetworkWorld } from ${JSON.stringify(join(import.meta.dirname, 'network-world.ts'))};
+      `import { createNetworkWorld } from ${JSON.stringify(join(import.meta.dirname, '..', 'network-world.ts'))};
 const w = await createNetworkWorld({ nodes: 2 });
 await w.addPod(1, 'x'); await w.addPod(2, 'y');
 console.log(JSON.stringify({ hostLink: w.hostLink, octet: w.octet, holders: w.holders() }));

@@ -5,12 +5,12 @@ import { once } from 'node:events';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { lifeLinesOf, parseLongLivedConfig } from './long-lived-config.ts';
+import { lifeLinesOf, parseLongLivedConfig } from '../long-lived-config.ts';
 
 /** What a config is refused for ('' when it is taken). */
 const problemOf = (v: ReturnType<typeof parseLongLivedConfig>): string => (typeof v === 'string' ? v : '');
 
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 
 test("the pod's client: connections held until SIGTERM, then one result line with Unix-ms times, exit 0", async (t) => {
   const sockets: Socket[] = [];

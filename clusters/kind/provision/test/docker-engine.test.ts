@@ -4,10 +4,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
-import { ensureDockerEngine } from './docker-engine.ts';
-import { engineLayout } from './engine-layout.ts';
-import { createStepRunner } from './provision-step.ts';
+import { ErrorCode, isHarnessError } from '../../../../lib/index.ts';
+import { ensureDockerEngine } from '../docker-engine.ts';
+import { engineLayout } from '../engine-layout.ts';
+import { createStepRunner } from '../provision-step.ts';
 
 /** Fake docker (no engine answers) and dockerd (`script`), first on PATH; our daemon's layout in a temporary folder. */
 async function setUp(t: { after: (fn: () => Promise<void>) => void }, dockerd: string) {
@@ -19,7 +19,8 @@ async function setUp(t: { after: (fn: () => Promise<void>) => void }, dockerd: s
     { mode: 0o755 },
   );
   await writeFile(join(dir, 'dockerd'), `#!/bin/sh\n${dockerd}\n`, { mode: 0o755 });
-  const env = { ...process.env, PATH: `${dir}:${process.env['PATH'] ?? ''}` };
+  // CI=true: the consent to start our daemon, as CI gives it (lib/host-consent.ts).
+  const env = { ...process.env, CI: 'true', PATH: `${dir}:${process.env['PATH'] ?? ''}` };
   const layout = engineLayout(join(dir, 'tools'), dir);
   const runner = createStepRunner({ logDir: join(dir, 'logs'), write: () => undefined });
   return { dir, env, layout, runner };
@@ -56,4 +57,20 @@ test('a dockerd of ours that never answers is stopped, not left running', async 
       (await readFile(`/proc/${String(pid)}/stat`, 'utf8')).includes(') Z '),
     'the daemon we started is gone',
   );
+});
+
+test('without consent (no CI, no --yes, no terminal) our daemon is not started: exit 2 naming what would change and how to go ahead', async (t) => {
+  const { env, layout, runner, dir } = await setUp(t, 'touch "${0%/*}/dockerd.ran"; exec sleep 300');
+  const noConsent = { ...env, CI: undefined };
+  await assert.rejects(
+    runner.step('engine', (step) =>
+      ensureDockerEngine(step, { layout, env: noConsent, startTimeoutMs: 1500 }),
+    ),
+    (err: unknown) =>
+      isHarnessError(err, ErrorCode.ToolMissing) &&
+      err.exitCode === 2 &&
+      err.message.includes('start our Docker daemon') &&
+      err.message.includes('npm run kind-engine -- start --yes'),
+  );
+  assert.equal(existsSync(join(dir, 'dockerd.ran')), false, 'dockerd never ran');
 });
