@@ -38,8 +38,8 @@ function ztunnelValues(ztunnel: IstioZtunnel): Record<string, unknown> {
     image: ztunnel.image,
     imagePullPolicy: 'Never',
     resources: requests('20m', '64Mi'),
-    // Its RUST_LOG: xds::client at debug, for the removal lag's lines (1.31 logs them at debug;
-    // ours logs them at info whatever RUST_LOG says).
+    // Its RUST_LOG: xds::client at debug, for the removal lag's lines (at debug from 1.30.0,
+    // istio/ztunnel#1723; ours logs them at info whatever RUST_LOG says).
     logLevel: ISTIO_ZTUNNEL_LOG_LEVEL,
   };
   if (ztunnel.impl === 'istio') return common;

@@ -44,8 +44,10 @@ function caEnv(options: SharedImageOptions, rootCert: string): Record<string, st
     CA_ROOT_CA: rootCert,
     // A successful fetch is logged at debug only (src/identity/manager.rs 409, `certificate fetch
     // succeeded` with the id): on for the identity module, so the pod log shows where each
-    // certificate came from (RUST_LOG's default is `info`, src/telemetry.rs 87-94).
-    RUST_LOG: 'info,ztunnel::identity=debug',
+    // certificate came from (RUST_LOG's default is `info`, src/telemetry.rs 87-94). xds::client at
+    // debug too: each xDS response's `received response` line, at info up to 1.29 and at debug from
+    // 1.30.0 (istio/ztunnel#1723), so every version's log shows what it received.
+    RUST_LOG: 'info,ztunnel::identity=debug,ztunnel::xds::client=debug',
   };
 }
 

@@ -9,7 +9,8 @@ import { CA_ENV } from './mesh-credentials.ts';
 export const ISTIOD_ZTUNNEL_XDS = 'https://istiod.istio-system.svc:15013';
 /**
  * istio/ztunnel's RUST_LOG on kind (ours and Istio's chart): the chart's `info`, with xds::client at
- * debug, where the binary logs each xDS response from 1.31 on (src/xds/client.rs; 1.28 at info).
+ * debug, where the binary logs each xDS response from 1.30.0 on (src/xds/client.rs, istio/ztunnel#1723;
+ * up to 1.29 at info).
  */
 export const ISTIO_ZTUNNEL_LOG_LEVEL = 'info,ztunnel::xds::client=debug';
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { probeConnects } from './connect-probe.ts';
-import { compareConnects, compareDrains } from './conformance-rows.ts';
-import { probeDrain } from './drain-probe.ts';
-import type { DrainObservation } from './drain-probe.ts';
-import { startModelTarget } from './model-target.ts';
-import { localXdsConfig, realZtunnelFromEnv, realZtunnelHere, startRealTarget } from './real-target.ts';
+import { probeConnects } from '../connect-probe.ts';
+import { compareConnects, compareDrains } from '../conformance-rows.ts';
+import { probeDrain } from '../drain-probe.ts';
+import type { DrainObservation } from '../drain-probe.ts';
+import { startModelTarget } from '../model-target.ts';
+import { localXdsConfig, realZtunnelFromEnv, realZtunnelHere, startRealTarget } from '../real-target.ts';
 
 const DEADLINE_MS = 1000;
 
