@@ -1,6 +1,6 @@
-// `npm run check` (what CI runs): the typecheck, the lint and the unit tests side by side (each
-// in-process work, none timed), then the integration tests one file at a time (real processes and
-// timing assertions: alone on the machine). `npm test` runs the two test tiers only; with files named,
+// `npm run check` (what CI runs): the integration tests one file at a time (real processes and timing
+// assertions), and beside them at the lowest CPU priority the typecheck, the lint and the unit tests
+// (in-process work, nothing timed). `npm test` runs the two test tiers only; with files named,
 // just those, each in its tier. Ends with the ten slowest test files, every skip with its reason, and
 // `tests: N passed, N failed, N skipped`.
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
@@ -26,10 +26,17 @@ const REPORTER = join(PROJECT_ROOT, 'harness', 'check', 'test-stats-reporter.ts'
  */
 const COMPILE_CACHE = join(PROJECT_ROOT, 'node_modules', '.cache', 'node-compile');
 
-/** How each tier runs: the unit files in one process, the integration files one after another. */
+/** The steps that time nothing run beside the integration tests at the lowest CPU priority. */
+const NICE = ['nice', '-n', '19'] as const;
+
+/**
+ * How each tier runs: each in one process (--test-isolation=none: a file's tests run in the runner's
+ * process, which saves the half second each file's own process took to start and load the project);
+ * the integration files one after another, each test awaited before the next (--test-concurrency=1).
+ */
 const TIER_FLAGS: Record<Tier, readonly string[]> = {
   unit: ['--test-isolation=none'],
-  integration: ['--test-concurrency=1'],
+  integration: ['--test-isolation=none', '--test-concurrency=1'],
 };
 
 function tierCommand(tier: Tier, files: readonly string[], statsFile: string): string[] {
@@ -71,35 +78,45 @@ runMain(async (signal) => {
   try {
     const statsOf = (tier: Tier): string => join(dir, `${tier}.json`);
     const say = (t: string): boolean => process.stdout.write(t);
-    const tier = (name: Tier, stream: boolean): Promise<StepResult> | undefined => {
+    const tier = (
+      name: Tier,
+      stream: boolean,
+      prefix: readonly string[] = [],
+    ): Promise<StepResult> | undefined => {
       const list = files(name);
       return list.length === 0
         ? undefined
-        : runStep(`${name} tests`, tierCommand(name, list, statsOf(name)), {
+        : runStep(`${name} tests`, [...prefix, ...tierCommand(name, list, statsOf(name))], {
             cwd,
             stream,
             signal,
             env: { NODE_COMPILE_CACHE: COMPILE_CACHE },
           });
     };
+    // The integration tests run one file at a time, streamed; beside them, at the lowest CPU priority,
+    // the typecheck, the lint and the unit tests (none of which times anything): the kernel gives a
+    // timed test's processes the CPU whenever they want it (nice 19 weighs 15 against nice 0's 1024),
+    // and the second core, which the integration tests leave idle nearly half the time, does the rest.
+    say(
+      `== integration tests, one file at a time${testsOnly ? '' : '; beside them (nice 19): typecheck, lint'}${files('unit').length > 0 ? ', unit tests' : ''}\n`,
+    );
+    const integration = tier('integration', true);
     const side = [
       ...(testsOnly
         ? []
         : [
-            runStep('typecheck', ['npm', 'run', '--silent', 'typecheck'], { cwd, signal }),
-            runStep('lint', ['npm', 'run', '--silent', 'lint'], { cwd, signal }),
+            runStep('typecheck', [...NICE, 'npm', 'run', '--silent', 'typecheck'], { cwd, signal }),
+            runStep('lint', [...NICE, 'npm', 'run', '--silent', 'lint'], { cwd, signal }),
           ]),
-      tier('unit', false),
+      tier('unit', false, NICE),
     ].filter((p) => p !== undefined);
-    say(`== ${side.length > 1 ? 'side by side: ' : ''}${testsOnly ? '' : 'typecheck, lint, '}unit tests\n`);
     const results = await Promise.all(side);
+    const timed = await integration;
     for (const r of results)
       say(
         `== ${r.name}: ${r.exitCode === 0 ? 'ok' : `failed (exit ${String(r.exitCode)})`} in ${r.seconds.toFixed(0)} s\n${r.output}`,
       );
-    say('== integration tests, one file at a time\n');
-    const integration = await tier('integration', true);
-    if (integration) results.push(integration);
+    if (timed) results.push(timed);
     const stats: TierStats[] = [];
     for (const name of ['unit', 'integration'] as const) {
       const text = await readFile(statsOf(name), 'utf8').catch(() => '');
