@@ -3,7 +3,8 @@
 // (in-process work, nothing timed). `npm test` runs the two test tiers only; with files named,
 // just those, each in its tier. Ends with the ten slowest test files, every skip with its reason, and
 // `tests: N passed, N failed, N skipped`.
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -55,7 +56,7 @@ function tierCommand(tier: Tier, files: readonly string[], statsFile: string): s
 runMain(async (signal) => {
   const program = addVersionOption(
     new Command('check').description(
-      'Typecheck, lint and the unit tests side by side, then the integration tests one at a time',
+      'The integration tests one at a time; beside them at the lowest priority the typecheck, the lint and the unit tests',
     ),
   )
     .option('--tests-only', 'only the two test tiers (npm test)')
@@ -67,8 +68,8 @@ runMain(async (signal) => {
   const testsOnly = program.opts<{ testsOnly?: boolean }>().testsOnly === true || named.length > 0;
   const all = await listTestFiles(PROJECT_ROOT);
   for (const file of named)
-    if (!file.endsWith('.test.ts') && !file.endsWith('.ts'))
-      throw badInput('a test file', 'a path to a *.test.ts file', file);
+    if (!file.endsWith('.ts') || !existsSync(file))
+      throw badInput('a test file', 'the path of an existing *.test.ts file', file);
   const files = (tier: Tier): string[] =>
     named.length > 0
       ? named.filter((f) => tierOf(f) === tier)
