@@ -1,10 +1,18 @@
 // `npm run compare -- <baseline.csv> <candidate.csv>`: the nightly regression gate. Matches runs by
 // scenario and parameters, tests failure rates and latency, prints a table; exit 1 on a significant
-// regression, 0 otherwise, 2 on malformed input (the line and column named).
+// regression or a baseline configuration the candidate lacks, 0 otherwise, 2 on malformed input (the line and column named).
 import { appendFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
-import { compareRuns, comparisonJUnit, formatComparison, readRuns } from '../results/compare/index.ts';
+import {
+  compareRuns,
+  comparisonJUnit,
+  failsGate,
+  formatComparison,
+  formatLeaveOneOut,
+  leaveOneOut,
+  readRuns,
+} from '../results/compare/index.ts';
 import { errorAnnotation } from '../results/ci-output.ts';
 import { outputFileParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
@@ -24,11 +32,19 @@ runMain(async () => {
     ),
   )
     .argument('<baseline.csv>', 'the reference runs, e.g. results/baselines/local-seeds.csv')
-    .argument('<candidate.csv>', "the runs to judge, e.g. a suite folder's runs.csv")
+    .argument('[candidate.csv]', "the runs to judge, e.g. a suite folder's runs.csv")
     .addOption(
       new Option('--alpha <p>', 'family-wise false-alarm rate (Holm over all tests)')
         .default(0.01)
         .argParser(alphaParser),
+    )
+    .option(
+      '--leave-one-out',
+      "the gate's false alarms on one file of same-code runs (A/A): each run of every configuration in turn against the others; exit 1 if any round says worse",
+    )
+    .option(
+      '--allow-missing',
+      'list a baseline configuration the candidate did not run instead of failing on it',
     )
     .option(
       '--markdown <file>',
@@ -44,7 +60,26 @@ runMain(async () => {
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);
   const [baselinePath = '', candidatePath = ''] = program.args;
-  const options = program.opts<{ alpha: number; markdown?: string; junit?: string }>();
+  const options = program.opts<{
+    alpha: number;
+    leaveOneOut?: boolean;
+    allowMissing?: boolean;
+    markdown?: string;
+    junit?: string;
+  }>();
+  if (options.leaveOneOut) {
+    if (candidatePath !== '')
+      throw badInput('--leave-one-out', 'one runs.csv of same-code runs (no candidate)', candidatePath);
+    const { text, falseAlarms } = formatLeaveOneOut(leaveOneOut(await readRuns(baselinePath), options.alpha));
+    process.stdout.write(text);
+    return falseAlarms > 0 ? 1 : 0;
+  }
+  if (candidatePath === '')
+    throw badInput(
+      '<candidate.csv>',
+      "a candidate runs.csv (or --leave-one-out for one file's A/A check)",
+      '',
+    );
   const baseline = await readRuns(baselinePath);
   const candidate = await readRuns(candidatePath);
   const comparison = compareRuns(baseline, candidate, options.alpha);
@@ -53,11 +88,12 @@ runMain(async () => {
       ErrorCode.BadInput,
       `No configuration appears in both ${baselinePath} (${String(baseline.length)} runs) and ${candidatePath} (${String(candidate.length)} runs), so nothing was compared; run the candidate with the baseline's parameters, or refresh the baseline`,
     );
-  const text = formatComparison(comparison);
+  const allowMissing = options.allowMissing === true;
+  const text = formatComparison(comparison, allowMissing);
   process.stdout.write(text);
   if (options.markdown)
     await appendFile(options.markdown, `## compare ${baselinePath} -> ${candidatePath}\n\n${text}`);
-  if (options.junit) await writeFile(options.junit, comparisonJUnit(comparison));
+  if (options.junit) await writeFile(options.junit, comparisonJUnit(comparison, new Date(), allowMissing));
   // Under GitHub Actions each regression is also an error annotation on the run.
   for (const m of comparison.metrics.filter((x) => x.significance === 'worse'))
     process.stdout.write(
@@ -66,5 +102,5 @@ runMain(async () => {
         `${m.metric}: ${String(m.baseline)} -> ${String(m.candidate)} ${m.unit} (Holm-adjusted p ${m.adjusted.higher.toPrecision(3)})`,
       ),
     );
-  return comparison.metrics.some((m) => m.significance === 'worse') ? 1 : 0;
+  return failsGate(comparison, allowMissing) ? 1 : 0;
 });

@@ -4,9 +4,11 @@ import type { Comparison, MetricComparison } from './compare-runs.ts';
 const int = (n: number): string => n.toLocaleString('en-US');
 const fixed = (n: number, digits: number): string =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const DIGITS = { per100k: 1, ms: 2, ratio: 2 } as const;
 
 function value(m: MetricComparison, side: 'baseline' | 'candidate'): string {
   if (m.unit === 'ms') return `${fixed(m[side], 2)} ms`;
+  if (m.unit === 'ratio') return fixed(m[side], 2);
   const [k, n] = m.counts?.[side] ?? [0, 0];
   return `${fixed(m[side], 1)} (${int(k)}/${int(n)})`;
 }
@@ -14,52 +16,59 @@ function value(m: MetricComparison, side: 'baseline' | 'candidate'): string {
 function delta(m: MetricComparison): string {
   const d = m.candidate - m.baseline;
   const sign = d > 0 ? '+' : d < 0 ? '-' : '±';
-  const ratio = m.baseline > 0 ? ` x${fixed(m.candidate / m.baseline, 2)}` : '';
-  return `${sign}${fixed(Math.abs(d), m.unit === 'ms' ? 2 : 1)}${ratio}`;
+  const ratio = m.baseline > 0 && m.unit !== 'ratio' ? ` x${fixed(m.candidate / m.baseline, 2)}` : '';
+  return `${sign}${fixed(Math.abs(d), DIGITS[m.unit])}${ratio}`;
 }
 
 const formatP = (p: number): string => (p < 0.0001 ? '<0.0001' : p.toPrecision(2));
 
+function change(m: MetricComparison): string {
+  if (m.significance === 'worse') return m.kind === 'figure' && m.candidate < m.baseline ? 'MOVED' : 'WORSE';
+  return m.significance;
+}
+
+function metricName(m: MetricComparison): string {
+  if (m.kind === 'count')
+    return `${m.metric} /100k${m.dispersion !== undefined && m.dispersion > 1 ? ` (runs' spread x${fixed(m.dispersion, 1)})` : ''}`;
+  return m.metric;
+}
+
+/** Whether the comparison fails the gate: a regression, or a baseline configuration the candidate lacks. */
+export function failsGate(c: Comparison, allowMissing: boolean): boolean {
+  return c.metrics.some((m) => m.significance === 'worse') || (!allowMissing && c.onlyInBaseline.length > 0);
+}
+
 /** The comparison as a Markdown table plus what did not match; "~" marks no significant change. */
-export function formatComparison(c: Comparison): string {
+export function formatComparison(c: Comparison, allowMissing = false): string {
   const rows = c.metrics.map((m) => [
     m.configuration,
-    m.unit === 'ms' ? m.metric : `${m.metric} /100k`,
+    metricName(m),
     `${String(m.runs[0])}/${String(m.runs[1])}`,
     value(m, 'baseline'),
     value(m, 'candidate'),
     delta(m),
-    formatP(m.candidate >= m.baseline ? m.adjusted.higher : m.adjusted.lower),
-    m.significance === 'worse' ? 'WORSE' : m.significance,
+    m.significance === 'not gated' ? '-' : formatP(m.candidate >= m.baseline ? m.adjusted.higher : m.adjusted.lower),
+    change(m),
   ]);
   const table = formatMarkdownTable(
     ['configuration', 'metric', 'runs b/c', 'baseline', 'candidate', 'delta', 'p (Holm)', 'change'],
     rows,
   );
   const worse = c.metrics.filter((m) => m.significance === 'worse');
-  // The exact rank-sum test's smallest p with n and m repeats is 1 / C(n + m, n), before Holm.
-  const unreachable = c.metrics.filter(
-    (m) => m.unit === 'ms' && 1 / choose(m.runs[0] + m.runs[1], m.runs[0]) >= c.alpha,
-  );
+  const notes = [...new Set(c.metrics.flatMap((m) => (m.note ? [`${m.metric}: ${m.note}`] : [])))];
+  const gated = c.metrics.filter((m) => m.significance !== 'not gated').length;
+  const missing = allowMissing ? 'only in the baseline (not compared)' : 'MISSING from the candidate (fails the gate)';
   const lines = [
     table,
-    `Failures: exact Poisson rate test pooled over repeats; latency: exact rank-sum test over repeats (per-run p50/p99). One-sided, Holm-adjusted over all ${String(c.metrics.length)} tests, alpha ${String(c.alpha)}; "~" = no significant change.`,
-    ...(unreachable.length
-      ? [
-          `Latency with ${[...new Set(unreachable.map((m) => m.runs.join('/')))].join(', ')} runs cannot reach alpha ${String(c.alpha)} (smallest exact p = 1/C(n+m, n)); use --repeat 5 or more on both sides.`,
-        ]
-      : []),
-    ...c.onlyInBaseline.map((l) => `only in the baseline (not compared): ${l}`),
+    `Failure counts: over runs as well as requests (the exact Poisson test and the quasi-Poisson test with the runs' spread; the larger p). Mechanism figures: t test over runs, worse only beyond their tolerance. Latency: exact rank-sum test over runs. One-sided, Holm-adjusted over the ${String(gated)} gated tests, alpha ${String(c.alpha)}; "~" = no significant change (docs/guide/comparing-runs.md).`,
+    ...notes.map((n) => `shown, ${n}`),
+    ...c.onlyInBaseline.map((l) => `${missing}: ${l}`),
     ...c.onlyInCandidate.map((l) => `only in the candidate (not compared): ${l}`),
     worse.length
       ? `REGRESSION: ${worse.map((m) => `${m.configuration} ${m.metric}`).join('; ')}`
-      : 'No significant regression.',
+      : !allowMissing && c.onlyInBaseline.length
+        ? `FAILED: ${String(c.onlyInBaseline.length)} baseline configuration(s) not run by the candidate`
+        : 'No significant regression.',
   ];
   return `${lines.join('\n')}\n`;
-}
-
-function choose(n: number, k: number): number {
-  let r = 1;
-  for (let i = 1; i <= k; i += 1) r = (r * (n - k + i)) / i;
-  return r;
 }
