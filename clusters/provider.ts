@@ -87,7 +87,7 @@ export interface BackendParams {
   loadFrom?: 'cluster' | 'host' | undefined;
   /** What the run's fault restarts or scales (an existing cluster refuses a ztunnel restart without consent). */
   faultTarget?: WorkloadRef;
-  arms?: { tcpMigrateReq?: number; cpuIsolation?: string };
+  arms?: { tcpMigrateReq?: number; cpuIsolation?: string; plantedRegression?: string };
 }
 
 export interface CreateBackendOptions {

@@ -11,6 +11,14 @@ export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.ts';
 export { consentToHostChange, grantHostChanges } from './host-consent.ts';
 export type { ConsentIo, HostChange } from './host-consent.ts';
 export { makeDirectory } from './make-directory.ts';
+export {
+  parsePlantedRegression,
+  PLANTED_DEADLINE_EARLY_MS,
+  PLANTED_REGRESSION_ENV,
+  PLANTED_REGRESSIONS,
+  PLANTED_REMOVAL_HOLD_MS,
+} from './planted-regression.ts';
+export type { PlantedRegression } from './planted-regression.ts';
 export { DEFAULT_TOOLS_DIR, PROJECT_ROOT } from './paths.ts';
 export { createProgress, formatDuration, startTicker } from './progress.ts';
 export type { Progress, ProgressOptions } from './progress.ts';

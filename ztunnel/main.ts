@@ -31,12 +31,21 @@
 //                                    evict-on-removal | goaway-on-unhealthy (drain-strategy.ts)
 //   POOL_BACKOFF                     true: the HBONE client pool backs off a destination after failed
 //                                    connects (istio/ztunnel#1191's proposal; off upstream)
+//   PLANTED_REGRESSION               test only: deadline-early | rst-at-deadline, a known regression to
+//                                    prove the gate catches it (lib/planted-regression.ts)
 // SIGTERM (or SIGINT) starts the drain; the process exits when it is done.
 // The discovery subscription and (node-address mode) ztunnel's own certificate are retried at start
 // with bounded backoff while istiod is unreachable or answers 5xx (mesh/startup-retry.ts); a refusal
 // (4xx) or retries past the limit exit 1 with the reason on stderr.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createLogger, createSystemClock } from '../lib/index.ts';
+import {
+  createLogger,
+  createSystemClock,
+  parsePlantedRegression,
+  PLANTED_DEADLINE_EARLY_MS,
+  PLANTED_REGRESSION_ENV,
+} from '../lib/index.ts';
+import type { PlantedRegression } from '../lib/index.ts';
 import { connectDiscoveryWithRetry, whenSynced } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
 import { createHbonePool } from '../mesh/hbone/index.ts';
@@ -86,11 +95,16 @@ const log = createLogger({
   instance,
 });
 let drainDeadlineMs = 0;
+let planted: PlantedRegression = 'none';
 let drainStrategy: DrainStrategy = 'none';
 let issueCert: RequestCertificate;
 let xds: XdsConfig | undefined;
 try {
+  planted = parsePlantedRegression(process.env[PLANTED_REGRESSION_ENV]);
   drainDeadlineMs = computeDrainDeadlineMs(process.env);
+  // Test only (lib/planted-regression.ts): a regression the gate must catch.
+  if (planted === 'deadline-early')
+    drainDeadlineMs = Math.max(0, drainDeadlineMs - PLANTED_DEADLINE_EARLY_MS);
   drainStrategy = parseDrainStrategy(process.env['DRAIN_STRATEGY']);
   const env = withIstioDefaults(process.env);
   xds = xdsConfigFromEnv(env);
@@ -151,6 +165,7 @@ const ztunnel = createZtunnel({
   drainDeadlineMs,
   drainStrategy,
   readCloseKinds,
+  resetAtDeadline: planted === 'rst-at-deadline',
   ...(discovery ? { outbound: { discovery: discovery.state, pool } } : {}),
 });
 // Removals as istio/ztunnel's xDS client logs them (src/xds/client.rs), naming the workloads: kind

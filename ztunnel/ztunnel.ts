@@ -29,6 +29,8 @@ export interface ZtunnelOptions {
   metrics: ZtunnelMetrics;
   clock: Clock;
   drainDeadlineMs: number;
+  /** Test only (planted regression rst-at-deadline): reset the connections left at the deadline. */
+  resetAtDeadline?: boolean;
   upstreamConnectTimeoutMs?: number;
   /** Discovery and a client pool: pods get their outbound capture (:15001). */
   outbound?: { discovery: DiscoveryState; pool: HbonePool };
@@ -206,7 +208,7 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
             : {}),
         });
         for (const listeners of allListeners()) {
-          const dropped = listeners.destroy(DRAIN_CLOSE_REASON);
+          const dropped = listeners.destroy(DRAIN_CLOSE_REASON, options.resetAtDeadline === true);
           forced += dropped.connections;
           inFlight += dropped.inFlight;
         }

@@ -40,4 +40,6 @@ export interface LocalBackendOptions {
    * another, equal cpu.shares; nodes-pinned adds cpusets (clusters/local/cpu-cgroups.ts). Default none.
    */
   cpuIsolation?: CpuIsolation;
+  /** Test only (planted regression late-removal): the control plane's holdRemovalsMs. */
+  holdRemovalsMs?: number;
 }

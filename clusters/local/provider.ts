@@ -1,7 +1,7 @@
 // The local backend as a provider (clusters/provider.ts): the embedded process cluster, what it can
 // do, the columns it fills, and how a run's parameters become its options.
 import type { ZtunnelImplName } from '../ztunnel-impl.ts';
-import { badInput } from '../../lib/index.ts';
+import { badInput, PLANTED_REMOVAL_HOLD_MS } from '../../lib/index.ts';
 import { ensureEnvoy, ensureGoTool, GO_HTTPBIN } from '../../lib/tools/index.ts';
 import { ISTIO_ZTUNNEL_IMAGE } from '../manifests/index.ts';
 import { CAPABILITIES } from '../provider.ts';
@@ -92,6 +92,9 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
         ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
         ...ZTUNNEL_IMPL_OPTIONS[params.ztunnelImpl ?? 'ours'](settings),
         ...cpuIsolationOptions(params.arms?.cpuIsolation),
+        ...(params.arms?.plantedRegression === 'late-removal'
+          ? { holdRemovalsMs: PLANTED_REMOVAL_HOLD_MS }
+          : {}),
       }),
     ),
 };

@@ -26,8 +26,11 @@ export interface ExperimentArgs {
   params?: ExperimentParams;
 }
 
-/** What may go with --suite: each entry sets its own experiment (a flag beside it would be ignored). */
-const SUITE_FLAGS = new Set(['suite', 'only', 'repeat', 'resultsDir', 'backend']);
+/**
+ * What may go with --suite: each entry sets its own experiment (a flag beside it would be ignored).
+ * --plant-regression goes to every entry: the gate's proof runs a whole suite from a worse build.
+ */
+const SUITE_FLAGS = new Set(['suite', 'only', 'repeat', 'resultsDir', 'backend', 'plantRegression']);
 
 /** Arguments that are answered without reading an experiment file or checking anything else. */
 const ANSWERED_AT_ONCE = new Set(['-h', '--help', '-V', '--version']);

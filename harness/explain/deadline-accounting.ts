@@ -74,6 +74,11 @@ export interface DeadlineAccount {
    * this machine's contention, not the mechanism. Undefined without CPU samples.
    */
   cpuWaitShare?: number;
+  /**
+   * From the old ztunnel's SIGTERM to this deadline, ms (its own two log lines on the run clock):
+   * the drain period ztunnel computed. Undefined where the SIGTERM was not seen.
+   */
+  afterSigtermMs?: number;
   /** 100 ms buckets around the deadline on its node: requests started, failed, and their T_past. */
   trace: TraceBucket[];
 }

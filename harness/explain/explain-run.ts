@@ -123,7 +123,13 @@ export async function explainRun(options: {
       ...(options.cpuSamples ? { cpuSamples: options.cpuSamples } : {}),
       ...(wireCloses ? { wire: wireAt(deadline, wireCloses) } : {}),
     });
-    return { deadline, account };
+    const sigterm = options.events
+      .filter((e) => e.kind === 'sigterm' && e.object === deadline.object && e.atMs <= deadline.atMs)
+      .at(-1);
+    return {
+      deadline,
+      account: sigterm ? { ...account, afterSigtermMs: deadline.atMs - sigterm.atMs } : account,
+    };
   });
   const explanations = bursts.map((b) => {
     const explained = explainBurst(b, options.events, b.failuresList);

@@ -8,7 +8,8 @@
 // the label, experiment files, run folders and compare all follow from the entry.
 import { CPU_ISOLATION_MODES } from '../../clusters/local/index.ts';
 import type { CpuIsolation } from '../../clusters/local/index.ts';
-import { badInput } from '../../lib/index.ts';
+import { badInput, PLANTED_REGRESSION_ENV, PLANTED_REGRESSIONS } from '../../lib/index.ts';
+import type { PlantedRegression } from '../../lib/index.ts';
 import { checkRetryOn, ISTIO_DEFAULT_RETRY_ON } from '../../mesh/xds/route-policy.ts';
 import { DRAIN_STRATEGIES } from '../../ztunnel/drain-strategy.ts';
 import type { DrainStrategy } from '../../ztunnel/drain-strategy.ts';
@@ -165,6 +166,30 @@ export const ARMS = {
     },
     env: { component: 'ztunnel', name: 'DRAIN_READ_CLOSE_KINDS', value: (on) => (on ? 'true' : undefined) },
     example: true,
+  }),
+  // Test only: proves the regression gate (docs/guide/comparing-runs.md). Recorded as bookkeeping, as a
+  // build's git_sha is: a planted run is the same configuration from a worse build.
+  plantedRegression: arm<PlantedRegression>({
+    key: 'plant-regression',
+    arg: '<name>',
+    description:
+      "test only, to prove the gate (npm run compare): none | deadline-early (our ztunnel's drain deadline 5 s early) | rst-at-deadline (our ztunnel resets what is left at the deadline instead of closing it) | late-removal (the local control plane holds a push that removes a workload 1 s); local backend, our ztunnel",
+    parse: choiceParser('--plant-regression', PLANTED_REGRESSIONS),
+    default: 'none',
+    column: {
+      name: 'planted_regression',
+      role: 'bookkeeping',
+      note: ': a known regression planted to prove the gate (test only); none in every real run',
+      added: { since: 18, olderRowsRan: 'none' },
+    },
+    env: { component: 'ztunnel', name: PLANTED_REGRESSION_ENV, value: (r) => (r === 'none' ? undefined : r) },
+    requires: (r) =>
+      r !== 'none' && {
+        capability: 'timingModel',
+        value: r,
+        why: 'the regressions are planted in our ztunnel and our control plane, which the local backend runs',
+      },
+    example: 'deadline-early',
   }),
 };
 

@@ -45,6 +45,8 @@ export interface ExperimentFlags extends Partial<Record<string, unknown>> {
   repeat?: number;
   resultsDir: string;
   timing?: Record<string, number>;
+  /** Test only: a known regression to plant (the arm; a suite passes it to every entry). */
+  plantRegression?: string;
 }
 
 /** Repeatable --k6-out: k6's `name` or `name=argument` output syntax. */

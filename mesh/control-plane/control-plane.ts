@@ -64,6 +64,11 @@ export interface ControlPlaneOptions {
   debounceMaxMs: number;
   /** Extra time each push takes before it reaches the wire (timing model). */
   pushLatencyMs: number;
+  /**
+   * Test only (planted regression late-removal): a push that removes or unreadies a workload waits
+   * this much more before it goes out.
+   */
+  holdRemovalsMs?: number;
   onPush?: (report: PushReport) => void;
   /**
    * TokenReview for the CA: the caller a service-account token stands for, or why it is refused
@@ -223,6 +228,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const snapshot = buildDiscoverySnapshot(options.source);
     const networking = networkingOf();
     await clock.sleep(options.pushLatencyMs);
+    const losing = compare(pushed, snapshot);
+    if (options.holdRemovalsMs && losing.removed.length + losing.becameUnhealthy.length > 0)
+      await clock.sleep(options.holdRemovalsMs);
     const result = await discovery.push(snapshot);
     const report: PushReport = { atMs: clock.now(), ...result, ...compare(pushed, snapshot) };
     pushed = snapshot;

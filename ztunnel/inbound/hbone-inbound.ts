@@ -6,6 +6,7 @@ import type {
   SecureServerOptions,
   ServerHttp2Stream,
 } from 'node:http2';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { formatSpiffeId, identityOfCertificate, mtlsContext } from '../../mesh/pki/index.ts';
@@ -26,9 +27,10 @@ export interface HboneInbound {
    * Drops every HBONE connection as upstream's force_shutdown does: the h2 connection future is
    * dropped (src/proxy/h2/server.rs `serve_connection` returns on force_shutdown), so its TCP socket
    * is closed with no GOAWAY, RST_STREAM or TLS close_notify: the client sees the connection end.
-   * Returns how many were open.
+   * Returns how many were open. `reset` (test only: planted regression rst-at-deadline) resets each
+   * instead, where a close sends a FIN unless bytes are unread.
    */
-  dropConnections(): number;
+  dropConnections(reset?: boolean): number;
   /** Stops reading every HBONE connection, so nothing is answered again; keeps them open. */
   freezeConnections(): number;
   /**
@@ -163,9 +165,12 @@ export function createHboneServer(
   return {
     server,
     sessions,
-    dropConnections() {
+    dropConnections(reset = false) {
       const open = [...sockets];
-      for (const socket of open) socket.destroy();
+      // A TLS socket's reset goes to the TCP socket under it (the TLS wrap's handle cannot reset).
+      for (const socket of open)
+        if (reset) ((socket as unknown as { _parent?: Socket })._parent ?? socket).resetAndDestroy();
+        else socket.destroy();
       return open.length;
     },
     goawayAfterEveryStream() {

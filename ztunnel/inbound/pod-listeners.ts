@@ -36,7 +36,7 @@ export interface InboundListeners {
    * the plaintext ones and the app sockets (connection-tracker.ts says what dropping means).
    * Returns how many tunnels and plaintext connections there were and how many had data in flight.
    */
-  destroy(reason: string): DropCounts;
+  destroy(reason: string, reset?: boolean): DropCounts;
   /**
    * The same drop where the pod's network is already gone (upstream's DelWorkload today): nothing
    * reaches a peer, neither a FIN nor a RST. Emulated by stopping every downstream socket, HBONE
@@ -133,8 +133,8 @@ async function startCapturedPodListeners(
     ...bound,
     workload,
     ...(connector.pid ? { socketTableDir: `/proc/${String(connector.pid)}` } : {}),
-    destroy: (reason) => {
-      const dropped = bound.destroy(reason);
+    destroy: (reason, reset) => {
+      const dropped = bound.destroy(reason, reset);
       connector.close();
       return dropped;
     },
@@ -210,9 +210,9 @@ export async function bindInbound(
     hbone,
     stopAccepting,
     sendGoaway,
-    destroy(reason) {
+    destroy(reason, reset) {
       closeListeners();
-      hbone.dropConnections();
+      hbone.dropConnections(reset);
       return tracker.dropAll(reason);
     },
     freeze(reason) {

@@ -32,6 +32,7 @@ export async function controlPlaneStep(cluster: LocalCluster): Promise<void> {
     debounceQuietMs: timing.debounceQuietMs,
     debounceMaxMs: timing.debounceMaxMs,
     pushLatencyMs: timing.pushLatencyMs,
+    ...(options.holdRemovalsMs ? { holdRemovalsMs: options.holdRemovalsMs } : {}),
     onNack: (nack) => {
       emit('xds-nack', nack.node, `${nack.typeUrl.replace(/^.*\./, '')} ${nack.version}: ${nack.message}`);
     },

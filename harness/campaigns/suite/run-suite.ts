@@ -19,12 +19,21 @@ const EXPERIMENT_BIN = join(PROJECT_ROOT, 'harness', 'bin', 'experiment.ts');
 /** An entry's note when one of its runs could not run (the child exited 3). */
 const COULD_NOT_RUN = 'a run could not run (exit 3; its run folder says why)';
 
-/** The arguments of an entry's runs; on another backend than the default, that backend. */
-export const entryArgs = (entry: SuiteEntry, repeats: number, backend?: string): string[] => [
+/**
+ * The arguments of an entry's runs; on another backend than the default, that backend; with a
+ * planted regression (test only: the gate's proof), that regression.
+ */
+export const entryArgs = (
+  entry: SuiteEntry,
+  repeats: number,
+  backend?: string,
+  planted?: string,
+): string[] => [
   ...entry.args,
   '--repeat',
   String(repeats),
   ...(backend === undefined || backend === DEFAULT_BACKEND ? [] : ['--backend', backend]),
+  ...(planted === undefined || planted === 'none' ? [] : ['--plant-regression', planted]),
 ];
 
 /**
@@ -93,7 +102,7 @@ export async function runSuite(options: {
   const startedMs = options.clock.now();
   let leftS = totalS;
   for (const [i, entry] of entries.entries()) {
-    const args = entryArgs(entry, repeatsOf(entry), flags.backend);
+    const args = entryArgs(entry, repeatsOf(entry), flags.backend, flags.plantRegression);
     const entryDir = join(suiteDir, entryDirName(i, entry));
     let note = signal.aborted ? 'not run: suite aborted' : refusals[i] || entryUnavailable(entry);
     if (!note) {

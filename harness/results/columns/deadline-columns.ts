@@ -1,5 +1,6 @@
 // When the fault ran, where the old ztunnels' drain deadlines fell, and E1's count against its
 // mechanism over them (deadline-accounting.ts).
+import { median } from '../../../lib/median.ts';
 import { medianLagMs } from '../../explain/removal-lag.ts';
 import type { DeadlineAccount } from '../../explain/deadline-accounting.ts';
 import { projectCount } from '../../explain/deadline-accounting.ts';
@@ -94,6 +95,12 @@ const ACCOUNT_NOTES = {
   deadline_wire_fin:
     "E1: the HBONE connections the old ztunnels' deadlines closed with a FIN, as the gateway received them: first FIN or RST from a pod's :15008 within [-100 ms, +1 s) of each deadline, captured by tcpdump on the network world's uplink (--netns or --ztunnel-impl istio-shared, with tcpdump installed); empty otherwise",
   deadline_wire_rst: 'E1: the same connections closed with a RST',
+  // Schema 18: what compare gates on (harness/results/compare/gate-figures.ts).
+  deadline_after_sigterm_ms: {
+    role: 'measure',
+    note: "E1: from each old ztunnel's SIGTERM to its drain deadline, ms, median over the deadlines (the drain period ztunnel computed from the grace; its own log lines)",
+    added: { since: 18, olderRowsRan: '' },
+  },
 } as const;
 
 type AccountColumn = keyof typeof ACCOUNT_NOTES;
@@ -121,6 +128,7 @@ export const ACCOUNT_SECTION = section(ACCOUNT_NOTES, ({ facts, params, tally }:
   const rate = total((a) => a.ratePerS);
   const weighted = (f: (a: DeadlineAccount) => number): number =>
     rate > 0 ? total((a) => f(a) * a.ratePerS) / rate : 0;
+  const afterSigterm = accounts.flatMap((a) => (a.afterSigtermMs === undefined ? [] : [a.afterSigtermMs]));
   const waits = accounts.flatMap((a) => (a.cpuWaitShare === undefined ? [] : [a.cpuWaitShare]));
   return {
     deadline_accounted: accounted,
@@ -142,6 +150,7 @@ export const ACCOUNT_SECTION = section(ACCOUNT_NOTES, ({ facts, params, tally }:
       ? weighted((a) => a.closeKinds?.resetShare ?? 0).toFixed(2)
       : '',
     ...wireCells(accounts),
+    deadline_after_sigterm_ms: afterSigterm.length ? Math.round(median(afterSigterm)) : '',
   };
 });
 

@@ -259,3 +259,34 @@ test('drain at CNI DEL (option 2): GOAWAY, then TLS close_notify and FIN; the cl
   assert.equal(goaways(), 1);
   assert.equal(sessionError, undefined, 'a clean end, not an error');
 });
+
+test('destroy with reset (test only: the planted rst-at-deadline regression) resets the HBONE connection; without, it closes', async (t) => {
+  const outcomes: string[] = [];
+  for (const [n, reset] of [
+    [12, false],
+    [13, true],
+  ] as const) {
+    const w = testWorkload(31, n);
+    await startEchoApp(t, w.appIp, 8080);
+    const { pod } = await startTestPod(t, w, podCert);
+    const session = await openHboneSession({ host: w.podIp, cert: gatewayCert });
+    t.after(() => {
+      session.destroy();
+    });
+    const tunnel = await openTunnel(session, `${w.podIp}:8080`);
+    tunnel.stream.on('error', () => undefined);
+    tunnel.stream.write('ping');
+    await once(tunnel.stream, 'data');
+    const outcome = new Promise<string>((resolve) => {
+      session.once('error', (err: NodeJS.ErrnoException) => {
+        resolve(err.code ?? err.message);
+      });
+      session.once('close', () => {
+        resolve('closed');
+      });
+    });
+    pod.destroy('connection closed due to connection drain', reset);
+    outcomes.push(await outcome);
+  }
+  assert.deepEqual(outcomes, ['closed', 'ECONNRESET']);
+});
