@@ -231,12 +231,20 @@ function isAlive(pid: number): boolean {
 }
 
 /** SIGTERM to our dockerd (it stops its containers and its containerd), SIGKILL after 30 s. */
+/** Whether `pid` is a dockerd running with this layout's config file (its command line, /proc). */
+export async function isOurDaemon(pid: number, layout: Pick<EngineLayout, 'config'>): Promise<boolean> {
+  const comm = (await readFile(`/proc/${String(pid)}/comm`, 'utf8').catch(() => '')).trim();
+  const argv = (await readFile(`/proc/${String(pid)}/cmdline`, 'utf8').catch(() => '')).split('\0');
+  const at = argv.indexOf('--config-file');
+  return comm === 'dockerd' && at >= 0 && argv[at + 1] === layout.config;
+}
+
 export async function stopDaemon(layout: EngineLayout, pid?: number): Promise<void> {
   const target = pid ?? Number((await readFile(layout.pidfile, 'utf8').catch(() => '')).trim());
   if (!Number.isInteger(target) || target <= 0 || !isAlive(target)) return;
-  // A pidfile outlives its daemon: only a dockerd is signalled on its word.
-  const comm = (await readFile(`/proc/${String(target)}/comm`, 'utf8').catch(() => '')).trim();
-  if (pid === undefined && comm !== 'dockerd') return;
+  // A pidfile outlives its daemon, and its pid may be the user's dockerd now: only a dockerd started
+  // with our config file is signalled on its word.
+  if (pid === undefined && !(await isOurDaemon(target, layout))) return;
   process.kill(target, 'SIGTERM');
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   while (isAlive(target) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { ErrorCode, isHarnessError } from '../../../../lib/index.ts';
-import { ensureDockerEngine } from '../docker-engine.ts';
+import { ensureDockerEngine, isOurDaemon, stopDaemon } from '../docker-engine.ts';
 import { engineLayout } from '../engine-layout.ts';
 import { createStepRunner } from '../provision-step.ts';
 
@@ -73,4 +75,38 @@ test('without consent (no CI, no --yes, no terminal) our daemon is not started: 
       err.message.includes('npm run kind-engine -- start --yes'),
   );
   assert.equal(existsSync(join(dir, 'dockerd.ran')), false, 'dockerd never ran');
+});
+
+test('stop by the pidfile signals only a dockerd running with our config file, never another one given that pid', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'engine-stop-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  // A process the kernel names dockerd (a copy of sh): its command line says which config it runs.
+  await copyFile('/bin/sh', join(dir, 'dockerd'));
+  await chmod(join(dir, 'dockerd'), 0o755);
+  const layout = engineLayout(join(dir, 'tools'), dir);
+  await mkdir(dirname(layout.pidfile), { recursive: true });
+  const start = (config: string) => {
+    const child = spawn(join(dir, 'dockerd'), ['-c', 'sleep 30', 'dockerd', '--config-file', config], {
+      stdio: 'ignore',
+    });
+    t.after(() => {
+      child.kill('SIGKILL');
+    });
+    return child;
+  };
+  const users = start('/etc/docker/daemon.json');
+  const ours = start(layout.config);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(await isOurDaemon(users.pid ?? 0, layout), false);
+  assert.equal(await isOurDaemon(ours.pid ?? 0, layout), true);
+  // The pidfile names the user's daemon (our pid reused): it is left alone.
+  await writeFile(layout.pidfile, String(users.pid));
+  await stopDaemon(layout);
+  assert.equal(users.exitCode, null, "the user's dockerd still runs");
+  assert.equal(users.signalCode, null);
+  await writeFile(layout.pidfile, String(ours.pid));
+  const exited = once(ours, 'exit');
+  await stopDaemon(layout);
+  const [, signal] = (await exited) as [number | null, string | null];
+  assert.equal(signal, 'SIGTERM');
 });
