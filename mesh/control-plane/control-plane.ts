@@ -228,11 +228,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const snapshot = buildDiscoverySnapshot(options.source);
     const networking = networkingOf();
     await clock.sleep(options.pushLatencyMs);
-    const losing = compare(pushed, snapshot);
-    if (options.holdRemovalsMs && losing.removed.length + losing.becameUnhealthy.length > 0)
+    const changes = compare(pushed, snapshot);
+    if (options.holdRemovalsMs && changes.removed.length + changes.becameUnhealthy.length > 0)
       await clock.sleep(options.holdRemovalsMs);
     const result = await discovery.push(snapshot);
-    const report: PushReport = { atMs: clock.now(), ...result, ...compare(pushed, snapshot) };
+    const report: PushReport = { atMs: clock.now(), ...result, ...changes };
     pushed = snapshot;
     pushedNetworking = networking;
     ads.update();

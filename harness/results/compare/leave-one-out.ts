@@ -21,13 +21,10 @@ export function leaveOneOut(rows: readonly RunRow[], alpha: number): LeaveOneOut
   const groups = [...groupByConfiguration(rows).values()].filter((g) => g.rows.length > MIN_BASELINE_RUNS);
   const rounds = Math.max(0, ...groups.map((g) => g.rows.length));
   return Array.from({ length: rounds }, (_, round) => {
-    const candidate = groups.flatMap((g) => g.rows.filter((_r, i) => i === round));
-    const baseline = groups.flatMap((g) => g.rows.filter((_r, i) => i !== round));
-    const inRound = new Set(candidate.map((r) => r.line));
-    const paired = baseline.filter((r) =>
-      groups.some((g) => g.rows.includes(r) && g.rows.some((x) => inRound.has(x.line))),
-    );
-    return { round, comparison: compareRuns(paired, candidate, alpha) };
+    const inRound = groups.filter((g) => g.rows.length > round);
+    const candidate = inRound.flatMap((g) => g.rows.slice(round, round + 1));
+    const baseline = inRound.flatMap((g) => g.rows.filter((_r, i) => i !== round));
+    return { round, comparison: compareRuns(baseline, candidate, alpha) };
   });
 }
 
