@@ -79,6 +79,8 @@ export interface BackendParams {
   timing?: Readonly<Partial<Record<string, number>>>;
   /** Which ztunnel serves the workload's pods: ours, or istio/ztunnel's own binary. */
   ztunnelImpl?: ZtunnelImplName;
+  /** Its binary when it is istio/ztunnel's (`--ztunnel-binary`, else ZTUNNEL_BINARY); '' with ours. */
+  ztunnelBinary?: string;
   /** Where ztunnel's listeners are: in the pods, or on the nodes' addresses (kind). */
   ztunnelMode?: ZtunnelMode;
   /** Where the workload pods' addresses live. */

@@ -61,14 +61,16 @@ export const ZTUNNEL_MODES = ['in-pod', 'node-address'] as const;
 export type ZtunnelMode = (typeof ZTUNNEL_MODES)[number];
 
 /**
- * The binary alone from ZTUNNEL_BINARY, or why it cannot be used: what istio/ztunnel in shared mode
- * with our CA over gRPC needs (any build: no FAKE_CA, no test root).
+ * The binary alone (a run's `--ztunnel-binary`, else ZTUNNEL_BINARY), or why it cannot be used: what
+ * istio/ztunnel in shared mode with our CA over gRPC needs (any build: no FAKE_CA, no test root).
  */
 export function ztunnelBinaryFromEnv(
   env: Readonly<Record<string, string | undefined>>,
+  given?: string,
 ): { binary: string } | string {
-  const binary = env['ZTUNNEL_BINARY'];
-  if (!binary) return 'needs ZTUNNEL_BINARY (an istio/ztunnel binary)';
-  if (!existsSync(binary)) return `ZTUNNEL_BINARY ${binary} does not exist`;
+  const binary = given || env['ZTUNNEL_BINARY'];
+  const from = given ? '--ztunnel-binary' : 'ZTUNNEL_BINARY';
+  if (!binary) return 'needs ZTUNNEL_BINARY or --ztunnel-binary (an istio/ztunnel binary)';
+  if (!existsSync(binary)) return `${from} ${binary} does not exist`;
   return { binary };
 }

@@ -107,7 +107,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
 };
 
 /**
- * --ztunnel-impl istio-shared on kind: ZTUNNEL_BINARY (any build: it asks our CA over gRPC), in-pod
+ * --ztunnel-impl istio-shared on kind: --ztunnel-binary or ZTUNNEL_BINARY (any build: it asks our CA over gRPC), in-pod
  * mode (the binary has no node-address mode). Refused (exit 2) before anything starts otherwise.
  */
 function istioZtunnelBinaryOf(params: BackendParams): string {
@@ -118,7 +118,7 @@ function istioZtunnelBinaryOf(params: BackendParams): string {
       'with --ztunnel-mode node-address',
       "istio/ztunnel's binary serves pods from inside their network namespaces; it has no node-address mode",
     );
-  const real = ztunnelBinaryFromEnv(process.env);
+  const real = ztunnelBinaryFromEnv(process.env, params.ztunnelBinary);
   if (typeof real === 'string') throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary", real);
   return real.binary;
 }

@@ -90,7 +90,7 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
         ...(logDir ? { logDir } : {}),
         ...(envoyBinary ? { tools: { envoyBinary } } : {}),
         ...(params.podNetwork === 'netns' ? podNetnsOptions(params.arms?.tcpMigrateReq) : {}),
-        ...ZTUNNEL_IMPL_OPTIONS[params.ztunnelImpl ?? 'ours'](settings),
+        ...ZTUNNEL_IMPL_OPTIONS[params.ztunnelImpl ?? 'ours'](settings, params.ztunnelBinary),
         ...cpuIsolationOptions(params.arms?.cpuIsolation),
         ...(params.arms?.plantedRegression === 'late-removal'
           ? { holdRemovalsMs: PLANTED_REMOVAL_HOLD_MS }
@@ -119,8 +119,8 @@ function podNetnsOptions(
  * mesh CA signing with its test root (the root a FAKE_CA ztunnel trusts). Refused (exit 2) when the
  * binary or its test root is not given.
  */
-function istioZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'images'> {
-  const real = realZtunnelFromEnv(process.env);
+function istioZtunnelOptions(binary?: string): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'images'> {
+  const real = realZtunnelFromEnv(process.env, binary);
   if (typeof real === 'string')
     throw badInput('--ztunnel-impl istio', "istio/ztunnel's binary and test root", real);
   return {
@@ -140,10 +140,11 @@ function istioZtunnelOptions(): Pick<LocalBackendOptions, 'netns' | 'caRoot' | '
  */
 function istioSharedZtunnelOptions(
   ca: IstioSharedCa,
+  binary?: string,
 ): Pick<LocalBackendOptions, 'netns' | 'caRoot' | 'istioShared'> {
   // FAKE_CA needs the test root its testing build signs with; our CA over gRPC needs the binary only.
   if (ca === 'fake') {
-    const real = realZtunnelFromEnv(process.env);
+    const real = realZtunnelFromEnv(process.env, binary);
     if (typeof real === 'string')
       throw badInput(
         '--ztunnel-impl istio-shared --istio-shared-ca fake',
@@ -152,19 +153,22 @@ function istioSharedZtunnelOptions(
       );
     return { netns: true, caRoot: readTestRoot(real), istioShared: { binary: real.binary, ca } };
   }
-  const real = ztunnelBinaryFromEnv(process.env);
+  const real = ztunnelBinaryFromEnv(process.env, binary);
   if (typeof real === 'string') throw badInput('--ztunnel-impl istio-shared', "istio/ztunnel's binary", real);
   return { netns: true, istioShared: { binary: real.binary, ca } };
 }
 
 /** How this backend runs each ztunnel implementation (clusters/ztunnel-impl.ts). */
 const ZTUNNEL_IMPL_OPTIONS: Readonly<
-  Record<ZtunnelImplName, (settings: Readonly<Record<string, unknown>>) => Partial<LocalBackendOptions>>
+  Record<
+    ZtunnelImplName,
+    (settings: Readonly<Record<string, unknown>>, binary?: string) => Partial<LocalBackendOptions>
+  >
 > = {
   ours: () => ({}),
-  istio: () => istioZtunnelOptions(),
-  'istio-shared': (settings) =>
-    istioSharedZtunnelOptions(settings['istio-shared-ca'] === 'fake' ? 'fake' : 'istiod'),
+  istio: (_settings, binary) => istioZtunnelOptions(binary),
+  'istio-shared': (settings, binary) =>
+    istioSharedZtunnelOptions(settings['istio-shared-ca'] === 'fake' ? 'fake' : 'istiod', binary),
 };
 
 /** --cpu-isolation: the nodes' and the generator's cpu cgroups; none (the default) adds nothing. */

@@ -10,16 +10,22 @@ export interface RealZtunnel {
   testRootDir: string;
 }
 
-/** The binary and test root from ZTUNNEL_BINARY / ZTUNNEL_TEST_ROOT, or why they cannot be used. */
-export function realZtunnelFromEnv(env: Readonly<Record<string, string | undefined>>): RealZtunnel | string {
-  const binary = env['ZTUNNEL_BINARY'];
+/**
+ * The binary (a run's `--ztunnel-binary`, else ZTUNNEL_BINARY) and test root (ZTUNNEL_TEST_ROOT), or
+ * why they cannot be used.
+ */
+export function realZtunnelFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  given?: string,
+): RealZtunnel | string {
+  const binary = given || env['ZTUNNEL_BINARY'];
   const testRootDir = env['ZTUNNEL_TEST_ROOT'];
   if (!binary || !testRootDir)
     return (
-      'needs ZTUNNEL_BINARY (an istio/ztunnel binary built with --features testing, for FAKE_CA) and ' +
+      'needs ZTUNNEL_BINARY or --ztunnel-binary (an istio/ztunnel binary built with --features testing, for FAKE_CA) and ' +
       "ZTUNNEL_TEST_ROOT (its repository's src/tls folder: root-cert.pem, ca-key.pem)"
     );
-  if (!existsSync(binary)) return `ZTUNNEL_BINARY ${binary} does not exist`;
+  if (!existsSync(binary)) return `${given ? '--ztunnel-binary' : 'ZTUNNEL_BINARY'} ${binary} does not exist`;
   for (const file of ['root-cert.pem', 'ca-key.pem'])
     if (!existsSync(join(testRootDir, file))) return `ZTUNNEL_TEST_ROOT ${testRootDir} has no ${file}`;
   return { binary, testRootDir };

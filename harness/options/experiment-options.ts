@@ -1,5 +1,6 @@
 // Every option of `npm run experiment`, in --help order: the one table the CLI, experiment files,
 // run folders, the suite, the summary row's parameter columns, compare and docs/reference.md share.
+import { resolve as resolvePath } from 'node:path';
 import { BACKEND_NAMES, BACKENDS, allBackendOptions } from '../../clusters/registry.ts';
 import type { BackendName } from '../../clusters/registry.ts';
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
@@ -7,6 +8,7 @@ import type { TimingModel } from '../../clusters/local/index.ts';
 import { GATEWAY_DEFAULT_CONCURRENCY } from '../../clusters/manifests/index.ts';
 import { ZTUNNEL_IMPL_NAMES, ZTUNNEL_IMPLS, ZTUNNEL_MODES } from '../../clusters/ztunnel-impl.ts';
 import type { ZtunnelImplName, ZtunnelMode } from '../../clusters/ztunnel-impl.ts';
+import { ztunnelVersionOf } from '../../clusters/ztunnel-version.ts';
 import { badInput } from '../../lib/index.ts';
 import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { thresholdCollector } from '../verdict/thresholds.ts';
@@ -298,6 +300,39 @@ const EXPERIMENT_OPTIONS = {
         impl === 'istio'
           ? { capability: 'podNamespaces', value: impl }
           : impl === 'istio-shared' && { capability: 'upstreamZtunnelDaemonSet', value: impl },
+    }),
+  ),
+  ztunnelBinary: topology(
+    paramOption<string, string, { ztunnelImpl: ZtunnelImplName }>({
+      key: 'ztunnel-binary',
+      arg: '<path>',
+      description:
+        "with --ztunnel-impl istio-shared or istio: the istio/ztunnel binary to run (default: ZTUNNEL_BINARY); the row's ztunnel_version is what that binary's `ztunnel version` says. Releases side by side: suites/versions.yaml",
+      default: '',
+      reads: ['ztunnelImpl'],
+      // The path the run used, resolved once (a run folder re-runs the same binary); '' with ours.
+      toParam: (path, c) => {
+        if (!ZTUNNEL_IMPLS[c.params.ztunnelImpl].isUpstreamBinary) {
+          if (c.given && path)
+            throw badInput(
+              '--ztunnel-binary',
+              'with --ztunnel-impl istio-shared or istio',
+              path,
+              'our ztunnel is built from this repository; the flag names an istio/ztunnel binary',
+            );
+          return '';
+        }
+        const binary = path || process.env['ZTUNNEL_BINARY'] || '';
+        return binary && resolvePath(binary);
+      },
+      fromParam: (binary) => binary || undefined,
+      column: {
+        name: 'ztunnel_version',
+        note: ": istio/ztunnel's release as its binary reports it (`ztunnel version`); empty with our ztunnel",
+        group: 'shape',
+        added: { since: 19, olderRowsRan: '' },
+        render: ztunnelVersionOf,
+      },
     }),
   ),
   ztunnelMode: topology(

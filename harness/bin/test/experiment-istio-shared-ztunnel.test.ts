@@ -134,6 +134,38 @@ test('--ztunnel-impl istio-shared without the binary: exit 2 naming what it need
   assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
 });
 
+for (const { args, env, stderr } of [
+  // The flag wins over the variable and is named in the refusal.
+  {
+    args: ['--ztunnel-impl', 'istio-shared', '--ztunnel-binary', '/no/such/ztunnel'],
+    env: { ZTUNNEL_BINARY: process.execPath },
+    stderr: /--ztunnel-impl istio-shared .*--ztunnel-binary \/no\/such\/ztunnel does not exist/,
+  },
+  // Our ztunnel is built here: a binary given with it would be recorded but never run.
+  {
+    args: ['--ztunnel-binary', process.execPath],
+    env: {},
+    stderr: /--ztunnel-binary .*with --ztunnel-impl istio-shared or istio/,
+  },
+]) {
+  test(`${args.join(' ')}: exit 2, nothing written`, async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const resultsDir = join(dir, 'results');
+    const result = await runCli(
+      [...args, '--duration', '5', '--restart-at', '2', '--results-dir', resultsDir],
+      {
+        ZTUNNEL_BINARY: '',
+        ZTUNNEL_TEST_ROOT: '',
+        ...env,
+      },
+    );
+    assert.equal(result.exitCode, 2, result.stderr);
+    assert.match(result.stderr, stderr);
+    assert.equal(existsSync(resultsDir), false, 'no run folder for bad input');
+  });
+}
+
 for (const args of [
   ['--scenario', 'sidecar-drain'],
   ['--mesh', 'off'],

@@ -59,7 +59,9 @@ export function entryUnavailable(
   if (istio) {
     // Shared mode asks our CA over gRPC (the suites run the default --istio-shared-ca istiod): the
     // binary alone; dedicated mode runs FAKE_CA and needs the test root too.
-    const real = impl.name === 'istio-shared' ? ztunnelBinaryFromEnv(env) : realZtunnelFromEnv(env);
+    const given = typeof flags['ztunnelBinary'] === 'string' ? flags['ztunnelBinary'] : undefined;
+    const real =
+      impl.name === 'istio-shared' ? ztunnelBinaryFromEnv(env, given) : realZtunnelFromEnv(env, given);
     if (typeof real === 'string') return `not available: istio/ztunnel ${real}`;
   }
   return '';

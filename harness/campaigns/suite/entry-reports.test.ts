@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { spread } from './entry-reports.ts';
+import { ENTRY_REPORTS, spread } from './entry-reports.ts';
 
 test('spread: min / median / max, the median of two values without binary-fraction noise', () => {
   const rows = [{ x: '14.39' }, { x: '15.6' }];
@@ -12,4 +12,42 @@ test('spread: min / median / max, the median of two values without binary-fracti
     spread([{ x: '3' }], (r) => Number(r['x'])),
     '3',
   );
+});
+
+test("versions: the binary's release, each figure the runs have with its spread, none they lack", () => {
+  const e2 = [
+    {
+      ztunnel_version: '1.28.1',
+      requests: '1000',
+      ok: '985',
+      bursts: '3',
+      max_burst_ms: '410',
+      removal_lag_ms: '120',
+    },
+    {
+      ztunnel_version: '1.28.1',
+      requests: '1000',
+      ok: '988',
+      bursts: '3',
+      max_burst_ms: '380',
+      removal_lag_ms: '',
+    },
+    {
+      ztunnel_version: '1.28.1',
+      requests: '1000',
+      ok: '982',
+      bursts: '3',
+      max_burst_ms: '500',
+      removal_lag_ms: '140',
+    },
+  ];
+  assert.equal(
+    ENTRY_REPORTS.versions(e2),
+    '1.28.1: failed 12 / 15 / 18 of 1000 / 1000 / 1000; bursts 3 / 3 / 3; longest 380 / 410 / 500 ms; removal lag 120 / 130 / 140 ms',
+  );
+  // Our ztunnel has no binary: the row's ztunnel_version is empty.
+  const e3 = [
+    { ztunnel_version: '', requests: '900', ok: '900', long_lived_fin: '0', long_lived_reset: '10' },
+  ];
+  assert.equal(ENTRY_REPORTS.versions(e3), 'ours: failed 0 of 900; long-lived FIN; RST 0 ; 10');
 });

@@ -19,6 +19,23 @@ const col =
   (r: Row): number =>
     valueOf(r, k);
 
+/** `spread` over the runs that have the column; `-` where none has (a figure the experiment lacks). */
+function spreadWhereGiven(rows: readonly Row[], k: string): string {
+  const given = rows.filter((r) => r[k] !== undefined && r[k] !== '');
+  return given.length === 0 ? '-' : spread(given, col(k));
+}
+
+/** The figures a release can move, each with its spread, those the experiment has (`versions`). */
+const RELEASE_FIGURES: readonly (readonly [string, readonly string[], string])[] = [
+  ['bursts', ['bursts'], ''],
+  ['longest', ['max_burst_ms'], ' ms'],
+  ['removal lag', ['removal_lag_ms'], ' ms'],
+  ['deadline at SIGTERM +', ['deadline_after_sigterm_ms'], ' ms'],
+  ['closes on the wire FIN; RST', ['deadline_wire_fin', 'deadline_wire_rst'], ''],
+  ['long-lived FIN; RST', ['long_lived_fin', 'long_lived_reset'], ''],
+  ['failed reconnects', ['long_lived_reconnect_failures'], ''],
+];
+
 /** Each run on its own, `; ` between. */
 const eachRun = (line: (r: Row) => string) => (rows: readonly Row[]) => rows.map(line).join('; ');
 
@@ -51,6 +68,15 @@ export const ENTRY_REPORTS = {
     (r) =>
       `${s(r, 'long_lived_ended_at_deadline')}/${s(r, 'long_lived_connections')} ended at the deadline (${s(r, 'long_lived_fin')} FIN, ${s(r, 'long_lived_reset')} RST; SIGTERM + ${s(r, 'long_lived_end_offset_s')} s); ${String(failed(r))} of ${s(r, 'requests')} new connections failed; ${s(r, 'long_lived_reconnect_failures')} failed reconnects`,
   ),
+  /** Any experiment, for the version matrix: the release as the binary says it, then each figure's spread. */
+  versions: (rows: readonly Row[]): string =>
+    [
+      `${s(rows[0] ?? {}, 'ztunnel_version') || 'ours'}: failed ${spread(rows, failed)} of ${spreadWhereGiven(rows, 'requests')}`,
+      ...RELEASE_FIGURES.flatMap(([label, keys, unit]) => {
+        const cells = keys.map((k) => spreadWhereGiven(rows, k));
+        return cells.every((c) => c === '-') ? [] : [`${label} ${cells.join(' ; ')}${unit}`];
+      }),
+    ].join('; '),
   /** E4: the one request's answer and when. */
   e4: eachRun((r) =>
     failed(r) === 0

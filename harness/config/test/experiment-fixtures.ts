@@ -43,6 +43,7 @@ export const EVERY_FIELD: ExperimentParams = {
   timing: { pushLatencyMs: 400, debounceQuietMs: 10 },
   arms: EXAMPLE_ARMS,
   ztunnelImpl: 'istio',
+  ztunnelBinary: '/opt/istio/ztunnel',
   podNetwork: 'netns',
   loadFrom: 'host',
   // node-address is kind's alone (the local backend refuses it), as --load-from cluster is.
