@@ -1,9 +1,12 @@
-// `npm run compare -- <baseline.csv> <candidate.csv>`: the nightly regression gate. Matches runs by
+// `npm run compare -- <baseline.csv> <candidate.csv>`: the nightly regression gate (`--across
+// <column>=a,b`: one parameter's two values, e.g. two istio/ztunnel releases). Matches runs by
 // scenario and parameters, tests failure rates and latency, prints a table; exit 1 on a significant
 // regression or a baseline configuration the candidate lacks, 0 otherwise, 2 on malformed input (the line and column named).
 import { appendFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
+import { parseAcross, splitAcross } from '../results/compare/across.ts';
+import type { Across } from '../results/compare/across.ts';
 import {
   compareRuns,
   comparisonJUnit,
@@ -43,6 +46,11 @@ runMain(async () => {
       "the gate's false alarms on one file of same-code runs (A/A): each run of every configuration in turn against the others; exit 1 if any round says worse",
     )
     .option(
+      '--across <column=a,b>',
+      "judge one parameter's two values against each other, the rest matched as usual: the baseline's runs where <column> is a, the candidate's where it is b (one runs.csv may be both), e.g. --across ztunnel_version=1.28.1,1.30.3",
+      parseAcross,
+    )
+    .option(
       '--allow-missing',
       'list a baseline configuration the candidate did not run instead of failing on it',
     )
@@ -59,29 +67,35 @@ runMain(async () => {
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);
-  const [baselinePath = '', candidatePath = ''] = program.args;
+  const [baselinePath = '', candidateArg = ''] = program.args;
   const options = program.opts<{
     alpha: number;
     leaveOneOut?: boolean;
+    across?: Across;
     allowMissing?: boolean;
     markdown?: string;
     junit?: string;
   }>();
   if (options.leaveOneOut) {
-    if (candidatePath !== '')
-      throw badInput('--leave-one-out', 'one runs.csv of same-code runs (no candidate)', candidatePath);
+    if (candidateArg !== '')
+      throw badInput('--leave-one-out', 'one runs.csv of same-code runs (no candidate)', candidateArg);
     const { text, falseAlarms } = formatLeaveOneOut(leaveOneOut(await readRuns(baselinePath), options.alpha));
     process.stdout.write(text);
     return falseAlarms > 0 ? 1 : 0;
   }
+  // With --across one file holds both sides.
+  const candidatePath = candidateArg || (options.across ? baselinePath : '');
   if (candidatePath === '')
     throw badInput(
       '<candidate.csv>',
-      "a candidate runs.csv (or --leave-one-out for one file's A/A check)",
+      "a candidate runs.csv (or --leave-one-out for one file's A/A check, or --across for two values in one file)",
       '',
     );
-  const baseline = await readRuns(baselinePath);
-  const candidate = await readRuns(candidatePath);
+  const read = { rows: await readRuns(baselinePath), path: baselinePath };
+  const readCandidate = { rows: await readRuns(candidatePath), path: candidatePath };
+  const { baseline, candidate } = options.across
+    ? splitAcross(options.across, read, readCandidate)
+    : { baseline: read.rows, candidate: readCandidate.rows };
   const comparison = compareRuns(baseline, candidate, options.alpha);
   if (!comparison.metrics.length)
     throw new HarnessError(

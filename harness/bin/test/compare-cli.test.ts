@@ -191,3 +191,50 @@ test('the gate on real nightly runs: green without a change, red on each planted
     assert.match(red.stdout, figure, planted);
   }
 });
+
+/** A runs.csv with a ztunnel_version column added: each row's value from `version(row index)`. */
+async function withVersions(dir: string, parts: { path: string; version: (i: number) => string }[]) {
+  const lines: string[] = [];
+  for (const { path, version } of parts) {
+    const [header = '', ...rows] = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    if (lines.length === 0) lines.push(`${header},ztunnel_version`);
+    rows.forEach((row, i) => lines.push(`${row},${version(i)}`));
+  }
+  const out = join(dir, 'versions.csv');
+  await writeFile(out, `${lines.join('\n')}\n`);
+  return out;
+}
+
+test('--across: two values of one parameter in one file, the rest matched; quiet on A/A, red on a regression', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'compare-across-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  // The gate baseline's same-code runs, alternately labelled: no release differs from the other.
+  const aa = await withVersions(dir, [{ path: GATE_BASELINE, version: (i) => (i % 2 ? '1.28.1' : '1.30.3') }]);
+  const quiet = await runCompare('--across', 'ztunnel_version=1.28.1,1.30.3', aa);
+  assert.equal(quiet.exitCode, 0, quiet.stdout);
+  assert.match(quiet.stdout, /^No significant regression\.$/m);
+  // The same runs as one release and the late-removal nightly as the other: its figure is named.
+  const red = await withVersions(dir, [
+    { path: GATE_BASELINE, version: () => '1.28.1' },
+    { path: nightly('late-removal'), version: () => '1.30.3' },
+  ]);
+  const worse = await runCompare('--across', 'ztunnel_version=1.28.1,1.30.3', red, '--allow-missing');
+  assert.equal(worse.exitCode, 1, worse.stdout);
+  assert.match(worse.stdout, /^REGRESSION: .*workload-rollout.* removal_lag_ms/m);
+  // Without --across the two releases are two configurations: nothing in common to compare.
+  const apart = await runCompare(red, red);
+  assert.match(apart.stdout, /ztunnel_version=1\.28\.1/);
+});
+
+for (const [across, message] of [
+  ['ztunnel_version', /--across .*<column>=<baseline value>,<candidate value>/],
+  ['failed=1,2', /--across .*a parameter column/],
+  ['requests=1,2', /--across .*requests is a measure column/],
+  ['ztunnel_version=1.30.3,1.30.3', /--across .*two different values/],
+  ['ztunnel_version=9.9.9,1.30.3', /--across ztunnel_version .*a value .* holds \(""\).*9\.9\.9/],
+] as const)
+  test(`--across ${across}: exit 2 naming what it takes`, async () => {
+    const { exitCode, stderr } = await runCompare('--across', across, GATE_BASELINE);
+    assert.equal(exitCode, 2, stderr);
+    assert.match(stderr, message);
+  });

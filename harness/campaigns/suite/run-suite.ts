@@ -96,31 +96,54 @@ export async function runSuite(options: {
   // The suite as it ran: the table can be rebuilt from the folder alone (npm run report).
   await writeFile(join(suiteDir, SUITE_FILE), suiteCopy(suite, entries));
   write(
-    `suite ${suite.name} (${suite.path}): ${String(entries.length)} configurations, about ${formatDuration(totalS * 1000)} in all; results in ${suiteDir}\n`,
+    `suite ${suite.name} (${suite.path}): ${String(entries.length)} configurations${suite.interleave ? ' in interleaved rounds' : ''}, about ${formatDuration(totalS * 1000)} in all; results in ${suiteDir}\n`,
   );
-  const ran: RanEntry[] = [];
   const startedMs = options.clock.now();
   let leftS = totalS;
+  const notes = entries.map((e, i) => refusals[i] || entryUnavailable(e));
+  const ranArgs = entries.map((e) => entryArgs(e, repeatsOf(e), flags.backend, flags.plantRegression));
+  const plan = suitePlan(entries.map(repeatsOf), suite.interleave);
+  for (const { entry: i, repeats, round } of plan) {
+    const entry = entries[i];
+    if (!entry) continue;
+    const args = entryArgs(entry, repeats, flags.backend, flags.plantRegression);
+    if (signal.aborted) notes[i] ||= 'not run: suite aborted';
+    const share = (entrySeconds[i] ?? 0) * (repeats / repeatsOf(entry));
+    leftS -= share;
+    if (notes[i]) continue;
+    const roundText = suite.interleave ? `round ${String(round)}/${String(plan.at(-1)?.round ?? 1)}, ` : '';
+    write(
+      `\n[${roundText}${String(i + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration((leftS + share) * 1000)} left\n` +
+        `  npm run experiment -- ${args.join(' ')}\n`,
+    );
+    notes[i] = await runEntry(entry, args, join(suiteDir, entryDirName(i, entry)), signal);
+  }
+  const ran: RanEntry[] = [];
   for (const [i, entry] of entries.entries()) {
-    const args = entryArgs(entry, repeatsOf(entry), flags.backend, flags.plantRegression);
-    const entryDir = join(suiteDir, entryDirName(i, entry));
-    let note = signal.aborted ? 'not run: suite aborted' : refusals[i] || entryUnavailable(entry);
-    if (!note) {
-      write(
-        `\n[${String(i + 1)}/${String(entries.length)}] ${entry.experiment}: ${entry.configuration} - ${formatDuration(options.clock.now() - startedMs)} elapsed, about ${formatDuration(leftS * 1000)} left\n` +
-          `  npm run experiment -- ${args.join(' ')}\n`,
-      );
-      note = await runEntry(entry, args, entryDir, signal);
-    }
-    leftS -= entrySeconds[i] ?? 0;
-    const { rows, runDirs } = await entryRuns(entryDir);
-    ran.push({ entry, rows, runDirs, args, note });
+    const { rows, runDirs } = await entryRuns(join(suiteDir, entryDirName(i, entry)));
+    ran.push({ entry, rows, runDirs, args: ranArgs[i] ?? [], note: notes[i] ?? '' });
   }
   const table = await summarizeSuite(suiteDir, suite.name, ran);
   if (signal.aborted) return EXIT.interrupted;
   // A suite whose entry could not run has no result to judge: not a failed shape, a broken run.
   if (ran.some((r) => r.note === COULD_NOT_RUN)) return EXIT.couldNotRun;
   return table.every((r) => r.shape !== 'no') ? EXIT.pass : EXIT.failed;
+}
+
+/**
+ * The suite's children in order, each an entry (by index) and how many runs it makes: each entry's
+ * repeats in one child, entry after entry; or, interleaved, in rounds of one run of every entry
+ * that still has repeats left, so a drift of the machine over the suite falls on every entry alike.
+ */
+export function suitePlan(
+  repeats: readonly number[],
+  interleave: boolean,
+): { entry: number; repeats: number; round: number }[] {
+  if (!interleave) return repeats.map((n, entry) => ({ entry, repeats: n, round: 1 }));
+  const rounds = Math.max(0, ...repeats);
+  return Array.from({ length: rounds }, (_, r) =>
+    repeats.flatMap((n, entry) => (r < n ? [{ entry, repeats: 1, round: r + 1 }] : [])),
+  ).flat();
 }
 
 /**

@@ -49,6 +49,11 @@ export interface Suite {
   path: string;
   text: string;
   entries: SuiteEntry[];
+  /**
+   * Run in rounds, each entry once a round, rather than each entry's repeats back to back: a drift of
+   * the machine over the suite then falls on every entry alike (the version matrix's A-vs-B question).
+   */
+  interleave: boolean;
 }
 
 const conditions = z.array(z.string()).default([]);
@@ -56,6 +61,7 @@ const SUITE_SCHEMA = z.strictObject({
   /** Default: the file's name (a suite folder's copy records it here). */
   name: z.string().min(1).optional(),
   description: z.string().optional(),
+  interleave: z.boolean().default(false),
   entries: z
     .array(
       z.strictObject({
@@ -124,7 +130,12 @@ export function parseSuite(text: string, path: string): Omit<Suite, 'text'> {
     if (against !== undefined && !names.includes(against))
       throw badInput(`${path}: entries[${String(i)}].shape.against.configuration`, 'another entry', against);
   }
-  return { name: checked.data.name ?? basename(path, extname(path)), path, entries };
+  return {
+    name: checked.data.name ?? basename(path, extname(path)),
+    path,
+    entries,
+    interleave: checked.data.interleave,
+  };
 }
 
 /** `entries[0].shape.median` */

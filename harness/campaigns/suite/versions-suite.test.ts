@@ -6,7 +6,7 @@ import { resolve as resolvePath } from 'node:path';
 import { test } from 'node:test';
 import { resolve } from '../../config/test/experiment-fixtures.ts';
 import { entryUnavailable } from './entry-availability.ts';
-import { entryArgs } from './run-suite.ts';
+import { entryArgs, suitePlan } from './run-suite.ts';
 import { loadSuite } from './suite-file.ts';
 
 const suite = await loadSuite('versions');
@@ -55,4 +55,16 @@ test("a release's entry runs its own binary, or says it is absent, whatever ZTUN
     const moved = { ...e, flags: { ...e.flags, ztunnelBinary: '/no/such/ztunnel' } };
     assert.match(entryUnavailable(moved, { ZTUNNEL_BINARY: process.execPath }, 0), /does not exist/);
   }
+});
+
+test('an interleaved suite runs in rounds, one run of each entry a round; the others entry by entry', () => {
+  assert.equal(suite.interleave, true);
+  const order = (plan: ReturnType<typeof suitePlan>) =>
+    plan.map((s) => `${String(s.entry)}x${String(s.repeats)}`);
+  assert.deepEqual(order(suitePlan([2, 3, 1], true)), ['0x1', '1x1', '2x1', '0x1', '1x1', '1x1']);
+  assert.deepEqual(
+    suitePlan([2, 3, 1], true).map((s) => s.round),
+    [1, 1, 1, 2, 2, 3],
+  );
+  assert.deepEqual(order(suitePlan([2, 3, 1], false)), ['0x2', '1x3', '2x1']);
 });
