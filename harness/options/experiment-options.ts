@@ -308,6 +308,10 @@ const EXPERIMENT_OPTIONS = {
       arg: '<path>',
       description:
         "with --ztunnel-impl istio-shared or istio: the istio/ztunnel binary to run (default: ZTUNNEL_BINARY); the row's ztunnel_version is what that binary's `ztunnel version` says. Releases side by side: suites/versions.yaml",
+      parse: (raw) => {
+        if (raw.trim() === '') throw badInput('--ztunnel-binary', 'the path of an istio/ztunnel binary', raw);
+        return raw;
+      },
       default: '',
       reads: ['ztunnelImpl'],
       // The path the run used, resolved once (a run folder re-runs the same binary); '' with ours.

@@ -40,11 +40,10 @@ function side(rows: readonly RunRow[], column: string, value: string, path: stri
     const present = [...new Set(rows.map((r) => r.values[column] ?? ''))].map((v) => JSON.stringify(v));
     throw badInput(`--across ${column}`, `a value ${path} holds (${present.join(', ')})`, value);
   }
-  return kept.map((r) => {
-    const values = { ...r.values };
-    delete values[column];
-    return { ...r, values };
-  });
+  return kept.map((r) => ({
+    ...r,
+    values: Object.fromEntries(Object.entries(r.values).filter(([k]) => k !== column)),
+  }));
 }
 
 export function splitAcross(
