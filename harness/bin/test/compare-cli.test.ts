@@ -209,7 +209,9 @@ test('--across: two values of one parameter in one file, the rest matched; quiet
   const dir = await mkdtemp(join(tmpdir(), 'compare-across-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   // The gate baseline's same-code runs, alternately labelled: no release differs from the other.
-  const aa = await withVersions(dir, [{ path: GATE_BASELINE, version: (i) => (i % 2 ? '1.28.1' : '1.30.3') }]);
+  const aa = await withVersions(dir, [
+    { path: GATE_BASELINE, version: (i) => (i % 2 ? '1.28.1' : '1.30.3') },
+  ]);
   const quiet = await runCompare('--across', 'ztunnel_version=1.28.1,1.30.3', aa);
   assert.equal(quiet.exitCode, 0, quiet.stdout);
   assert.match(quiet.stdout, /^No significant regression\.$/m);
