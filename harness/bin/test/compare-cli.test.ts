@@ -240,3 +240,22 @@ for (const [across, message] of [
     assert.equal(exitCode, 2, stderr);
     assert.match(stderr, message);
   });
+
+test('the committed version matrix: no pair of releases apart beyond their spread (docs/findings/2026-11-29-versions.md)', async () => {
+  const matrix = join(PROJECT_ROOT, 'results', 'baselines', 'versions-local.csv');
+  for (const pair of [
+    '1.28.1,1.28.10',
+    '1.28.10,1.29.6',
+    '1.29.6,1.30.3',
+    '1.28.1,1.30.3',
+    '1.30.3,1.28.1',
+  ]) {
+    const { exitCode, stdout } = await runCompare('--across', `ztunnel_version=${pair}`, matrix);
+    assert.equal(exitCode, 0, `${pair}: ${stdout}`);
+    assert.match(stdout, /^No significant regression\.$/m, pair);
+    // Every experiment was compared, none left out.
+    for (const scenario of ['ztunnel-upgrade', 'workload-rollout', 'long-lived'])
+      assert.match(stdout, new RegExp(`^\\| ${scenario} +\\| failed /100k`, 'm'), `${pair} ${scenario}`);
+    assert.doesNotMatch(stdout, /only in the/, pair);
+  }
+});
