@@ -15,7 +15,7 @@ import { createStepRunner } from '../kind/provision/provision-step.ts';
 import { GATEWAY_SERVICE_PORT } from '../manifests/index.ts';
 import type { LoadPodPlacement } from '../manifests/index.ts';
 import { closeExisting } from './existing-down.ts';
-import { normalizeExistingOptions } from './existing-options.ts';
+import { normalizeExistingOptions, restartsZtunnel } from './existing-options.ts';
 import type { ExistingBackendOptions } from './existing-options.ts';
 import { checkExisting, connectExisting, createRunNamespace, kubeConfigOf } from './existing-up.ts';
 import type { ExistingRun } from './existing-up.ts';
@@ -23,6 +23,14 @@ import { adaptTopology, mapNamespace, ownerLabels, runHost } from './run-objects
 import { awaitServingInCluster } from './serving-probe.ts';
 
 nameComponent(import.meta.url, 'cluster backend');
+
+/**
+ * What a consented ztunnel restart leaves on the user's cluster, said before the run: `kubectl
+ * rollout restart`'s annotation stays on the DaemonSet's pod template, so a GitOps controller that
+ * reverts the template restarts ztunnel once more.
+ */
+export const ZTUNNEL_RESTART_LEAVES = (istioNamespace: string): string =>
+  `this run restarts ${istioNamespace}/ztunnel (--allow-ztunnel-restart) as \`kubectl rollout restart\` does: the kubectl.kubernetes.io/restartedAt annotation stays on its pod template after the run; a GitOps controller (Argo CD, Flux) that reverts it restarts ztunnel once more`;
 
 /**
  * An existing cluster where Istio ambient already runs (issue 45): the harness creates a namespace
@@ -99,6 +107,7 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     async up(signal) {
       signal?.throwIfAborted();
       await runner.step('check', () => checkExisting(x));
+      if (restartsZtunnel(settings)) say(`${ZTUNNEL_RESTART_LEAVES(istio)}\n`);
       await runner.step('connect', () => connectExisting(x));
       await runner.step('namespace', () => createRunNamespace(x));
     },

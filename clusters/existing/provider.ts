@@ -56,7 +56,7 @@ const OPTIONS: BackendOption[] = [
     key: 'allow-ztunnel-restart',
     flags: '--allow-ztunnel-restart',
     description:
-      "cluster: allow E1 (and E3) to restart the cluster's ztunnel DaemonSet, which disrupts every meshed pod on its nodes",
+      "cluster: allow E1 (and E3) to restart the cluster's ztunnel DaemonSet, which disrupts every meshed pod on its nodes and leaves kubectl's restartedAt annotation on its pod template (a GitOps controller reverting it restarts ztunnel again)",
     default: false,
   },
   {

@@ -201,3 +201,21 @@ test("rolloutRestart(): the topology's httpbin is the run's; the patch is kubect
     ),
   );
 });
+
+test("E1 allowed: before anything runs, the output says the restartedAt annotation stays on the user's ztunnel", async (t) => {
+  const said: string[] = [];
+  const onProgress = (line: string) => said.push(line);
+  const e1 = await backendOn(t, {}, { faultTarget: ZTUNNEL, allowZtunnelRestart: true, onProgress });
+  await e1.backend.up();
+  assert.ok(
+    said.some((l) =>
+      /restarts istio-system\/ztunnel .*kubectl\.kubernetes\.io\/restartedAt annotation stays/.test(l),
+    ),
+    said.join(''),
+  );
+  // E2 restarts only its own httpbin: nothing to say.
+  said.length = 0;
+  const e2 = await backendOn(t, {}, { faultTarget: HTTPBIN, onProgress });
+  await e2.backend.up();
+  assert.ok(!said.some((l) => l.includes('restartedAt')), said.join(''));
+});
