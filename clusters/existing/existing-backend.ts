@@ -29,7 +29,7 @@ nameComponent(import.meta.url, 'cluster backend');
  * rollout restart`'s annotation stays on the DaemonSet's pod template, so a GitOps controller that
  * reverts the template restarts ztunnel once more.
  */
-export const ZTUNNEL_RESTART_LEAVES = (istioNamespace: string): string =>
+const ZTUNNEL_RESTART_LEAVES = (istioNamespace: string): string =>
   `this run restarts ${istioNamespace}/ztunnel (--allow-ztunnel-restart) as \`kubectl rollout restart\` does: the kubectl.kubernetes.io/restartedAt annotation stays on its pod template after the run; a GitOps controller (Argo CD, Flux) that reverts it restarts ztunnel once more`;
 
 /**

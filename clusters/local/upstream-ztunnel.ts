@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { ztunnelBinaryFromEnv } from '../ztunnel-impl.ts';
 
 export interface RealZtunnel {
   binary: string;
@@ -25,7 +26,8 @@ export function realZtunnelFromEnv(
       'needs ZTUNNEL_BINARY or --ztunnel-binary (an istio/ztunnel binary built with --features testing, for FAKE_CA) and ' +
       "ZTUNNEL_TEST_ROOT (its repository's src/tls folder: root-cert.pem, ca-key.pem)"
     );
-  if (!existsSync(binary)) return `${given ? '--ztunnel-binary' : 'ZTUNNEL_BINARY'} ${binary} does not exist`;
+  const found = ztunnelBinaryFromEnv(env, given);
+  if (typeof found === 'string') return found;
   for (const file of ['root-cert.pem', 'ca-key.pem'])
     if (!existsSync(join(testRootDir, file))) return `ZTUNNEL_TEST_ROOT ${testRootDir} has no ${file}`;
   return { binary, testRootDir };

@@ -91,11 +91,16 @@ runMain(async () => {
       "a candidate runs.csv (or --leave-one-out for one file's A/A check, or --across for two values in one file)",
       '',
     );
-  const read = { rows: await readRuns(baselinePath), path: baselinePath };
-  const readCandidate = { rows: await readRuns(candidatePath), path: candidatePath };
+  const baselineRows = await readRuns(baselinePath);
+  // One file on both sides (--across) is read once.
+  const candidateRows = candidatePath === baselinePath ? baselineRows : await readRuns(candidatePath);
   const { baseline, candidate } = options.across
-    ? splitAcross(options.across, read, readCandidate)
-    : { baseline: read.rows, candidate: readCandidate.rows };
+    ? splitAcross(
+        options.across,
+        { rows: baselineRows, path: baselinePath },
+        { rows: candidateRows, path: candidatePath },
+      )
+    : { baseline: baselineRows, candidate: candidateRows };
   const comparison = compareRuns(baseline, candidate, options.alpha);
   if (!comparison.metrics.length)
     throw new HarnessError(
