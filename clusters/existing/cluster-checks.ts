@@ -44,6 +44,27 @@ function routeCheck(routeApis: readonly string[]): ClusterCheck {
   };
 }
 
+/**
+ * The gateway the run's route is published on: port 80, a Ready pod, and a pod selector. The run's
+ * Istio Gateway selects the gateway's pods by that selector; an empty one (a Service without a
+ * selector) would attach the run's route to every gateway of the mesh.
+ */
+function gatewayCheck(gw: NonNullable<ClusterFacts['gateway']>): ClusterCheck {
+  const selector = Object.entries(gw.selector).map(([k, v]) => `${k}=${v}`);
+  const fix =
+    selector.length === 0
+      ? `the Service has no pod selector: the run's Gateway would select every gateway of the mesh; name a gateway Service with a selector (--gateway <namespace>/<service>)`
+      : gw.readyEndpoints > 0 && gw.ports.includes(80)
+        ? undefined
+        : 'the gateway needs port 80 and a Ready pod behind it (--gateway <namespace>/<service> to use another)';
+  return {
+    what: 'ingress gateway',
+    ok: fix === undefined,
+    detail: `Service ${gw.namespace}/${gw.name} ${gw.clusterIp} ports ${gw.ports.join(',')}; ${String(gw.readyEndpoints)} ready endpoints; selector ${selector.join(',') || '(none)'}`,
+    ...(fix ? { fix } : {}),
+  };
+}
+
 export function clusterChecks(facts: ClusterFacts): ClusterCheck[] {
   const ns = facts.istioNamespace;
   const gw = facts.gateway;
@@ -72,16 +93,7 @@ export function clusterChecks(facts: ClusterFacts): ClusterCheck[] {
       `install Istio's ambient profile (the istio-cni-node DaemonSet in ${ns}: the cni chart with profile=ambient)`,
     ),
     gw
-      ? {
-          what: 'ingress gateway',
-          ok: gw.readyEndpoints > 0 && gw.ports.includes(80),
-          detail: `Service ${gw.namespace}/${gw.name} ${gw.clusterIp} ports ${gw.ports.join(',')}; ${String(gw.readyEndpoints)} ready endpoints`,
-          ...(gw.readyEndpoints > 0 && gw.ports.includes(80)
-            ? {}
-            : {
-                fix: 'the gateway needs port 80 and a Ready pod behind it (--gateway <namespace>/<service> to use another)',
-              }),
-        }
+      ? gatewayCheck(gw)
       : {
           what: 'ingress gateway',
           ok: false,

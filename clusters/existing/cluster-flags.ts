@@ -33,3 +33,14 @@ export function parseNamespaceName(raw: string): string {
 
 /** The API server's answer for an object that is not there (client-node's ApiException code). */
 export const isNotFound = (err: unknown): boolean => (err as { code?: number } | null)?.code === 404;
+
+/** An API error in one line: client-node's ApiException says its code and body on several. */
+export function apiErrorLine(err: unknown): string {
+  const e = err as { code?: unknown; body?: unknown } | null;
+  if (typeof e?.code === 'number') {
+    const body = typeof e.body === 'string' ? e.body : JSON.stringify(e.body ?? '');
+    const reason = /"(?:message|reason)":"([^"]*)"/.exec(body)?.[1];
+    return `HTTP ${String(e.code)}${reason ? ` ${reason}` : ''}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

@@ -19,7 +19,7 @@ import { normalizeExistingOptions, restartsZtunnel } from './existing-options.ts
 import type { ExistingBackendOptions } from './existing-options.ts';
 import { checkExisting, connectExisting, createRunNamespace, kubeConfigOf } from './existing-up.ts';
 import type { ExistingRun } from './existing-up.ts';
-import { adaptTopology, mapNamespace, ownerLabels, runHost } from './run-objects.ts';
+import { adaptTopology, mapNamespace, ownerLabels } from './run-objects.ts';
 import { awaitServingInCluster } from './serving-probe.ts';
 
 nameComponent(import.meta.url, 'cluster backend');
@@ -89,7 +89,7 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     // The cluster's nodes are not this machine's: fortio's files come back through the API server.
     filesVia: 'api',
   };
-  const host = runHost(ns);
+  const host = settings.routeHost;
   const mapRef = (ref: WorkloadRef): WorkloadRef => {
     const mapped = { ...ref, namespace: mapNamespace(ref.namespace, { run: ns, istio }) };
     if (mapped.kind === 'DaemonSet' && mapped.namespace === istio && !settings.allowZtunnelRestart)

@@ -18,6 +18,8 @@ export async function closeExisting(x: ExistingRun, options: { saveLogs: boolean
     await savePodLogs(run, ours(run, watch.list('pods')), (log) =>
       api.podLog({ ...log, ...(run.logsSince ? { sinceTime: run.logsSince } : {}) }),
     );
+  await x.lease?.stop();
+  x.lease = undefined;
   if (x.created && x.kc) {
     const name = settings.runNamespace;
     const waitMs = options.saveLogs ? settings.closeWaitMs : DESTROY_WAIT_MS;

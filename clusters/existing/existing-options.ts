@@ -2,7 +2,8 @@ import { createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { WorkloadRef } from '../backend.ts';
 import type { StepTiming } from '../kind/provision/provision-step.ts';
-import { runNamespaceName } from './run-objects.ts';
+import { runHost, runNamespaceName } from './run-objects.ts';
+import { assertRunNamespaceName } from './run-ownership.ts';
 
 export interface ExistingBackendOptions {
   clock?: Clock;
@@ -20,8 +21,10 @@ export interface ExistingBackendOptions {
   imageRegistry?: string;
   /** What the run's fault restarts (a ztunnel restart is refused before anything without consent). */
   faultTarget?: WorkloadRef;
-  /** The run's namespace (default: `ztunnel-harness-<time>-<random>`). */
+  /** The run's namespace (default: `ztunnel-harness-<time>-<random>`; a given one must have the prefix). */
   runNamespace?: string;
+  /** The Host the run's route answers (default: random, run-objects.ts runHost). */
+  routeHost?: string;
   /** Where pod logs go (the run folder's pods/). */
   logDir: string;
   stepLogDir: string;
@@ -36,7 +39,13 @@ export type ExistingSettings = ExistingBackendOptions &
   Required<
     Pick<
       ExistingBackendOptions,
-      'clock' | 'istioNamespace' | 'gateway' | 'allowZtunnelRestart' | 'runNamespace' | 'closeWaitMs'
+      | 'clock'
+      | 'istioNamespace'
+      | 'gateway'
+      | 'allowZtunnelRestart'
+      | 'runNamespace'
+      | 'routeHost'
+      | 'closeWaitMs'
     >
   >;
 
@@ -44,6 +53,7 @@ export const DEFAULT_GATEWAY = { namespace: 'istio-system', name: 'istio-ingress
 
 export function normalizeExistingOptions(options: ExistingBackendOptions): ExistingSettings {
   const clock = options.clock ?? createSystemClock();
+  if (options.runNamespace !== undefined) assertRunNamespaceName(options.runNamespace);
   return {
     ...options,
     clock,
@@ -51,6 +61,7 @@ export function normalizeExistingOptions(options: ExistingBackendOptions): Exist
     gateway: options.gateway ?? DEFAULT_GATEWAY,
     allowZtunnelRestart: options.allowZtunnelRestart ?? false,
     runNamespace: options.runNamespace ?? runNamespaceName(clock.now() + clock.wallOffsetMs),
+    routeHost: options.routeHost ?? runHost(),
     closeWaitMs: options.closeWaitMs ?? 120_000,
   };
 }

@@ -11,7 +11,11 @@ import type { ClusterFacts } from './cluster-facts.ts';
 import { loadKubeConfig } from './check-cluster.ts';
 import { restartsZtunnel } from './existing-options.ts';
 import type { ExistingSettings } from './existing-options.ts';
-import { buildRunObjects, runHost } from './run-objects.ts';
+import { createRunNamespaceObject } from './owned-namespaces.ts';
+import { buildRunObjects } from './run-objects.ts';
+import { startRunLease } from './run-lease.ts';
+import type { RunLease } from './run-lease.ts';
+import { expiryAt } from './run-ownership.ts';
 
 /** What the steps share: the kind machinery's run (watches, logs, ops), the settings, what was found. */
 export interface ExistingRun {
@@ -21,6 +25,8 @@ export interface ExistingRun {
   facts: ClusterFacts | undefined;
   /** The run's namespace was asked for: close() deletes it. */
   created: boolean;
+  /** The run's lease on its namespace, renewed until close. */
+  lease?: RunLease | undefined;
 }
 
 /** The kubeconfig at its context (bad input, exit 2, when either is wrong). */
@@ -83,16 +89,34 @@ export async function connectExisting(x: ExistingRun): Promise<void> {
   x.run.facts['nodes'] = x.run.watch?.list('nodes').length ?? 0;
 }
 
-/** The run's namespace (ambient), httpbin's ServiceAccount, the Gateway and VirtualService to it. */
+/**
+ * The run's namespace (ambient, owner-labelled, its lease's expiry) created, never taken over: one
+ * of that name that exists already stops the run (409); then httpbin's ServiceAccount, the Gateway
+ * and the VirtualService to it, in it. The lease is renewed from then on.
+ */
 export async function createRunNamespace(x: ExistingRun): Promise<void> {
   const api = x.run.api;
   const gateway = x.facts?.gateway;
-  if (!api || !gateway) throw new Error('createRunNamespace before the check and the connection');
-  x.created = true;
-  for (const object of buildRunObjects({
-    namespace: x.settings.runNamespace,
-    host: runHost(x.settings.runNamespace),
+  const kc = x.kc;
+  if (!api || !gateway || !kc) throw new Error('createRunNamespace before the check and the connection');
+  const { clock, runNamespace } = x.settings;
+  const [namespace, ...inside] = buildRunObjects({
+    namespace: runNamespace,
+    host: x.settings.routeHost,
     gatewaySelector: gateway.selector,
-  }))
-    await api.apply(object);
+    expiresAt: expiryAt(clock.now() + clock.wallOffsetMs),
+  });
+  // Asked for: close() deletes it, unless the API says it was someone else's (409).
+  x.created = true;
+  try {
+    await createRunNamespaceObject(kc, namespace);
+  } catch (err) {
+    x.created = false;
+    throw err;
+  }
+  x.lease = startRunLease({ kc, namespace: runNamespace, clock, onLogs: x.settings.onLogs });
+  for (const object of inside) await api.apply(object);
+  x.settings.onProgress?.(
+    `cluster: the run's route: Host ${x.settings.routeHost} on ${gateway.namespace}/${gateway.name} reaches the run's httpbin for anyone who can reach the gateway and sends that Host, until the run's namespace is deleted (at the run's end; after a kill -9, by \`npm run cluster -- cleanup\`)\n`,
+  );
 }

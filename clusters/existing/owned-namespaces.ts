@@ -1,29 +1,58 @@
 // The namespaces the harness made on an existing cluster, found by its owner labels and deleted
 // (everything a run creates is inside its namespace, so deleting it removes all: Kubernetes' namespace
 // controller deletes every object in it, its pods with their grace periods).
-import { CoreV1Api } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { KubeConfig, V1Namespace } from '@kubernetes/client-node';
+import { ErrorCode, HarnessError } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { isNotFound } from './cluster-flags.ts';
-import { OWNED_SELECTOR, RUN_LABEL } from './run-objects.ts';
+import { EXPIRES_ANNOTATION, OWNED_SELECTOR, RUN_LABEL } from './run-ownership.ts';
+import type { NamespaceFacts } from './run-ownership.ts';
 
-export interface OwnedNamespace {
-  name: string;
-  /** Terminating already (deleted, objects still going). */
-  isTerminating: boolean;
+export interface OwnedNamespace extends NamespaceFacts {
   createdAt: string;
 }
 
-/** Every namespace with the harness's owner labels (one run: only its own). */
+/** Every namespace with the harness's owner label (one run: only its own); ownershipOf judges each. */
 export async function listOwnedNamespaces(kc: KubeConfig, run?: string): Promise<OwnedNamespace[]> {
   const core = kc.makeApiClient(CoreV1Api);
   const selector = run === undefined ? OWNED_SELECTOR : `${OWNED_SELECTOR},${RUN_LABEL}=${run}`;
   const list = await core.listNamespace({ labelSelector: selector });
   return list.items.map((n) => ({
     name: n.metadata?.name ?? '',
-    isTerminating: n.status?.phase === 'Terminating',
+    labels: n.metadata?.labels ?? {},
+    annotations: n.metadata?.annotations ?? {},
+    isTerminating: n.status?.phase === 'Terminating' || n.metadata?.deletionTimestamp !== undefined,
     createdAt: n.metadata?.creationTimestamp?.toISOString() ?? '',
   }));
+}
+
+/**
+ * Creates the run's namespace (a POST, never an apply: a namespace of that name that exists already,
+ * whoever made it, is a 409 and stops the run before anything is created in it).
+ */
+export async function createRunNamespaceObject(kc: KubeConfig, namespace: V1Namespace): Promise<void> {
+  const name = namespace.metadata?.name ?? '';
+  try {
+    await kc.makeApiClient(CoreV1Api).createNamespace({ body: namespace });
+  } catch (err) {
+    if ((err as { code?: number } | null)?.code === 409)
+      throw new HarnessError(
+        ErrorCode.BadInput,
+        `namespace ${name} exists already and was not made by this run: nothing was created in it or changed; run again (each run's namespace name is new)`,
+      );
+    throw err;
+  }
+}
+
+/** The run's lease renewed: its namespace's expiry moved to `expiresAt` (a merge patch of one annotation). */
+export async function renewLease(kc: KubeConfig, name: string, expiresAt: string): Promise<void> {
+  await kc
+    .makeApiClient(CoreV1Api)
+    .patchNamespace(
+      { name, body: { metadata: { annotations: { [EXPIRES_ANNOTATION]: expiresAt } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
 }
 
 /**

@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildMeshManifests, imageFrom } from '../manifests/index.ts';
-import {
-  adaptTopology,
-  buildRunObjects,
-  mapNamespace,
-  OWNED_SELECTOR,
-  runHost,
-  runNamespaceName,
-} from './run-objects.ts';
+import { adaptTopology, buildRunObjects, mapNamespace, runHost, runNamespaceName } from './run-objects.ts';
+import { OWNED_SELECTOR } from './run-ownership.ts';
 
 const NS = 'ztunnel-harness-20261127-103000-0a1b';
 
 /** The objects' fields as the assertions read them. */
 interface Loose {
   kind: string;
-  metadata: { labels: Record<string, string> };
+  metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
   spec: {
     selector: unknown;
     servers: { hosts: string[] }[];
@@ -30,20 +24,30 @@ test('a run namespace name is a DNS label of its time and a random suffix', () =
   assert.match(name, /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
 });
 
-test('the run objects: an ambient namespace, a Gateway selecting the gateway pods, a VirtualService bound to it', () => {
+test("the run's route host: random (128 bits, two never equal), not derived from the namespace's name", () => {
+  const host = runHost(() => Buffer.alloc(16, 0xab));
+  assert.equal(host, `httpbin-${'ab'.repeat(16)}.ztunnel-harness.test`);
+  assert.notEqual(runHost(), runHost());
+  assert.doesNotMatch(runHost(), /ztunnel-harness-2026/);
+});
+
+test('the run objects: an ambient namespace with its expiry, a Gateway selecting the gateway pods, a VirtualService bound to it', () => {
+  const host = runHost();
   const [ns, sa, gateway, vs] = buildRunObjects({
     namespace: NS,
-    host: runHost(NS),
+    host,
     gatewaySelector: { istio: 'ingressgateway' },
+    expiresAt: '2026-11-27T10:35:00.000Z',
   }) as unknown as [Loose, Loose, Loose, Loose];
   assert.equal(ns.metadata.labels['istio.io/dataplane-mode'], 'ambient');
+  assert.equal(ns.metadata.annotations?.['ztunnel-harness/expires-at'], '2026-11-27T10:35:00.000Z');
   for (const o of [ns, sa, gateway, vs]) {
     const [key, value] = OWNED_SELECTOR.split('=');
     assert.equal(o.metadata.labels[key ?? ''], value, `${o.kind} carries the owner label`);
     assert.equal(o.metadata.labels['ztunnel-harness/run'], NS);
   }
   assert.deepEqual(gateway.spec.selector, { istio: 'ingressgateway' });
-  assert.deepEqual(gateway.spec.servers[0]?.hosts, [runHost(NS)]);
+  assert.deepEqual(gateway.spec.servers[0]?.hosts, [host]);
   assert.deepEqual(vs.spec.gateways, [`${NS}/harness-gateway`]);
   assert.deepEqual(vs.spec.http[0]?.route[0]?.destination, {
     host: `httpbin.${NS}.svc.cluster.local`,

@@ -5,17 +5,17 @@
 // as a mesh engineer routes istio-ingressgateway (networking.istio.io/v1; istio.io/api
 // networking/v1/gateway.proto, virtual_service.proto). Every object carries the owner labels, so
 // `npm run cluster -- cleanup` finds what a crashed run left.
+import { randomBytes } from 'node:crypto';
 import type { KubernetesObject, V1Namespace, V1ServiceAccount } from '@kubernetes/client-node';
 import type { ClusterObject } from '../manifests/index.ts';
 import { DATAPLANE_MODE_LABEL, HTTPBIN_SERVICE_PORT, imageFrom, isDeployment } from '../manifests/index.ts';
-
-/** The label every object of ours carries (Kubernetes' recommended label). */
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-export const MANAGED_BY = 'ztunnel-harness';
-/** Which run made it (its namespace's name). */
-export const RUN_LABEL = 'ztunnel-harness/run';
-/** The selector that finds everything any run left: `cleanup`'s. */
-export const OWNED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
+import {
+  EXPIRES_ANNOTATION,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  RUN_LABEL,
+  RUN_NAMESPACE_PREFIX,
+} from './run-ownership.ts';
 
 /** The standard topology's namespace for the workload (clusters/manifests): moved into the run's. */
 const TOPOLOGY_NAMESPACE = 'default';
@@ -25,8 +25,10 @@ export interface RunObjects {
   namespace: string;
   /** The host the route is for; the load sends it as `Host`. */
   host: string;
-  /** The gateway Service's pod selector (the Gateway's `selector`). */
+  /** The gateway Service's pod selector (the Gateway's `selector`): never empty (every gateway). */
   gatewaySelector: Record<string, string>;
+  /** The run's lease: when its namespace is expired unless renewed (run-ownership.ts). */
+  expiresAt: string;
 }
 
 export function ownerLabels(namespace: string): Record<string, string> {
@@ -39,20 +41,29 @@ export function runNamespaceName(wallMs: number, random: () => number = Math.ran
   const suffix = Math.floor(random() * 0x10000)
     .toString(16)
     .padStart(4, '0');
-  return `ztunnel-harness-${stamp.toLowerCase()}-${suffix}`;
+  return `${RUN_NAMESPACE_PREFIX}${stamp.toLowerCase()}-${suffix}`;
 }
 
-/** The host the run's route answers: one of its own, so it never shadows a route of the user's. */
-export const runHost = (namespace: string): string => `httpbin.${namespace}.ztunnel-harness.test`;
+/**
+ * The host the run's route answers: one of its own, so it never shadows a route of the user's, and
+ * random (128 bits), so only who was told it (the run, its output) can reach the run's httpbin
+ * through the gateway; the namespace's name, which anyone who lists namespaces sees, does not give it.
+ */
+export const runHost = (random: (bytes: number) => Buffer = randomBytes): string =>
+  `httpbin-${random(16).toString('hex')}.ztunnel-harness.test`;
 
 /** The namespace (ambient), httpbin's ServiceAccount, the Gateway and the VirtualService. */
-export function buildRunObjects(run: RunObjects): KubernetesObject[] {
+export function buildRunObjects(run: RunObjects): [V1Namespace, ...KubernetesObject[]] {
   const labels = ownerLabels(run.namespace);
   const meta = (name: string) => ({ name, namespace: run.namespace, labels });
   const namespace: V1Namespace = {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name: run.namespace, labels: { ...labels, [DATAPLANE_MODE_LABEL]: 'ambient' } },
+    metadata: {
+      name: run.namespace,
+      labels: { ...labels, [DATAPLANE_MODE_LABEL]: 'ambient' },
+      annotations: { [EXPIRES_ANNOTATION]: run.expiresAt },
+    },
   };
   const serviceAccount: V1ServiceAccount = {
     apiVersion: 'v1',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { ZtunnelMode } from '../ztunnel-impl.ts';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,8 @@ export interface KindBackendOptions {
   keepCluster?: boolean;
   /**
    * Where kind writes the cluster's kubeconfig (`kind create cluster --kubeconfig`), so the user's
-   * ~/.kube/config and current context stay untouched. Default: `<tmpdir>/<name>.kubeconfig`.
+   * ~/.kube/config and current context stay untouched. Default: a private folder of its own (0700)
+   * in the temp dir, never the run folder (which gets shared): removed with the cluster.
    */
   kubeconfigPath?: string;
   /** Told once the cluster exists: how to reach it with kubectl. */
@@ -91,8 +93,10 @@ export interface KindBackendOptions {
 }
 
 /** The options with every default filled in: what the backend's parts read. */
-export type KindSettings = KindBackendOptions &
-  Required<
+export type KindSettings = KindBackendOptions & {
+  /** The kubeconfig's folder is the run's own (privateKubeconfigPath): made 0700, removed with the cluster. */
+  ownsKubeconfigDir: boolean;
+} & Required<
     Pick<
       KindBackendOptions,
       | 'clock'
@@ -112,6 +116,14 @@ export type KindSettings = KindBackendOptions &
     >
   >;
 
+/**
+ * The default kubeconfig's path: a folder named at random in the temp dir, made 0700 when the
+ * cluster is created (create-cluster.ts), so no other user reads the cluster's admin credentials and
+ * no one can plant the file ahead of the run, as a fixed `/tmp/<name>.kubeconfig` would let them.
+ */
+export const privateKubeconfigPath = (): string =>
+  join(tmpdir(), `ztunnel-harness-kube-${randomBytes(8).toString('hex')}`, 'kubeconfig');
+
 export function normalizeKindOptions(options: KindBackendOptions): KindSettings {
   const name = options.name ?? 'ztunnel-harness';
   const logDir = options.logDir ?? join(tmpdir(), `${name}-logs`, 'pods');
@@ -121,7 +133,8 @@ export function normalizeKindOptions(options: KindBackendOptions): KindSettings 
     name,
     workers: options.workers ?? 2,
     ingressHostPort: options.ingressHostPort ?? DEFAULT_INGRESS_HOST_PORT,
-    kubeconfigPath: options.kubeconfigPath ?? join(tmpdir(), `${name}.kubeconfig`),
+    kubeconfigPath: options.kubeconfigPath ?? privateKubeconfigPath(),
+    ownsKubeconfigDir: options.kubeconfigPath === undefined,
     logDir,
     kindLogsDir: options.kindLogsDir ?? join(dirname(logDir), 'kind-logs'),
     stepLogDir: options.stepLogDir ?? join(dirname(logDir), 'steps'),

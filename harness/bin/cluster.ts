@@ -2,7 +2,7 @@
 // ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
 // everything down on Ctrl-C. `npm run cluster -- check`: whether an existing cluster (yours, with
 // Istio ambient) has what the experiments need there, read-only (clusters/existing/); `npm run
-// cluster -- cleanup`: what runs left there (by the harness's owner labels), deleted.
+// cluster -- cleanup`: what runs left there, listed, and deleted with --yes.
 import { Command } from 'commander';
 import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
@@ -95,11 +95,13 @@ function buildProgram(
   program
     .command('cleanup')
     .description(
-      "an existing cluster: delete the namespaces runs left (found by the harness's owner label app.kubernetes.io/managed-by=ztunnel-harness; nothing else is touched)",
+      "an existing cluster: list the namespaces runs left (every mark of a run's and its lease lapsed), delete them with --yes",
     )
     .option('--kubeconfig <path>', 'the kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', "the kubeconfig's context (default: its current context)")
-    .option('--dry-run', 'list them only', false)
+    .option('--yes', 'delete what is listed as left', false)
+    .option('--run <namespace>', 'only this run, deleted even before its lease lapses (you know it is over)')
+    .option('--dry-run', 'list only (the default without --yes)', false)
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
     .action((flags: CleanupFlags) => {

@@ -8,39 +8,16 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
-import type { Clock } from '../../../lib/index.ts';
 import { buildMeshManifests } from '../../manifests/index.ts';
 import type { ApiServerDouble } from '../../kind/test/api-server-double.ts';
 import { createExistingBackend } from '../existing-backend.ts';
 import type { ExistingBackendOptions } from '../existing-options.ts';
 import { listOwnedNamespaces } from '../owned-namespaces.ts';
-import { ISTIO, startUserCluster } from './user-cluster.ts';
+import { instantClock, ISTIO, removeDeletedNamespaces, startUserCluster } from './user-cluster.ts';
 
 const NS = 'ztunnel-harness-20261127-103000-beef';
 const ZTUNNEL = { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' } as const;
 const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
-
-/** Time that moves only when slept through: the probe's retries without real waits. */
-function instantClock(): Clock {
-  let nowMs = 0;
-  return {
-    now: () => nowMs,
-    sleep: (ms) => {
-      nowMs += ms;
-      return new Promise((resolve) => setImmediate(resolve));
-    },
-    wallOffsetMs: Date.UTC(2026, 10, 27),
-  };
-}
-
-/** Kubernetes' namespace controller, enough for the double: a deleted namespace goes. */
-function removeDeletedNamespaces(api: ApiServerDouble): void {
-  api.onChange((resource) => {
-    if (resource !== 'namespaces') return;
-    for (const ns of api.list('namespaces'))
-      if (ns.metadata?.['deletionTimestamp']) api.remove('namespaces', '', ns.metadata.name ?? '');
-  });
-}
 
 async function backendOn(
   t: { after(fn: () => unknown): void },
@@ -85,10 +62,20 @@ test("up(): its namespace (ambient, owner-labelled), httpbin's ServiceAccount, a
   const gateway = api.get('gateways', NS, 'harness-gateway') as { spec: { selector: unknown } } | undefined;
   assert.deepEqual(gateway?.spec.selector, { app: 'istio-ingressgateway', istio: 'ingressgateway' });
   const vs = api.get('virtualservices', NS, 'httpbin') as { spec: { hosts: string[] } } | undefined;
-  assert.deepEqual(vs?.spec.hosts, [`httpbin.${NS}.ztunnel-harness.test`]);
+  assert.match(vs?.spec.hosts[0] ?? '', /^httpbin-[0-9a-f]{32}\.ztunnel-harness\.test$/);
+  // Created (a POST), never applied: a namespace is not taken over.
+  assert.ok(writes(api).some((w) => w.method === 'POST' && w.path === '/api/v1/namespaces'));
+  assert.ok(!writes(api).some((w) => w.path === `/api/v1/namespaces/${NS}` && w.method === 'PATCH'));
+  // The lease: instantClock's wall time (2026-11-27T00:00Z) plus five minutes.
+  const annotations = ns?.metadata?.['annotations'] as Record<string, string>;
+  assert.equal(annotations['ztunnel-harness/expires-at'], '2026-11-27T00:05:00.000Z');
   // Every write went into its own namespace (or made it).
   for (const w of writes(api))
-    assert.ok(w.path.includes(`/namespaces/${NS}`), `${w.method} ${w.path} stays in the run's namespace`);
+    assert.ok(
+      w.path.includes(`/namespaces/${NS}`) ||
+        (w.path === '/api/v1/namespaces' && (w.body as { metadata: { name: string } }).metadata.name === NS),
+      `${w.method} ${w.path} stays in the run's namespace`,
+    );
   const described = backend.describe();
   assert.equal(described['backend'], 'cluster');
   assert.equal(described['istio_version'], '1.28.1');
@@ -218,4 +205,52 @@ test("E1 allowed: before anything runs, the output says the restartedAt annotati
   const e2 = await backendOn(t, {}, { faultTarget: HTTPBIN, onProgress });
   await e2.backend.up();
   assert.ok(!said.some((l) => l.includes('restartedAt')), said.join(''));
+});
+
+test("a namespace of the run's name exists already: the run stops (409), that namespace is neither changed nor deleted", async (t) => {
+  const { api, backend } = await backendOn(t);
+  api.put('namespaces', { metadata: { name: NS, labels: { team: 'theirs' } } });
+  await assert.rejects(backend.up(), (err: unknown) => {
+    assert.ok(isHarnessError(err, ErrorCode.BadInput));
+    assert.match(err.message, new RegExp(`namespace ${NS} exists already and was not made by this run`));
+    return true;
+  });
+  await backend.destroy();
+  assert.deepEqual(api.get('namespaces', '', NS)?.metadata?.['labels'], { team: 'theirs' });
+  assert.deepEqual(
+    writes(api).map((w) => `${w.method} ${w.path}`),
+    ['POST /api/v1/namespaces'],
+    'one create asked, nothing else written',
+  );
+});
+
+test("a gateway Service without a selector: refused (the run's Gateway would select every gateway), nothing created", async (t) => {
+  const { api, backend } = await backendOn(t);
+  const service = api.get('services', ISTIO, 'istio-ingressgateway') as { spec: Record<string, unknown> };
+  api.put('services', { ...service, spec: { ...service.spec, selector: undefined } });
+  await assert.rejects(backend.up(), (err: unknown) => {
+    assert.ok(isHarnessError(err, ErrorCode.BadInput));
+    assert.match(err.message, /MISSING +ingress gateway: .*selector \(none\)/);
+    assert.match(err.message, /would select every gateway of the mesh/);
+    return true;
+  });
+  assert.deepEqual(writes(api), []);
+});
+
+test("up() says the run's random Host, what it exposes and until when", async (t) => {
+  const said: string[] = [];
+  const { backend } = await backendOn(
+    t,
+    {},
+    { onProgress: (line) => said.push(line), routeHost: 'httpbin-00ff.ztunnel-harness.test' },
+  );
+  await backend.up();
+  assert.ok(
+    said.some((l) =>
+      /the run's route: Host httpbin-00ff\.ztunnel-harness\.test on istio-system\/istio-ingressgateway reaches the run's httpbin .* until the run's namespace is deleted/.test(
+        l,
+      ),
+    ),
+    said.join(''),
+  );
 });

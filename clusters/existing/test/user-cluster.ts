@@ -4,8 +4,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Clock } from '../../../lib/index.ts';
 import { startApiServerDouble } from '../../kind/test/api-server-double.ts';
-import type { ApiServerDoubleOptions } from '../../kind/test/api-server-double.ts';
+import type { ApiServerDouble, ApiServerDoubleOptions } from '../../kind/test/api-server-double.ts';
 import { kindKubeconfig } from '../../kind/test/fake-kind-docker.ts';
 
 export const ISTIO = 'istio-system';
@@ -64,4 +65,26 @@ export async function startUserCluster(
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, kindKubeconfig('theirs', api.url));
   return { api, kubeconfig };
+}
+
+/** Time that moves only when slept through: the probe's retries without real waits. */
+export function instantClock(): Clock {
+  let nowMs = 0;
+  return {
+    now: () => nowMs,
+    sleep: (ms) => {
+      nowMs += ms;
+      return new Promise((resolve) => setImmediate(resolve));
+    },
+    wallOffsetMs: Date.UTC(2026, 10, 27),
+  };
+}
+
+/** Kubernetes' namespace controller, enough for the double: a deleted namespace goes. */
+export function removeDeletedNamespaces(api: ApiServerDouble): void {
+  api.onChange((resource) => {
+    if (resource !== 'namespaces') return;
+    for (const ns of api.list('namespaces'))
+      if (ns.metadata?.['deletionTimestamp']) api.remove('namespaces', '', ns.metadata.name ?? '');
+  });
 }

@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { saveFailureEvidence } from '../kind-evidence.ts';
 import type { KindRun } from '../kind-run.ts';
@@ -30,6 +32,22 @@ async function keepEvidence(run: KindRun): Promise<void> {
 }
 
 /**
+ * The cluster's admin credentials after the run: a deleted cluster's private kubeconfig folder goes
+ * with it; a kept cluster's stays where it is (0600 in a 0700 folder) and the output says so.
+ */
+async function settleKubeconfig(run: KindRun): Promise<void> {
+  const { keepCluster, name, kubeconfigPath, ownsKubeconfigDir, onLogs } = run.settings;
+  if (keepCluster) {
+    if (run.created)
+      onLogs?.(
+        `kind: the kept cluster's kubeconfig holds its admin credentials (mode 0600): ${kubeconfigPath}; \`kind delete cluster --name ${name} --kubeconfig ${kubeconfigPath}\` removes the cluster${ownsKubeconfigDir ? `, then \`rm -r ${dirname(kubeconfigPath)}\`` : ''}\n`,
+      );
+    return;
+  }
+  if (ownsKubeconfigDir) await rm(dirname(kubeconfigPath), { recursive: true, force: true });
+}
+
+/**
  * The watches stopped, the cluster deleted with our network (unless kept), and a daemon this run
  * started stopped. `failure`: why the cluster goes early (a failed step, destroy(err)); its evidence
  * is kept first, unless it was an interruption.
@@ -46,6 +64,7 @@ export async function teardown(run: KindRun, failure?: unknown): Promise<void> {
       await run.tools.removeNetwork(KIND_NETWORK);
     await run.provisioned?.noteCluster?.(undefined);
   }
+  await settleKubeconfig(run);
   run.created = false;
   run.hasNodes = false;
   // A kept cluster keeps its engine (after this process too); otherwise a daemon this run started is stopped.

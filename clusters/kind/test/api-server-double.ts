@@ -278,6 +278,16 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
         return;
       }
       if (path === `${c.group}/${c.resource}`) {
+        if (req.method === 'POST' && !c.namespaced) {
+          const object = body as Obj;
+          if (store.get(resource)?.has(key('', object.metadata?.name))) {
+            send(res, 409, { kind: 'Status', code: 409, reason: 'AlreadyExists' });
+            return;
+          }
+          put(resource, object);
+          send(res, 201, store.get(resource)?.get(key('', object.metadata?.name)));
+          return;
+        }
         if (query['watch'] === 'true') {
           res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
           res.flushHeaders();
@@ -290,7 +300,9 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
           kind: `${c.kind}List`,
           apiVersion: c.group.replace(/^\/apis?\//, ''),
           metadata: { resourceVersion: String(version) },
-          items: [...(store.get(resource)?.values() ?? [])],
+          items: [...(store.get(resource)?.values() ?? [])].filter((o) =>
+            matchesSelector(o, query['labelSelector']),
+          ),
         });
         return;
       }
@@ -317,6 +329,12 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
           },
         });
         send(res, 200, current);
+        return;
+      }
+      // A merge or strategic patch of what is not there is a 404, as the API server answers;
+      // server-side apply creates it.
+      if (req.method === 'PATCH' && !current && !contentType.startsWith('application/apply-patch')) {
+        send(res, 404, { kind: 'Status', code: 404, reason: 'NotFound' });
         return;
       }
       if (req.method === 'PATCH') {

@@ -1,8 +1,6 @@
 // The kind backend against fake kind/docker executables and an API server double: what it runs, what
 // it sends, and how it waits, without a Docker engine.
 import assert from 'node:assert/strict';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadYaml } from '@kubernetes/client-node';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
@@ -24,6 +22,10 @@ import type { ApiServerDouble, RecordedRequest } from './api-server-double.ts';
 import { createFakeKindAndDocker, kindKubeconfig } from './fake-kind-docker.ts';
 import type { FakeTools } from './fake-kind-docker.ts';
 import { fakeProvision } from './fake-provision.ts';
+
+/** kind's kubeconfig in a private folder of the run's (kind-options.ts privateKubeconfigPath), as one token. */
+const privateKubeconfig = (args: readonly string[]): string[] =>
+  args.map((a) => (/\/ztunnel-harness-kube-[0-9a-f]{16}\/kubeconfig$/.test(a) ? '<private>/kubeconfig' : a));
 
 type After = { after: (fn: () => Promise<void>) => void };
 const NAME = 'harness-test';
@@ -127,13 +129,13 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       `docker build --target fortio --tag ${IMAGES.fortio}`,
     ]);
     const create = calls.find((c) => c.args[0] === 'create');
-    assert.deepEqual(create?.args, [
+    assert.deepEqual(privateKubeconfig(create?.args ?? []), [
       'create',
       'cluster',
       '--name',
       NAME,
       '--kubeconfig',
-      join(tmpdir(), `${NAME}.kubeconfig`),
+      '<private>/kubeconfig',
       '--config',
       '-',
       '--wait',
@@ -145,7 +147,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
         labels?: Record<string, string>;
         extraPortMappings?: { hostPort: number; listenAddress: string }[];
       }[];
-    }>(create.stdin);
+    }>(create?.stdin ?? '');
     assert.deepEqual(
       config.nodes.map((n) => n.role),
       ['control-plane', 'worker', 'worker'],
@@ -435,8 +437,8 @@ describe('kind backend (fake kind/docker, API server double)', () => {
     await backend.destroy();
     const deletes = (await fakes.calls()).filter((c) => c.args[0] === 'delete');
     assert.deepEqual(
-      deletes.map((c) => c.args),
-      [['delete', 'cluster', '--name', NAME, '--kubeconfig', join(tmpdir(), `${NAME}.kubeconfig`)]],
+      deletes.map((c) => privateKubeconfig(c.args)),
+      [['delete', 'cluster', '--name', NAME, '--kubeconfig', '<private>/kubeconfig']],
     );
 
     const ok = await upAndWatching(t);

@@ -1,3 +1,5 @@
+import { chmod, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { buildKindConfig } from '../kind-config.ts';
 import { explainCreateFailure } from '../kind-preflight.ts';
 import { KIND_NETWORK } from '../provision/kind-provisioner.ts';
@@ -30,11 +32,14 @@ export async function createClusterStep(up: KindUp): Promise<void> {
       ? { network: KIND_NETWORK }
       : {}),
   });
+  // The admin credentials kind writes: a folder only we can read (mkdir fails on one planted there).
+  if (settings.ownsKubeconfigDir) await mkdir(dirname(settings.kubeconfigPath), { mode: 0o700 });
   await run.tools
     .createCluster(settings.name, config, settings.waitS, settings.kubeconfigPath)
     .catch((err: unknown) => {
       throw explainCreateFailure(err, settings.ingressHostPort);
     });
+  await chmod(settings.kubeconfigPath, 0o600).catch(() => undefined);
   run.hasNodes = true;
   settings.onKubeconfig?.(settings.kubeconfigPath);
 }

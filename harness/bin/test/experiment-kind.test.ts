@@ -7,11 +7,12 @@
 // it cannot prove: anything a real cluster does (README, kind backend).
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
@@ -146,12 +147,19 @@ test(
     assert.equal(calls.filter((c) => c === 'docker build --target').length, 7, 'seven images built');
     for (const step of ['kind create cluster', 'kind load docker-image', 'kind delete cluster'])
       assert.ok(calls.includes(step), step);
-    // kind keeps to the run folder's kubeconfig: the user's ~/.kube/config is never written.
+    // kind keeps to a private kubeconfig of the run's (never ~/.kube/config, never the run folder,
+    // which gets shared), removed with the cluster.
     const runFolder = /run folder: (\S+)/.exec(result.stdout)?.[1] ?? '';
-    for (const verb of ['create', 'delete']) {
-      const call = (await fakes.calls()).find((c) => c.tool === 'kind' && c.args[0] === verb);
-      assert.equal(call?.args[call.args.indexOf('--kubeconfig') + 1], join(runFolder, 'kubeconfig'), verb);
-    }
+    const kindCalls = await fakes.calls();
+    const kubeconfigs = ['create', 'delete'].map((verb) => {
+      const call = kindCalls.find((c) => c.tool === 'kind' && c.args[0] === verb);
+      return call?.args[call.args.indexOf('--kubeconfig') + 1] ?? '';
+    });
+    assert.equal(kubeconfigs[0], kubeconfigs[1]);
+    assert.equal(dirname(kubeconfigs[0] ?? ''), join(tmpdir(), basename(dirname(kubeconfigs[0] ?? ''))));
+    assert.match(kubeconfigs[0] ?? '', /\/ztunnel-harness-kube-[0-9a-f]{16}\/kubeconfig$/);
+    assert.ok(!existsSync(dirname(kubeconfigs[0] ?? '')), 'the private folder went with the cluster');
+    assert.ok(!existsSync(join(runFolder, 'kubeconfig')), 'no kubeconfig in the run folder');
     assert.match(result.stderr, /kind: the cluster's kubeconfig is \S+\/kubeconfig \(KUBECONFIG=/);
 
     const patches = api.requests.filter((r) => r.method === 'PATCH');

@@ -21,7 +21,6 @@ export async function observeRun(plan: RunPlan): Promise<Observation> {
       clock,
       settings: plan.backendSettings ?? {},
       logDir: join(plan.runDir, 'pods'),
-      kubeconfigPath: join(plan.runDir, 'kubeconfig'),
       write: plan.write,
       envoyBinary: plan.envoy.path,
     },
