@@ -101,15 +101,21 @@ export function clusterChecks(facts: ClusterFacts): ClusterCheck[] {
           fix: 'name the gateway Service to use with --gateway <namespace>/<service> (default istio-system/istio-ingressgateway)',
         },
     routeCheck(facts.routeApis),
-    ...facts.access.map((a): ClusterCheck => ({
-      what: `may ${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''}${a.namespace ? ` in ${a.namespace}` : ''}`,
-      ok: a.allowed,
-      detail: a.allowed ? a.why : `forbidden${a.reason ? ` (${a.reason})` : ''}: ${a.why}`,
-      ...(a.allowed
-        ? {}
-        : { fix: `grant ${a.verb} on ${a.group ? `${a.group}/` : ''}${a.resource} to this user` }),
-      ...(a.onlyFor ? { onlyFor: a.onlyFor } : {}),
-    })),
+    ...facts.access.map((a): ClusterCheck => {
+      const ok = a.denied.length === 0;
+      const on = `${a.resource}${a.subresource ? `/${a.subresource}` : ''}${a.name ? ` ${a.name}` : ''}`;
+      return {
+        what: `may ${a.verbs.join(',')} ${on}${a.namespace ? ` in ${a.namespace}` : ''}`,
+        ok,
+        detail: ok ? a.why : `forbidden: ${a.denied.join(',')}${a.reason ? ` (${a.reason})` : ''}: ${a.why}`,
+        ...(ok
+          ? {}
+          : {
+              fix: `grant ${a.denied.join(',')} on ${a.group ? `${a.group}/` : ''}${on} to this user (npm run cluster -- rbac prints the roles a run needs)`,
+            }),
+        ...(a.onlyFor ? { onlyFor: a.onlyFor } : {}),
+      };
+    }),
   ];
   return checks;
 }

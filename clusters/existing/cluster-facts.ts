@@ -16,14 +16,16 @@ import {
 import type { KubeConfig, V1DaemonSet } from '@kubernetes/client-node';
 import { isNotFound } from './cluster-flags.ts';
 
-/** One thing a run does, as the API authorizes it. */
+/** One thing a run does, as the API authorizes it (one SelfSubjectAccessReview per verb). */
 export interface AccessNeed {
-  verb: string;
+  verbs: string[];
   resource: string;
   group?: string;
   subresource?: string;
   /** Undefined: cluster-wide (or every namespace). */
   namespace?: string;
+  /** One object only (RBAC's resourceNames). */
+  name?: string;
   /** What the run does with it. */
   why: string;
   /** Only E1 (the ztunnel DaemonSet's restart) needs it. */
@@ -60,53 +62,129 @@ export interface ClusterFacts {
     | undefined;
   /** API groups served: networking.istio.io (VirtualService), gateway.networking.k8s.io (HTTPRoute). */
   routeApis: string[];
-  access: (AccessNeed & { allowed: boolean; reason: string })[];
+  /** Each need with the verbs the API denied (none: allowed) and its reason for the first denial. */
+  access: (AccessNeed & { denied: string[]; reason: string })[];
 }
 
 /** The groups whose route kinds can send the gateway's traffic to the run's httpbin. */
 export const ROUTE_API_GROUPS = ['networking.istio.io', 'gateway.networking.k8s.io'];
 
-/** What a run does on an existing cluster (issue 45: its own namespace, and only that, plus reads). */
-export function accessNeeds(istioNamespace: string, runNamespace: string): AccessNeed[] {
+/**
+ * Every request a run makes on an existing cluster, as RBAC authorizes it: its own namespace made,
+ * leased and deleted; the objects in it applied (server-side apply: patch, and create for a new
+ * object); its pods read, exec'd into (fortio's files) and deleted; the cluster's pods, slices,
+ * workloads, Services and nodes listed and watched (the lifecycle events); Istio's pods' logs; E1's
+ * patch of the one DaemonSet. `cleanup` lists namespaces. SelfSubjectAccessReview and discovery are
+ * every authenticated user's (system:basic-user, system:discovery). rbac.ts builds the roles from
+ * this list, and a test holds every request of a run against it.
+ */
+export function accessNeeds(
+  istioNamespace: string,
+  runNamespace: string,
+  gatewayNamespace = istioNamespace,
+): AccessNeed[] {
+  const applied = ['create', 'patch'];
+  const run = runNamespace;
+  const watched = (resource: string, group?: string, why = 'watched, as on kind (lifecycle events)') => ({
+    verbs: ['list', 'watch'],
+    resource,
+    ...(group ? { group } : {}),
+    why,
+  });
   return [
-    { verb: 'create', resource: 'namespaces', why: 'a namespace of its own per run, labelled for ambient' },
-    { verb: 'delete', resource: 'namespaces', why: 'that namespace removed at the end' },
-    { verb: 'create', resource: 'deployments', group: 'apps', namespace: runNamespace, why: 'go-httpbin' },
-    { verb: 'create', resource: 'services', namespace: runNamespace, why: "go-httpbin's Service" },
-    { verb: 'create', resource: 'pods', namespace: runNamespace, why: 'the fortio client pod' },
     {
-      verb: 'create',
-      resource: 'virtualservices',
-      group: 'networking.istio.io',
-      namespace: runNamespace,
-      why: "the route from the gateway to the run's httpbin (with a Gateway)",
+      verbs: ['create', 'get', 'patch', 'delete', 'list'],
+      resource: 'namespaces',
+      why: "the run's namespace made (never taken over), its lease renewed, deleted at the end; cleanup lists",
+    },
+    { verbs: applied, resource: 'serviceaccounts', namespace: run, why: "httpbin's ServiceAccount" },
+    {
+      verbs: applied,
+      resource: 'deployments',
+      group: 'apps',
+      namespace: run,
+      why: 'go-httpbin, its restart (E2)',
     },
     {
-      verb: 'create',
+      verbs: ['patch'],
+      resource: 'deployments',
+      group: 'apps',
+      subresource: 'scale',
+      namespace: run,
+      why: "httpbin's scale",
+    },
+    { verbs: applied, resource: 'services', namespace: run, why: "go-httpbin's Service" },
+    {
+      verbs: [...applied, 'get', 'delete'],
+      resource: 'pods',
+      namespace: run,
+      why: "fortio's and the probe's pods, E3's client pod",
+    },
+    { verbs: ['get'], resource: 'pods', subresource: 'log', namespace: run, why: "the run's pods' logs" },
+    {
+      verbs: ['create', 'get'],
+      resource: 'pods',
+      subresource: 'exec',
+      namespace: run,
+      why: "fortio's result files read from its pod (cat over exec)",
+    },
+    {
+      verbs: applied,
       resource: 'gateways',
       group: 'networking.istio.io',
-      namespace: runNamespace,
+      namespace: run,
       why: "the gateway's server for the run's host",
     },
-    { verb: 'watch', resource: 'pods', why: 'pods watched, as on kind (lifecycle events)' },
     {
-      verb: 'watch',
-      resource: 'endpointslices',
-      group: 'discovery.k8s.io',
-      why: 'EndpointSlices watched (when the gateway stops sending to a pod)',
+      verbs: applied,
+      resource: 'virtualservices',
+      group: 'networking.istio.io',
+      namespace: run,
+      why: "the route from the gateway to the run's httpbin",
     },
+    watched('pods'),
+    watched('endpointslices', 'discovery.k8s.io', 'watched (when the gateway stops sending to a pod)'),
+    watched('deployments', 'apps', "watched (rollouts; istiod's Deployment found)"),
+    watched('daemonsets', 'apps', "watched (ztunnel's rollout)"),
+    watched('services'),
+    watched('nodes', undefined, 'watched (the nodes the pods run on)'),
     {
-      verb: 'get',
-      resource: 'pods',
-      subresource: 'log',
-      namespace: istioNamespace,
-      why: "ztunnel's and the gateway's logs over the run (the explanation by cause)",
-    },
-    {
-      verb: 'patch',
+      verbs: ['get'],
       resource: 'daemonsets',
       group: 'apps',
       namespace: istioNamespace,
+      why: "ztunnel's and istio-cni's versions and readiness (the preflight)",
+    },
+    {
+      verbs: ['get'],
+      resource: 'pods',
+      subresource: 'log',
+      namespace: istioNamespace,
+      why: "ztunnel's and istiod's logs over the run (the explanation by cause)",
+    },
+    ...(gatewayNamespace === istioNamespace
+      ? []
+      : [
+          {
+            verbs: ['get'],
+            resource: 'pods',
+            subresource: 'log',
+            namespace: gatewayNamespace,
+            why: "the gateway's access log over the run",
+          },
+        ]),
+    {
+      verbs: ['get'],
+      resource: 'services',
+      namespace: gatewayNamespace,
+      why: "the gateway's Service (its address, ports and selector)",
+    },
+    {
+      verbs: ['patch'],
+      resource: 'daemonsets',
+      group: 'apps',
+      namespace: istioNamespace,
+      name: 'ztunnel',
       why: "E1: the ztunnel DaemonSet's rollout restart (kubectl's patch)",
       onlyFor: 'E1',
     },
@@ -161,23 +239,30 @@ export async function readClusterFacts(
   const groups = await kc.makeApiClient(ApisApi).getAPIVersions();
   const authz = kc.makeApiClient(AuthorizationV1Api);
   const access = await Promise.all(
-    accessNeeds(ns, options.runNamespace).map(async (need) => {
-      const review = await authz.createSelfSubjectAccessReview({
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: {
-            resourceAttributes: {
-              verb: need.verb,
-              resource: need.resource,
-              ...(need.group ? { group: need.group } : {}),
-              ...(need.subresource ? { subresource: need.subresource } : {}),
-              ...(need.namespace ? { namespace: need.namespace } : {}),
+    accessNeeds(ns, options.runNamespace, gateway.namespace).map(async (need) => {
+      const reviews = await Promise.all(
+        need.verbs.map(async (verb) => {
+          const review = await authz.createSelfSubjectAccessReview({
+            body: {
+              apiVersion: 'authorization.k8s.io/v1',
+              kind: 'SelfSubjectAccessReview',
+              spec: {
+                resourceAttributes: {
+                  verb,
+                  resource: need.resource,
+                  ...(need.group ? { group: need.group } : {}),
+                  ...(need.subresource ? { subresource: need.subresource } : {}),
+                  ...(need.namespace ? { namespace: need.namespace } : {}),
+                  ...(need.name ? { name: need.name } : {}),
+                },
+              },
             },
-          },
-        },
-      });
-      return { ...need, allowed: review.status?.allowed ?? false, reason: review.status?.reason ?? '' };
+          });
+          return { verb, allowed: review.status?.allowed ?? false, reason: review.status?.reason ?? '' };
+        }),
+      );
+      const denied = reviews.filter((r) => !r.allowed);
+      return { ...need, denied: denied.map((r) => r.verb), reason: denied[0]?.reason ?? '' };
     }),
   );
   return {

@@ -16,6 +16,7 @@ import { buildRunObjects } from './run-objects.ts';
 import { startRunLease } from './run-lease.ts';
 import type { RunLease } from './run-lease.ts';
 import { expiryAt } from './run-ownership.ts';
+import { guardWrites } from './write-guard.ts';
 
 /** What the steps share: the kind machinery's run (watches, logs, ops), the settings, what was found. */
 export interface ExistingRun {
@@ -86,6 +87,16 @@ export async function connectExisting(x: ExistingRun): Promise<void> {
   const { clock } = x.settings;
   x.run.logsSince = new Date(Math.floor((clock.now() + clock.wallOffsetMs) / 1000) * 1000);
   await connectRun(x.run, kc);
+  // Every write of the run from here on is held to its namespace (and the consented restart).
+  const { settings } = x;
+  if (x.run.api)
+    x.run.api = guardWrites(x.run.api, {
+      runNamespace: settings.runNamespace,
+      ztunnel:
+        settings.allowZtunnelRestart && restartsZtunnel(settings)
+          ? { namespace: settings.istioNamespace, name: 'ztunnel' }
+          : undefined,
+    });
   x.run.facts['nodes'] = x.run.watch?.list('nodes').length ?? 0;
 }
 

@@ -2,7 +2,8 @@
 // ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
 // everything down on Ctrl-C. `npm run cluster -- check`: whether an existing cluster (yours, with
 // Istio ambient) has what the experiments need there, read-only (clusters/existing/); `npm run
-// cluster -- cleanup`: what runs left there, listed, and deleted with --yes.
+// cluster -- cleanup`: what runs left there, listed, and deleted with --yes; `npm run cluster --
+// rbac`: the roles a run needs there.
 import { Command } from 'commander';
 import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
@@ -18,6 +19,8 @@ import { checkExistingCluster } from '../../clusters/existing/check-cluster.ts';
 import type { CheckFlags } from '../../clusters/existing/check-cluster.ts';
 import { cleanupExistingCluster } from '../../clusters/existing/cleanup.ts';
 import type { CleanupFlags } from '../../clusters/existing/cleanup.ts';
+import { printRbac } from '../../clusters/existing/print-rbac.ts';
+import type { RbacFlags } from '../../clusters/existing/print-rbac.ts';
 
 /** httpbin replicas a cluster brought up by hand may have (a process each, on these cores). */
 const MAX_REPLICAS = 16;
@@ -41,6 +44,7 @@ function buildProgram(
   run: (flags: UpFlags) => void,
   check: (flags: CheckFlags) => void,
   cleanup: (flags: CleanupFlags) => void,
+  rbac: (flags: RbacFlags) => void,
 ): Command {
   const program = addVersionOption(
     new Command('cluster').description('The embedded local cluster.'),
@@ -107,6 +111,25 @@ function buildProgram(
     .action((flags: CleanupFlags) => {
       cleanup(flags);
     });
+  program
+    .command('rbac')
+    .description(
+      'print the roles a run needs on an existing cluster (YAML for kubectl apply): what `check` reviews',
+    )
+    .option('--istio-namespace <ns>', "where Istio's control plane and ztunnel are", 'istio-system')
+    .option(
+      '--gateway <namespace/service>',
+      'the ingress gateway Service the load goes through',
+      'istio-system/istio-ingressgateway',
+    )
+    .option('--service-account <namespace/name>', 'bind the roles to this ServiceAccount')
+    .option('--user <name>', 'bind the roles to this user')
+    .option('--no-e1', "leave out E1's Role (the ztunnel DaemonSet's restart)")
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .action((flags: RbacFlags) => {
+      rbac(flags);
+    });
   return program;
 }
 
@@ -114,11 +137,14 @@ runMain(async (signal) => {
   let flags: UpFlags | undefined;
   let checkFlags: CheckFlags | undefined;
   let cleanupFlags: CleanupFlags | undefined;
+  let rbacFlags: RbacFlags | undefined;
   buildProgram(
     (f) => (flags = f),
     (f) => (checkFlags = f),
     (f) => (cleanupFlags = f),
+    (f) => (rbacFlags = f),
   ).parse(process.argv);
+  if (rbacFlags) return printRbac(rbacFlags, process.stdout);
   if (checkFlags) return checkExistingCluster(checkFlags, process.stdout);
   if (cleanupFlags) return cleanupExistingCluster(cleanupFlags, process.stdout);
   if (!flags) return 0; // help was printed

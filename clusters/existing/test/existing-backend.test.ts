@@ -2,51 +2,16 @@
 // Istio ambient: what it creates (its namespace, and only in it), what it refuses before creating
 // anything, how its faults map onto the cluster, and that close() leaves nothing it made.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { buildMeshManifests } from '../../manifests/index.ts';
 import type { ApiServerDouble } from '../../kind/test/api-server-double.ts';
-import { createExistingBackend } from '../existing-backend.ts';
-import type { ExistingBackendOptions } from '../existing-options.ts';
 import { listOwnedNamespaces } from '../owned-namespaces.ts';
-import { instantClock, ISTIO, removeDeletedNamespaces, startUserCluster } from './user-cluster.ts';
+import { backendOn, NS } from './backend-on.ts';
+import { ISTIO } from './user-cluster.ts';
 
-const NS = 'ztunnel-harness-20261127-103000-beef';
 const ZTUNNEL = { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' } as const;
 const HTTPBIN = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
-
-async function backendOn(
-  t: { after(fn: () => unknown): void },
-  cluster: Parameters<typeof startUserCluster>[1] = {},
-  options: Partial<ExistingBackendOptions> = {},
-) {
-  const { api, kubeconfig } = await startUserCluster(t, {
-    extraApiGroups: ['networking.istio.io'],
-    ...cluster,
-  });
-  removeDeletedNamespaces(api);
-  const dir = mkdtempSync(join(tmpdir(), 'existing-backend-'));
-  t.after(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const backend = createExistingBackend({
-    clock: instantClock(),
-    kubeconfig,
-    context: 'kind-theirs',
-    runNamespace: NS,
-    logDir: join(dir, 'pods'),
-    stepLogDir: join(dir, 'steps'),
-    ...options,
-  });
-  t.after(() => backend.destroy());
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  return { api, backend, kc };
-}
 
 const writes = (api: ApiServerDouble) =>
   api.requests.filter(
@@ -166,7 +131,7 @@ test("E1's ztunnel restart: refused without --allow-ztunnel-restart, and where R
   );
   await assert.rejects(
     forbidden.backend.preflight(),
-    /no \(E1 only\) +may patch daemonsets in istio-system: forbidden/,
+    /no \(E1 only\) +may patch daemonsets ztunnel in istio-system: forbidden: patch/,
   );
   // E2's restart of its own httpbin needs neither.
   const e2 = await backendOn(t, {}, { faultTarget: HTTPBIN });
