@@ -74,7 +74,10 @@ test('a cluster without ambient, without the gateway and where the ztunnel resta
     out,
     /MISSING +a route to the run: neither networking\.istio\.io \(VirtualService\) nor gateway\.networking\.k8s\.io/,
   );
-  assert.match(out, /no \(E1 only\) +may patch daemonsets ztunnel in istio-system: forbidden: patch \(RBAC: no rule\)/);
+  assert.match(
+    out,
+    /no \(E1 only\) +may patch daemonsets ztunnel in istio-system: forbidden: patch \(RBAC: no rule\)/,
+  );
   assert.match(out, /missing what is marked above; nothing was changed/);
 });
 

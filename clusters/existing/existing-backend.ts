@@ -15,6 +15,7 @@ import { createStepRunner } from '../kind/provision/provision-step.ts';
 import { GATEWAY_SERVICE_PORT } from '../manifests/index.ts';
 import type { LoadPodPlacement } from '../manifests/index.ts';
 import { closeExisting } from './existing-down.ts';
+import { createLogScope } from './log-scope.ts';
 import { normalizeExistingOptions, restartsZtunnel } from './existing-options.ts';
 import type { ExistingBackendOptions } from './existing-options.ts';
 import { checkExisting, connectExisting, createRunNamespace, kubeConfigOf } from './existing-up.ts';
@@ -56,11 +57,30 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     ...(settings.onLogs ? { onLogs: settings.onLogs } : {}),
     ...(settings.onProgress ? { onProgress: settings.onProgress } : {}),
   });
+  const logs = createLogScope({
+    runNamespace: ns,
+    istioNamespace: istio,
+    gatewayNamespace: settings.gateway.namespace,
+    gatewaySelector: () => x.facts?.gateway?.selector,
+    host: settings.routeHost,
+    addresses: () => {
+      const watch = run.watch;
+      return {
+        pods: watch?.list('pods') ?? [],
+        nodeIps: (watch?.list('nodes') ?? []).flatMap((n) =>
+          (n.status?.addresses ?? []).map((a) => a.address),
+        ),
+        serviceIps: (watch?.list('services') ?? []).flatMap((v) => v.spec?.clusterIPs ?? []),
+      };
+    },
+    allIstioLogs: settings.allIstioLogs,
+  });
   const run = createKindRun(kindSettings, {
     scope: {
       watched: new Set([ns, istio, settings.gateway.namespace]),
       owned: new Set([ns]),
       gateway: { kind: 'Deployment', ...settings.gateway },
+      logs,
     },
     facts: {
       nodes: 0,

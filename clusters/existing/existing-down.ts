@@ -14,10 +14,21 @@ export async function closeExisting(x: ExistingRun, options: { saveLogs: boolean
   const { run, settings } = x;
   await run.logFollowers?.close();
   const { api, watch } = run;
-  if (options.saveLogs && api && watch)
-    await savePodLogs(run, ours(run, watch.list('pods')), (log) =>
-      api.podLog({ ...log, ...(run.logsSince ? { sinceTime: run.logsSince } : {}) }),
-    );
+  if (options.saveLogs && api && watch) {
+    // Only the pods the run's log scope keeps, and of Istio's only the lines that concern the run.
+    const scope = run.scope.logs;
+    const pods = ours(run, watch.list('pods')).filter((p) => scope?.of(p) !== 'none');
+    const byName = new Map(pods.map((p) => [`${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`, p]));
+    await savePodLogs(run, pods, async (log) => {
+      const text = await api.podLog({ ...log, ...(run.logsSince ? { sinceTime: run.logsSince } : {}) });
+      const pod = byName.get(`${log.namespace}/${log.pod}`);
+      if (!scope || !pod || scope.of(pod) !== 'lines') return text;
+      return text
+        .split('\n')
+        .filter((line, i, all) => (i === all.length - 1 && line === '') || scope.keeps(line))
+        .join('\n');
+    });
+  }
   await x.lease?.stop();
   x.lease = undefined;
   if (x.created && x.kc) {

@@ -17,6 +17,8 @@ export interface ExistingBackendOptions {
   gateway?: { namespace: string; name: string };
   /** E1 restarts the cluster's ztunnel DaemonSet: only when the user says so. */
   allowZtunnelRestart?: boolean;
+  /** Istio's namespaces' pods' logs kept whole (default: only the lines that concern the run). */
+  allIstioLogs?: boolean;
   /** Where the cluster pulls our images from (`<registry>/<name>:<tag>`); default: the nodes have them. */
   imageRegistry?: string;
   /** What the run's fault restarts (a ztunnel restart is refused before anything without consent). */
@@ -43,6 +45,7 @@ export type ExistingSettings = ExistingBackendOptions &
       | 'istioNamespace'
       | 'gateway'
       | 'allowZtunnelRestart'
+      | 'allIstioLogs'
       | 'runNamespace'
       | 'routeHost'
       | 'closeWaitMs'
@@ -60,6 +63,7 @@ export function normalizeExistingOptions(options: ExistingBackendOptions): Exist
     istioNamespace: options.istioNamespace ?? 'istio-system',
     gateway: options.gateway ?? DEFAULT_GATEWAY,
     allowZtunnelRestart: options.allowZtunnelRestart ?? false,
+    allIstioLogs: options.allIstioLogs ?? false,
     runNamespace: options.runNamespace ?? runNamespaceName(clock.now() + clock.wallOffsetMs),
     routeHost: options.routeHost ?? runHost(),
     closeWaitMs: options.closeWaitMs ?? 120_000,

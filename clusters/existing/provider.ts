@@ -60,6 +60,13 @@ const OPTIONS: BackendOption[] = [
     default: false,
   },
   {
+    key: 'all-istio-logs',
+    flags: '--all-istio-logs',
+    description:
+      "cluster: keep the whole logs of Istio's namespaces' pods in the run folder (default: only the run's pods and the lines of Istio's pods that concern the run: other tenants' traffic stays out)",
+    default: false,
+  },
+  {
     key: 'image-registry',
     flags: '--image-registry <registry>',
     description:
@@ -127,6 +134,7 @@ export const CLUSTER_PROVIDER: BackendProvider<'cluster'> = {
         : {}),
       ...(settings['gateway'] ? { gateway: gatewayOf(settings['gateway']) } : {}),
       allowZtunnelRestart: settings['allow-ztunnel-restart'] === true,
+      allIstioLogs: settings['all-istio-logs'] === true,
       ...(text(settings['image-registry'])
         ? { imageRegistry: text(settings['image-registry']) as string }
         : {}),

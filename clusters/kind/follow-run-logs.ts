@@ -16,6 +16,7 @@ export function followRunLogs(run: KindRun, api: KubeApi): LogFollowers {
   const { clock, logDir, onLogs } = run.settings;
   return createLogFollowers({
     dir: logDir,
+    logs: run.scope.logs,
     follow: (log, out) =>
       api.followPodLog({ ...log, ...(run.logsSince ? { sinceTime: run.logsSince } : {}) }, out),
     onLine: (container, line) => {

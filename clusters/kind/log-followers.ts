@@ -11,6 +11,7 @@ import { Transform } from 'node:stream';
 import type { Writable } from 'node:stream';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { PodLogRef } from './kube-api.ts';
+import type { LogScope } from './run-scope.ts';
 
 export interface LogFollowers {
   /** A pod's update: each of its containers that runs now and is not followed yet is followed. */
@@ -36,21 +37,35 @@ export interface LogFollowersOptions {
   follow(log: PodLogRef, out: Writable): Promise<AbortController>;
   /** A follow that could not start or broke (the pod went before it was read, the API gone). */
   onError?(file: string, err: unknown): void;
+  /** Whose logs are written and which lines (run-scope.ts); absent: every pod's, whole. */
+  logs?: LogScope | undefined;
 }
 
-/** A stream that writes through to `into` and tells each whole line on the way. */
-function lineTap(into: Writable, onLine: (line: string) => void): Writable {
+/**
+ * A stream that writes through to `into` and tells each whole line on the way; with `keeps`, only
+ * the whole lines it keeps are written (every line is still told).
+ */
+function lineTap(
+  into: Writable,
+  onLine: (line: string) => void,
+  keeps?: (line: string) => boolean,
+): Writable {
   let partial = '';
+  const kept = (lines: string[]): string =>
+    lines
+      .filter((l) => keeps?.(l))
+      .map((l) => `${l}\n`)
+      .join('');
   const tap = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) onLine(line);
-      done(null, chunk);
+      done(null, keeps ? kept(lines) : chunk);
     },
     flush(done) {
       if (partial) onLine(partial);
-      done();
+      done(null, keeps && partial ? kept([partial]) : undefined);
     },
   });
   tap.pipe(into);
@@ -69,6 +84,9 @@ export function createLogFollowers(options: LogFollowersOptions): LogFollowers {
       if (closed) return;
       const namespace = pod.metadata?.namespace ?? 'default';
       const name = pod.metadata?.name ?? '';
+      const scope = options.logs?.of(pod) ?? 'whole';
+      if (scope === 'none') return;
+      const keeps = scope === 'lines' ? (line: string) => options.logs?.keeps(line) ?? true : undefined;
       for (const status of pod.status?.containerStatuses ?? []) {
         // From the first instance's start; a restarted container's next instance is appended.
         if (!status.state?.running && !status.state?.terminated) continue;
@@ -79,7 +97,10 @@ export function createLogFollowers(options: LogFollowersOptions): LogFollowers {
         const file_ = createWriteStream(join(options.dir, file), { flags: 'a' });
         const image = pod.spec?.containers.find((c) => c.name === status.name)?.image ?? '';
         const container = { log, image, node: pod.spec?.nodeName };
-        const out = options.onLine ? lineTap(file_, (line) => options.onLine?.(container, line)) : file_;
+        const out =
+          options.onLine || keeps
+            ? lineTap(file_, (line) => options.onLine?.(container, line), keeps)
+            : file_;
         file_.on('error', (err) => options.onError?.(file, err));
         // The follow pipes the response into `out` and listens to none of its errors: stopping it
         // (abort) or the API server going would throw one. Each is taken here: after close() it is

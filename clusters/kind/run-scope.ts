@@ -1,4 +1,16 @@
+import type { V1Pod } from '@kubernetes/client-node';
 import type { WorkloadRef } from '../backend.ts';
+
+/**
+ * Whose logs a run keeps in its folder, and which lines (an existing cluster: its own pods whole,
+ * Istio's pods' lines that concern the run, nothing of anyone else's). Absent: every watched pod's,
+ * whole (kind: the harness made the whole cluster).
+ */
+export interface LogScope {
+  of(pod: V1Pod): 'whole' | 'lines' | 'none';
+  /** Whether a line of a 'lines' pod is kept. */
+  keeps(line: string): boolean;
+}
 
 /** kind's ingress gateway: once rolled out, 127.0.0.1:<ingressHostPort> reaches it. */
 export const KIND_GATEWAY = {
@@ -20,6 +32,7 @@ export interface RunScope {
   readonly owned: ReadonlySet<string>;
   /** The ingress gateway's Deployment. */
   readonly gateway: WorkloadRef;
+  readonly logs?: LogScope;
 }
 
 export const KIND_SCOPE: RunScope = {

@@ -2,6 +2,8 @@
 // Istio ambient: what it creates (its namespace, and only in it), what it refuses before creating
 // anything, how its faults map onto the cluster, and that close() leaves nothing it made.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { buildMeshManifests } from '../../manifests/index.ts';
@@ -51,7 +53,12 @@ test("up(): its namespace (ambient, owner-labelled), httpbin's ServiceAccount, a
 test("Istio's pods are older than the run: their logs are followed from the run's start (sinceTime), not from theirs", async (t) => {
   const { api, backend } = await backendOn(t);
   api.put('pods', {
-    metadata: { name: 'istio-ingressgateway-5c9f-x', namespace: ISTIO, uid: 'gw-1' },
+    metadata: {
+      name: 'istio-ingressgateway-5c9f-x',
+      namespace: ISTIO,
+      uid: 'gw-1',
+      labels: { app: 'istio-ingressgateway', istio: 'ingressgateway' },
+    },
     spec: { nodeName: 'worker', containers: [{ name: 'istio-proxy' }] },
     status: { phase: 'Running', containerStatuses: [{ name: 'istio-proxy', state: { running: {} } }] },
   });
@@ -218,4 +225,42 @@ test("up() says the run's random Host, what it exposes and until when", async (t
     ),
     said.join(''),
   );
+});
+
+test("the run folder keeps the run's pods' logs, Istio's pods' lines about the run, nothing of other tenants' or other pods'", async (t) => {
+  const { api, backend, dir } = await backendOn(t);
+  const running = (
+    namespace: string,
+    name: string,
+    labels: Record<string, string>,
+    container: string,
+    podIP: string,
+  ) => {
+    api.put('pods', {
+      metadata: { name, namespace, uid: name, labels },
+      spec: { nodeName: 'worker', containers: [{ name: container }] },
+      status: { phase: 'Running', podIP, containerStatuses: [{ name: container, state: { running: {} } }] },
+    });
+  };
+  running(ISTIO, 'ztunnel-x', { app: 'ztunnel' }, 'istio-proxy', '10.244.1.2');
+  running(ISTIO, 'kiali-k', { app: 'kiali' }, 'kiali', '10.244.0.11');
+  const ours = `info\taccess\tconnection complete\tsrc.addr=10.244.1.7:4321 dst.namespace="${NS}"`;
+  const theirs = 'info\taccess\tconnection complete\tsrc.addr=10.244.2.41:5555 dst.namespace="team-a"';
+  const own = 'info\tztunnel::signal\treceived signal, starting shutdown';
+  api.setLog(
+    { namespace: ISTIO, pod: 'ztunnel-x', container: 'istio-proxy' },
+    `${ours}\n${theirs}\n${own}\n`,
+  );
+  api.setLog({ namespace: ISTIO, pod: 'kiali-k', container: 'kiali' }, 'kiali: user bob logged in\n');
+  running(NS, 'httpbin-a', { app: 'httpbin' }, 'httpbin', '10.244.2.5');
+  api.setLog({ namespace: NS, pod: 'httpbin-a', container: 'httpbin' }, 'GET /get 200\n');
+  await backend.up();
+  await backend.close();
+  const pods = join(dir, 'pods');
+  assert.deepEqual(
+    readdirSync(pods).sort(),
+    [`${ISTIO}_ztunnel-x_istio-proxy.log`, `${NS}_httpbin-a_httpbin.log`].sort(),
+  );
+  assert.equal(readFileSync(join(pods, `${ISTIO}_ztunnel-x_istio-proxy.log`), 'utf8'), `${ours}\n${own}\n`);
+  assert.equal(readFileSync(join(pods, `${NS}_httpbin-a_httpbin.log`), 'utf8'), 'GET /get 200\n');
 });

@@ -43,7 +43,7 @@ test("every request of an E1 run's life (check, watches, namespace, route, httpb
     { faultTarget: ZTUNNEL, allowZtunnelRestart: true },
   );
   api.put('pods', {
-    metadata: { name: 'ztunnel-x1', namespace: ISTIO, uid: 'z-1' },
+    metadata: { name: 'ztunnel-x1', namespace: ISTIO, uid: 'z-1', labels: { app: 'ztunnel' } },
     spec: { nodeName: 'worker', containers: [{ name: 'istio-proxy' }] },
     status: { phase: 'Running', containerStatuses: [{ name: 'istio-proxy', state: { running: {} } }] },
   });
