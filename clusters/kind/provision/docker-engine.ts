@@ -1,11 +1,18 @@
 import { spawn } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
-import { consentToHostChange, ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
+import {
+  consentToHostChange,
+  DEFAULT_TOOLS_DIR,
+  ErrorCode,
+  HarnessError,
+  makeDirectory,
+} from '../../../lib/index.ts';
 import { readMissingCapabilities } from './capabilities.ts';
 import { installDockerEngine } from './install-docker.ts';
-import { buildDaemonConfig, engineLayout } from './engine-layout.ts';
+import { buildDaemonConfig, ENGINE_DIR, engineLayout } from './engine-layout.ts';
 import type { EngineLayout } from './engine-layout.ts';
 import { startEngineWatcher } from './engine-watcher.ts';
 import type { EngineWatcher, WatchedCluster } from './engine-watcher.ts';
@@ -146,6 +153,34 @@ function stopsOurs(
   };
 }
 
+/** Where releases before 2026-11-29 kept the engine: the checkout's tools folder. */
+const OLD_ENGINE_DIR = join(DEFAULT_TOOLS_DIR, 'kind', 'engine');
+
+/**
+ * The engine's folder made ours alone: created 0700, or, when it exists, owned by this (root) user
+ * and written by no one else, else refused: root reads its config and runs its wrapper. The folder
+ * of the checkout's tools a release before kept it in is moved here once (its images kept).
+ */
+async function ownEngineDir(step: ProvisionStep, layout: EngineLayout): Promise<void> {
+  if (layout.dir === ENGINE_DIR && existsSync(OLD_ENGINE_DIR) && !existsSync(layout.dir)) {
+    await mkdir(dirname(layout.dir), { recursive: true, mode: 0o755 });
+    await rename(OLD_ENGINE_DIR, layout.dir);
+    step.note(
+      `moved our engine's folder from ${OLD_ENGINE_DIR} to ${layout.dir} (root's, outside the checkout)`,
+      true,
+    );
+  }
+  await mkdir(layout.dir, { recursive: true, mode: 0o700 });
+  const st = await stat(layout.dir);
+  const uid = process.getuid?.() ?? 0;
+  if (st.uid !== uid)
+    throw new HarnessError(
+      ErrorCode.BadInput,
+      `${layout.dir} belongs to uid ${String(st.uid)}, not to this user (uid ${String(uid)}): our Docker daemon's config and runc wrapper must be root's alone; remove the folder or give it to root`,
+    );
+  if ((st.mode & 0o077) !== 0) await chmod(layout.dir, 0o700);
+}
+
 async function startDaemon(
   step: ProvisionStep,
   layout: EngineLayout,
@@ -164,7 +199,7 @@ async function startDaemon(
     undefined,
     env,
   );
-  await makeDirectory(layout.dir);
+  await ownEngineDir(step, layout);
   await makeDirectory(layout.dataRoot);
   if (wrapped) {
     await writeFile(layout.wrapper, runcWrapperScript());

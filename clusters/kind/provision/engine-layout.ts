@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { DEFAULT_TOOLS_DIR } from '../../../lib/index.ts';
 
 /**
  * Where our own Docker daemon keeps its things, apart from any daemon the user runs: its config,
- * data root, log and the runc wrapper under the tools folder (images survive between runs: the
- * node image is built once); its socket, pidfile and exec root under /run, short enough for the unix
- * socket paths containerd makes below the exec root.
+ * data root, log and the runc wrapper in a root-owned folder of its own outside the checkout (a
+ * checkout is often its user's to write, and root runs the wrapper and reads the config; images
+ * survive between runs: the node image is built once); its socket, pidfile and exec root under
+ * /run, short enough for the unix socket paths containerd makes below the exec root.
  */
 export interface EngineLayout {
   dir: string;
@@ -24,8 +24,10 @@ export interface EngineLayout {
   watcherLog: string;
 }
 
-export function engineLayout(toolsDir = DEFAULT_TOOLS_DIR, runDir = '/run'): EngineLayout {
-  const dir = join(toolsDir, 'kind', 'engine');
+/** Our daemon's folder: root's, 0700. */
+export const ENGINE_DIR = '/var/lib/ztunnel-harness/engine';
+
+export function engineLayout(dir = ENGINE_DIR, runDir = '/run'): EngineLayout {
   const socket = join(runDir, 'ztunnel-harness-docker.sock');
   return {
     dir,
@@ -46,7 +48,8 @@ export function engineLayout(toolsDir = DEFAULT_TOOLS_DIR, runDir = '/run'): Eng
 export const WRAPPER_RUNTIME = 'harness-runc';
 
 /**
- * dockerd's config (`--config-file`): its own socket, data root, exec root and pidfile; no default
+ * dockerd's config (`--config-file`): its own socket (group root: only root reaches it, never the
+ * `docker` group's members), data root, exec root and pidfile; no default
  * bridge (kind makes its own network, and nothing else of ours needs one: a daemon of ours must not
  * take docker0 from a daemon the user starts later); the runc wrapper as the default runtime only
  * where capabilities are missing (runc-wrapper.ts).
@@ -54,6 +57,7 @@ export const WRAPPER_RUNTIME = 'harness-runc';
 export function buildDaemonConfig(layout: EngineLayout, useWrapper: boolean): Record<string, unknown> {
   return {
     hosts: [layout.dockerHost],
+    group: 'root',
     'data-root': layout.dataRoot,
     'exec-root': layout.execRoot,
     pidfile: layout.pidfile,

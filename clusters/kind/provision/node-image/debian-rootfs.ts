@@ -30,20 +30,32 @@ export async function debianMirror(): Promise<string> {
   return deb822 ?? oneLine ?? DEFAULT_MIRROR;
 }
 
-/** debootstrap from PATH, else Debian's package (as root on Debian); else what to install (exit 2). */
+/** Debian's archive keys: debootstrap checks the Release file's signature against them. */
+export const DEBIAN_KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
+
+/**
+ * debootstrap, gpgv and Debian's archive keyring (debootstrap verifies what it fetches with them),
+ * from PATH and the file system, else Debian's packages (as root on Debian); else what to install
+ * (exit 2).
+ */
 async function ensureDebootstrap(step: ProvisionStep): Promise<void> {
-  if (await findOnPath('debootstrap', process.env)) return;
+  const missing = [
+    ...((await findOnPath('debootstrap', process.env)) ? [] : ['debootstrap']),
+    ...((await findOnPath('gpgv', process.env)) ? [] : ['gpgv']),
+    ...(existsSync(DEBIAN_KEYRING) ? [] : ['debian-archive-keyring']),
+  ];
+  if (missing.length === 0) return;
   const isDebian =
     existsSync('/etc/debian_version') && (await findOnPath('apt-get', process.env)) !== undefined;
   if (process.getuid?.() !== 0 || !isDebian)
     throw new HarnessError(
       ErrorCode.ToolMissing,
-      'debootstrap is needed to build the node image and our images from Debian packages (no registry image is pulled) and was not found; install it (apt-get install debootstrap), or give --node-image a node image the engine has',
+      `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} needed to build the node image and our images from Debian's signed packages (no registry image is pulled) and not found; install ${missing.length > 1 ? 'them' : 'it'} (apt-get install ${missing.join(' ')}), or give --node-image a node image the engine has`,
     );
-  step.note('installing debootstrap (apt-get)', true);
+  step.note(`installing ${missing.join(', ')} (apt-get)`, true);
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
   await step.run('apt-get', ['update', '-qq'], { env });
-  await step.run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'debootstrap'], { env });
+  await step.run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
 }
 
 export function rootfsRef(spec: RootfsSpec): string {
@@ -72,9 +84,15 @@ export async function ensureRootfsImage(
   try {
     await ensureDebootstrap(step);
     const mirror = await debianMirror();
-    step.note(`debootstrap ${spec.suite} (${spec.packages.length} packages) from ${mirror}`, true);
+    step.note(
+      `debootstrap ${spec.suite} (${spec.packages.length} packages) from ${mirror}, signatures checked against ${DEBIAN_KEYRING}`,
+      true,
+    );
+    // Every package checked against the archive's signed Release file; no unsigned fallback.
     await step.run('debootstrap', [
       '--variant=minbase',
+      `--keyring=${DEBIAN_KEYRING}`,
+      '--force-check-gpg',
       `--include=${spec.packages.join(',')}`,
       spec.suite,
       dir,
