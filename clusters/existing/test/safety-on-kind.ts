@@ -103,7 +103,7 @@ try {
   const runner = await runnerKubeconfig(dir);
 
   const check = await npm(['cluster', '--', 'check', '--kubeconfig', runner]);
-  process.stdout.write(check.all);
+  process.stdout.write(`${check.all}\n`);
   assert.equal(check.exitCode, 0, 'check passes with exactly the roles');
   say('check with the roles: exit 0');
 
@@ -220,8 +220,14 @@ try {
   assert.deepEqual(found, [], 'no kubeconfig or credentials in results/');
   say(`no kubeconfig or credentials under ${resultsDir}`);
 } finally {
-  for (const name of [LIVE, DEAD, LOOKALIKE, SA_NAMESPACE])
-    await core.deleteNamespace({ name }).catch(() => undefined);
+  const made = [LIVE, DEAD, LOOKALIKE, SA_NAMESPACE];
+  for (const name of made) await core.deleteNamespace({ name }).catch(() => undefined);
+  // Gone before CI's own cleanup check counts what is labelled (a terminating one still is).
+  for (let i = 0; i < 240; i++) {
+    const left = await core.listNamespace();
+    if (!left.items.some((n) => made.includes(n.metadata?.name ?? ''))) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   for (const o of roles)
     if (o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding')
       await objects.delete(o).catch(() => undefined);
