@@ -1,6 +1,8 @@
-// `npm run check-runs -- <runs.csv> --rows <n> [--backend <name>] [--filled <columns>]`: the nightly
-// job's check that the runs it started left results, not only exit codes: exactly n complete rows (an
-// aborted run is no result), each with requests, from the backend named, the columns named measured. Exit 0 when they are there, 1 when not.
+// `npm run check-runs -- <runs.csv> --rows <n> [--backend <name>] [--filled <columns>] [--shape <s>]`:
+// CI's check that the runs it started left results, not only exit codes: exactly n complete rows (an
+// aborted run is no result), each with requests, from the backend named, the columns named measured,
+// and each run (its folder beside runs.csv) of the shape named (run-shape.ts). Exit 0 when they
+// are there, 1 when not.
 import { Command, Option } from 'commander';
 import { readRuns } from '../results/compare/read-runs.ts';
 import { choiceParser, numberParser } from '../options/parse-values.ts';
@@ -10,6 +12,9 @@ import { addVersionOption } from '../cli/version.ts';
 import { badInput, EXIT } from '../../lib/index.ts';
 import { SUMMARY_COLUMN_NAMES } from '../results/run-row.ts';
 import { checkRuns } from '../results/check-runs.ts';
+import { checkShape, SHAPES } from '../results/run-shape.ts';
+import type { RunShape } from '../results/run-shape.ts';
+import { dirname, join } from 'node:path';
 
 /** Column names of runs.csv, comma-separated; an unknown one is bad input. */
 function parseColumns(raw: string): string[] {
@@ -42,13 +47,26 @@ runMain(async () => {
         parseColumns,
       ),
     )
+    .addOption(
+      new Option('--shape <shape>', `what every run must look like: ${SHAPES.join(', ')}`).argParser(
+        choiceParser('--shape', SHAPES),
+      ),
+    )
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);
-  const options = program.opts<{ rows: number; backend?: string; filled?: string[] }>();
+  const options = program.opts<{ rows: number; backend?: string; filled?: string[]; shape?: RunShape }>();
   const [path = ''] = program.args;
-  const problems = checkRuns(await readRuns(path), options);
+  const runs = await readRuns(path);
+  const problems = checkRuns(runs, options);
+  const shape = options.shape;
+  if (shape)
+    for (const run of runs)
+      problems.push(...(await checkShape(shape, run, join(dirname(path), run.values['run_id'] ?? ''))));
   for (const problem of problems) process.stderr.write(`${path}: ${problem}\n`);
-  if (problems.length === 0) process.stdout.write(`${path}: ${String(options.rows)} complete runs\n`);
+  if (problems.length === 0)
+    process.stdout.write(
+      `${path}: ${String(options.rows)} complete runs${shape ? `, each of the shape ${shape}` : ''}\n`,
+    );
   return problems.length === 0 ? EXIT.pass : EXIT.failed;
 });
