@@ -88,6 +88,7 @@ test("every backend's options, each key once; kind's port and local's CA mode ar
       'istio-namespace',
       'gateway',
       'allow-ztunnel-restart',
+      'all-istio-logs',
       'image-registry',
     ],
   );

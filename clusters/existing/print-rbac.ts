@@ -54,6 +54,6 @@ export function printRbac(flags: RbacFlags, out: Writable): number {
     withE1: flags.e1,
     ...(subject ? { subject } : {}),
   });
-  out.write(HEADER + objects.map((o) => stringify(o)).join('---\n'));
+  out.write(HEADER + objects.map((o) => stringify(o, { singleQuote: true })).join('---\n'));
   return EXIT.pass;
 }
