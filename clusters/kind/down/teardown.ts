@@ -40,7 +40,7 @@ async function settleKubeconfig(run: KindRun): Promise<void> {
   if (keepCluster) {
     if (run.created)
       onLogs?.(
-        `kind: the kept cluster's kubeconfig holds its admin credentials (mode 0600): ${kubeconfigPath}; \`kind delete cluster --name ${name} --kubeconfig ${kubeconfigPath}\` removes the cluster${ownsKubeconfigDir ? `, then \`rm -r ${dirname(kubeconfigPath)}\`` : ''}\n`,
+        `kind: the kept cluster's kubeconfig holds its admin credentials (mode 0600): ${kubeconfigPath}; \`kind delete cluster --name ${name} --kubeconfig ${kubeconfigPath}\` removes the cluster${run.provisioned?.env['KIND_EXPERIMENTAL_DOCKER_NETWORK'] === KIND_NETWORK ? `, \`docker network rm ${KIND_NETWORK}\` our network` : ''}${ownsKubeconfigDir ? `, \`rm -r ${dirname(kubeconfigPath)}\` the kubeconfig` : ''}\n`,
       );
     return;
   }
