@@ -98,7 +98,7 @@ export interface CreateBackendOptions {
   settings?: Readonly<Record<string, unknown>>;
   /** Where container output goes (the run folder's pods/). */
   logDir?: string;
-  /** kind: the cluster's kubeconfig goes here (the run folder), never into ~/.kube/config. */
+  /** kind: the cluster's kubeconfig goes here (default: a private 0700 folder, never the run folder or ~/.kube/config). */
   kubeconfigPath?: string;
   write?: (text: string) => void;
   /** The Envoy binary the proxy pods run, where the backend runs it itself (prepareTools' answer). */
