@@ -3,7 +3,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { badInput } from '../../lib/index.ts';
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** A Kubernetes object name that must be a DNS label (RFC 1123): namespaces, Services. */
+export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** `<namespace>/<service>`, each a DNS label. */
 export function parseGatewayRef(raw: string): { namespace: string; name: string } {

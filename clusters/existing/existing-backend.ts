@@ -57,6 +57,7 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     ...(settings.onLogs ? { onLogs: settings.onLogs } : {}),
     ...(settings.onProgress ? { onProgress: settings.onProgress } : {}),
   });
+  let watchVersion = 0;
   const logs = createLogScope({
     runNamespace: ns,
     istioNamespace: istio,
@@ -73,6 +74,7 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
         serviceIps: (watch?.list('services') ?? []).flatMap((v) => v.spec?.clusterIPs ?? []),
       };
     },
+    watchVersion: () => watchVersion,
     allIstioLogs: settings.allIstioLogs,
   });
   const run = createKindRun(kindSettings, {
@@ -93,6 +95,7 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
       ztunnel_image: '',
     },
   });
+  run.changeListeners.add(() => (watchVersion += 1));
   const x: ExistingRun = { run, settings, kc: undefined, facts: undefined, created: false };
   const say = (text: string): void => settings.onProgress?.(`cluster: ${text}`);
   const runner = createStepRunner({

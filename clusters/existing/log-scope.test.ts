@@ -36,6 +36,7 @@ const scope = (allIstioLogs = false) =>
     gatewaySelector: () => ({ app: 'istio-ingressgateway', istio: 'ingressgateway' }),
     host: HOST,
     addresses: () => ({ pods: PODS, nodeIps: ['172.18.0.2'], serviceIps: ['10.96.7.7'] }),
+    watchVersion: () => 0,
     allIstioLogs,
   });
 
@@ -83,4 +84,27 @@ test("which lines: the run's and no one's kept; another tenant's dropped", () =>
   ];
   for (const line of kept) assert.ok(s.keeps(line), `kept: ${line}`);
   for (const line of dropped) assert.ok(!s.keeps(line), `dropped: ${line}`);
+});
+
+test("the addresses are read once per watch update, not once per log line (the follow's hot path)", () => {
+  let reads = 0;
+  let version = 0;
+  const s = createLogScope({
+    runNamespace: RUN,
+    istioNamespace: 'istio-system',
+    gatewayNamespace: 'istio-system',
+    gatewaySelector: () => undefined,
+    host: HOST,
+    addresses: () => {
+      reads += 1;
+      return { pods: PODS, nodeIps: [], serviceIps: [] };
+    },
+    watchVersion: () => version,
+    allIstioLogs: false,
+  });
+  for (let i = 0; i < 100; i++) s.keeps(`info\taccess\tsrc.addr=10.244.2.41:${String(i)}`);
+  assert.equal(reads, 1);
+  version += 1;
+  assert.ok(!s.keeps('info\taccess\tsrc.addr=10.244.2.41:1'));
+  assert.equal(reads, 2);
 });

@@ -25,6 +25,8 @@ export interface LogScopeInput {
   host: string;
   /** Addresses the watch has seen: pods (with their namespaces), nodes, Services. */
   addresses: () => { pods: V1Pod[]; nodeIps: string[]; serviceIps: string[] };
+  /** Moves on every watch update: the addresses are read again only then, not per log line. */
+  watchVersion: () => number;
   /** --all-istio-logs: Istio's pods kept whole. */
   allIstioLogs: boolean;
 }
@@ -58,7 +60,10 @@ export function createLogScope(input: LogScopeInput): LogScope {
       Object.entries(selector).every(([k, v]) => labels[k] === v)
     );
   };
+  let cached: { version: number; ips: Set<string> } | undefined;
   const known = (): Set<string> => {
+    const version = input.watchVersion();
+    if (cached?.version === version) return cached.ips;
     const { pods, nodeIps, serviceIps } = input.addresses();
     const ips = new Set<string>([...nodeIps, ...serviceIps]);
     for (const pod of pods) {
@@ -69,6 +74,7 @@ export function createLogScope(input: LogScopeInput): LogScope {
       else if (isIstioPod(pod)) ips.add(ip);
     }
     for (const ip of runIps) ips.add(ip);
+    cached = { version, ips };
     return ips;
   };
   const ownNamespaces = new Set([input.runNamespace, input.istioNamespace, input.gatewayNamespace]);

@@ -3,7 +3,7 @@
 import type { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { badInput, EXIT } from '../../lib/index.ts';
-import { parseGatewayRef, parseNamespaceName } from './cluster-flags.ts';
+import { DNS_LABEL, parseGatewayRef, parseNamespaceName } from './cluster-flags.ts';
 import { runnerRbac } from './rbac.ts';
 import type { RbacSubject } from './rbac.ts';
 
@@ -36,7 +36,7 @@ function subjectOf(flags: RbacFlags): RbacSubject | undefined {
   }
   if (flags.serviceAccount === undefined) return undefined;
   const [namespace = '', name = '', more] = flags.serviceAccount.split('/');
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name) || more !== undefined)
+  if (!DNS_LABEL.test(name) || more !== undefined)
     throw badInput(
       '--service-account',
       '<namespace>/<name>',

@@ -21,15 +21,16 @@ export function startRunLease(options: {
   everyMs?: number;
 }): RunLease {
   const { kc, namespace, clock } = options;
+  const everyMs = options.everyMs ?? RENEW_EVERY_MS;
   let inFlight: Promise<void> = Promise.resolve();
   const renew = (): void => {
     inFlight = renewLease(kc, namespace, expiryAt(clock.now() + clock.wallOffsetMs)).catch((err: unknown) => {
       options.onLogs?.(
-        `cluster: the lease on namespace ${namespace} was not renewed: ${apiErrorLine(err)}; tried again in ${String((options.everyMs ?? RENEW_EVERY_MS) / 1000)} s\n`,
+        `cluster: the lease on namespace ${namespace} was not renewed: ${apiErrorLine(err)}; tried again in ${String(everyMs / 1000)} s\n`,
       );
     });
   };
-  const timer = setInterval(renew, options.everyMs ?? RENEW_EVERY_MS);
+  const timer = setInterval(renew, everyMs);
   timer.unref();
   return {
     async stop() {

@@ -4,6 +4,8 @@
 // namespace that lacks any of these is not ours, whatever its labels say; one whose expiry is in
 // the future belongs to a run that is still live. `cleanup` deletes only what is ours and over.
 
+import { DNS_LABEL } from './cluster-flags.ts';
+
 /** The label every object of ours carries (Kubernetes' recommended label). */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'ztunnel-harness';
@@ -51,7 +53,7 @@ export function ownershipOf(ns: NamespaceFacts, nowWallMs: number): Ownership {
 
 /** A run namespace name given by a caller: it must be one `ownershipOf` accepts. */
 export function assertRunNamespaceName(name: string): void {
-  if (!name.startsWith(RUN_NAMESPACE_PREFIX) || !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name))
+  if (!name.startsWith(RUN_NAMESPACE_PREFIX) || !DNS_LABEL.test(name))
     throw new Error(
       `run namespace ${JSON.stringify(name)} is not a DNS label starting ${RUN_NAMESPACE_PREFIX}`,
     );

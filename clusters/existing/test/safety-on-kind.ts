@@ -62,6 +62,23 @@ async function runnerKubeconfig(dir: string): Promise<string> {
 const npm = (args: string[]) =>
   execa('npm', ['run', '-s', ...args], { cwd: PROJECT_ROOT, reject: false, all: true, stdin: 'ignore' });
 
+/** A short E2 with --backend cluster as the ServiceAccount, its run folders under `results`. */
+const e2As = (kubeconfig: string, results: string) =>
+  npm([
+    'experiment',
+    '--',
+    '--backend',
+    'cluster',
+    '--kubeconfig',
+    kubeconfig,
+    '--scenario',
+    'workload-rollout',
+    '--duration',
+    '20',
+    '--results-dir',
+    results,
+  ]);
+
 /** Waits until the API's authorizer says `allowed` for the ServiceAccount (RBAC's cache). */
 async function untilReview(attrs: Record<string, string>, allowed: boolean): Promise<void> {
   const authz = admin.makeApiClient(AuthorizationV1Api);
@@ -107,20 +124,7 @@ try {
   assert.equal(check.exitCode, 0, 'check passes with exactly the roles');
   say('check with the roles: exit 0');
 
-  const e2 = await npm([
-    'experiment',
-    '--',
-    '--backend',
-    'cluster',
-    '--kubeconfig',
-    runner,
-    '--scenario',
-    'workload-rollout',
-    '--duration',
-    '20',
-    '--results-dir',
-    join(resultsDir, 'ci-cluster'),
-  ]);
+  const e2 = await e2As(runner, join(resultsDir, 'ci-cluster'));
   process.stdout.write(e2.all.split('\n').slice(-25).join('\n') + '\n');
   assert.ok(
     e2.exitCode === 0 || e2.exitCode === 1,
@@ -186,20 +190,7 @@ try {
   process.stdout.write(refused.all + '\n');
   assert.equal(refused.exitCode, 2);
   assert.match(refused.all, /MISSING +may create,get pods\/exec in \S+: forbidden: create/);
-  const run = await npm([
-    'experiment',
-    '--',
-    '--backend',
-    'cluster',
-    '--kubeconfig',
-    runner,
-    '--scenario',
-    'workload-rollout',
-    '--duration',
-    '20',
-    '--results-dir',
-    join(dir, 'refused'),
-  ]);
+  const run = await e2As(runner, join(dir, 'refused'));
   assert.equal(run.exitCode, 2, run.all.split('\n').slice(-10).join('\n'));
   assert.deepEqual(await runNamespaces(), before, 'nothing created by the refused run');
   say(`without create on pods/exec: check exit 2 naming it; the run exit 2, nothing created`);
