@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import type { ClientHttp2Session } from 'node:http2';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -170,6 +171,8 @@ export interface SharedZtunnel {
   ns: PodNetns;
   log: string[];
   isReady(): Promise<boolean>;
+  /** `:15021/healthz/ready`'s status and body (istio/ztunnel names the tasks not ready), or the error. */
+  readiness(): Promise<string>;
   /** True while it runs; throws with its last log lines once it exited. */
   isAlive(): boolean;
   logHas(pattern: RegExp): boolean;
@@ -264,11 +267,8 @@ export async function createSharedNode(t: TestContext, real: RealZtunnel): Promi
       pid,
       ns,
       log,
-      isReady: () =>
-        fetch(`http://${ns.ip}:15021/healthz/ready`).then(
-          (r) => r.ok,
-          () => false,
-        ),
+      readiness: () => readiness(ns.ip),
+      isReady: async () => (await readiness(ns.ip)).startsWith('200 '),
       isAlive: () => {
         if (child.exitCode !== null || child.signalCode !== null)
           throw new Error(
@@ -289,4 +289,33 @@ export async function createSharedNode(t: TestContext, real: RealZtunnel): Promi
   };
 
   return { real, world, socketPath, pod, zdsPod, pods, gatewayCert, startAgent, startZtunnel };
+}
+
+/**
+ * GET :15021/healthz/ready on a fresh connection, as the kubelet's prober: every test's world may
+ * reuse the same addresses, and a keep-alive socket pooled by fetch in an earlier test is not this
+ * test's ztunnel. Returns `<status> <body>`, or `error <reason>`: a failure says what it saw.
+ */
+function readiness(ip: string): Promise<string> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: ip, port: 15021, path: '/healthz/ready', agent: false, timeout: 2_000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          resolve(`${String(res.statusCode)} ${body.trim()}`);
+        });
+        res.on('error', (err) => {
+          resolve(`error ${err.message}`);
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('no answer within 2 s')));
+    req.on('error', (err) => {
+      resolve(`error ${err.message}`);
+    });
+    req.end();
+  });
 }
