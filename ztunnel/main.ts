@@ -33,19 +33,13 @@
 //                                    connects (istio/ztunnel#1191's proposal; off upstream)
 //   PLANTED_REGRESSION               test only: deadline-early | rst-at-deadline, a known regression to
 //                                    prove the gate catches it (lib/planted-regression.ts)
+// All of it is parsed once, before anything starts (config/ztunnel-config.ts); a bad value exits 2.
 // SIGTERM (or SIGINT) starts the drain; the process exits when it is done.
 // The discovery subscription and (node-address mode) ztunnel's own certificate are retried at start
 // with bounded backoff while istiod is unreachable or answers 5xx (mesh/startup-retry.ts); a refusal
 // (4xx) or retries past the limit exit 1 with the reason on stderr.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import {
-  createLogger,
-  createSystemClock,
-  parsePlantedRegression,
-  PLANTED_DEADLINE_EARLY_MS,
-  PLANTED_REGRESSION_ENV,
-} from '../lib/index.ts';
-import type { PlantedRegression } from '../lib/index.ts';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createLogger, createSystemClock } from '../lib/index.ts';
 import { connectDiscoveryWithRetry, whenSynced } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
 import { createHbonePool } from '../mesh/hbone/index.ts';
@@ -54,11 +48,10 @@ import type { RequestCertificate } from '../mesh/pki/index.ts';
 import { describeError, isTransientNetworkError, retryStartup } from '../mesh/startup-retry.ts';
 import { connectDeltaAds } from '../mesh/xds/delta-ads-client.ts';
 import { startAdminServer } from './admin/admin-server.ts';
-import { computeDrainDeadlineMs } from './config/drain-deadline.ts';
-import { targetPortsOf, withIstioDefaults, xdsConfigFromEnv } from './config/xds-config.ts';
+import { targetPortsOf } from './config/xds-config.ts';
 import type { XdsConfig } from './config/xds-config.ts';
-import { parseDrainStrategy } from './drain-strategy.ts';
-import type { DrainStrategy } from './drain-strategy.ts';
+import { parseZtunnelConfig } from './config/ztunnel-config.ts';
+import type { ZtunnelConfig } from './config/ztunnel-config.ts';
 import { connectNodeAgent } from './node-agent/node-agent-client.ts';
 import { DEFAULT_ZDS_SOCKET, connectZdsAgent } from './node-agent/zds-client.ts';
 import { createZtunnelMetrics } from './telemetry/metrics.ts';
@@ -78,39 +71,14 @@ function startupFailed(err: unknown): never {
 /** How long one connect to istiod may take before it counts as a failed attempt. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-function required(name: string): string {
-  return process.env[name] || fail(`Expected ${name} to be set, got nothing`);
-}
-
-const nodeName = required('NODE_NAME');
-// Istio's chart sets INSTANCE_IP and POD_NAME, ours NODE_IP and INSTANCE.
-const nodeIp = process.env['NODE_IP'] || process.env['INSTANCE_IP'] || required('NODE_IP');
-const instance = process.env['INSTANCE'] ?? process.env['POD_NAME'] ?? `${nodeName}/${String(process.pid)}`;
-// ztunnel's own line format (src/telemetry.rs): tab-separated, the access log under target `access`.
-const log = createLogger({
-  component: 'ztunnel',
-  format: 'istio',
-  write: (l) => process.stdout.write(`${l}\n`),
-}).child({
-  instance,
-});
-let drainDeadlineMs = 0;
-let planted: PlantedRegression = 'none';
-let drainStrategy: DrainStrategy = 'none';
+let config: ZtunnelConfig;
 let issueCert: RequestCertificate;
-let xds: XdsConfig | undefined;
 try {
-  planted = parsePlantedRegression(process.env[PLANTED_REGRESSION_ENV]);
-  drainDeadlineMs = computeDrainDeadlineMs(process.env);
-  // Test only (lib/planted-regression.ts): a regression the gate must catch.
-  if (planted === 'deadline-early')
-    drainDeadlineMs = Math.max(0, drainDeadlineMs - PLANTED_DEADLINE_EARLY_MS);
-  drainStrategy = parseDrainStrategy(process.env['DRAIN_STRATEGY']);
-  const env = withIstioDefaults(process.env);
-  xds = xdsConfigFromEnv(env);
+  config = parseZtunnelConfig(process.env, { pid: process.pid });
+  const { xds } = config;
   // In shared mode ztunnel asks for each pod's identity on its node (ENABLE_IMPERSONATED_IDENTITY);
   // istiod's CA is asked over gRPC, ours over HTTPS/JSON.
-  issueCert = caClientFromEnv(env, {
+  issueCert = caClientFromEnv(config.caEnv, {
     impersonate: true,
     ...(xds?.protocol === 'delta-ads'
       ? { protocol: 'grpc' as const, clusterId: xds.clusterId }
@@ -119,30 +87,19 @@ try {
 } catch (err) {
   fail((err as Error).message);
 }
-
-const inPod = parseInPod(process.env['INPOD_ENABLED']);
-const zdsRelay = process.env['ZDS_RELAY'] || '/usr/local/bin/zds-relay';
-// istio-cni's ZDS needs the relay; without it the connect would be retried for ever.
-if (inPod && xds?.protocol === 'delta-ads' && !existsSync(zdsRelay))
-  fail(
-    `Expected ZDS_RELAY to name the zds-relay binary (istio-cni's ZDS passes fds), got ${JSON.stringify(zdsRelay)}: not there`,
-  );
-if (!inPod && !xds)
-  fail('Expected XDS_ADDRESS to be set with INPOD_ENABLED=false (pods come from discovery), got nothing');
-// The strategies find a pod's listeners by the uid discovery gives; istiod's uid is not the pod's.
-if (xds?.protocol === 'delta-ads' && drainStrategy !== 'none')
-  fail(
-    `Expected DRAIN_STRATEGY none with istiod's protocols (XDS_ADDRESS ${process.env['XDS_ADDRESS'] ?? ''}), got ${drainStrategy}`,
-  );
-// The strategies act on one pod's listeners; in node-address mode every pod shares one listener.
-if (!inPod && drainStrategy !== 'none')
-  fail(`Expected DRAIN_STRATEGY none with INPOD_ENABLED=false, got ${drainStrategy}`);
+const { nodeName, nodeIp, instance, drainDeadlineMs, drainStrategy, xds, inPod } = config;
+const { poolBackoff, readCloseKinds, readyFile } = config;
+// ztunnel's own line format (src/telemetry.rs): tab-separated, the access log under target `access`.
+const log = createLogger({
+  component: 'ztunnel',
+  format: 'istio',
+  write: (l) => process.stdout.write(`${l}\n`),
+}).child({
+  instance,
+});
 
 const clock = createSystemClock();
 const metrics = createZtunnelMetrics();
-const poolBackoff = process.env['POOL_BACKOFF'] === 'true';
-// A measurement switch (ours, not upstream's): read the socket table at the drain deadline.
-const readCloseKinds = process.env['DRAIN_READ_CLOSE_KINDS'] === 'true';
 // Every pool event is a log line: the harness counts stale connections, PINGs and new connections
 // per app connection from them (harness/explain/drain-option-metrics.ts).
 const poolLog = log.child({ scope: 'pool' });
@@ -165,7 +122,7 @@ const ztunnel = createZtunnel({
   drainDeadlineMs,
   drainStrategy,
   readCloseKinds,
-  resetAtDeadline: planted === 'rst-at-deadline',
+  resetAtDeadline: config.planted === 'rst-at-deadline',
   ...(discovery ? { outbound: { discovery: discovery.state, pool } } : {}),
 });
 // Removals as istio/ztunnel's xDS client logs them (src/xds/client.rs), naming the workloads: kind
@@ -181,7 +138,7 @@ onChange = (change) => {
   ztunnel.onDiscoveryChange(change);
 };
 const admin = await startAdminServer({
-  nodeIp: process.env['INSTANCE_IP'] || nodeIp,
+  nodeIp: config.adminIp,
   isReady: () => ztunnel.isReady(),
   registry: metrics.registry,
 });
@@ -189,19 +146,19 @@ const agent = !inPod
   ? undefined
   : xds?.protocol === 'delta-ads'
     ? await connectZdsAgent({
-        path: process.env['ZDS_ADDRESS'] || process.env['INPOD_UDS'] || DEFAULT_ZDS_SOCKET,
-        relayBinary: zdsRelay,
+        path: config.zdsPath ?? DEFAULT_ZDS_SOCKET,
+        relayBinary: config.zdsRelay,
         instance,
         ztunnel,
         log,
         ...(discovery ? { portsOf: targetPortsOf(discovery.state) } : {}),
       })
-    : await connectNodeAgent({ path: required('ZDS_ADDRESS'), instance, ztunnel, log });
+    : await connectNodeAgent({ path: config.zdsPath ?? DEFAULT_ZDS_SOCKET, instance, ztunnel, log });
 if (!inPod) {
   // The node listener presents ztunnel's own certificate: fetched here with retries, then served to
   // listenOnNode from the CA client's per-identity cache.
   await retryStartup({
-    what: `certificate for istio-system/ztunnel from ${process.env['CA_ADDRESS'] ?? 'CA_ADDRESS'}`,
+    what: `certificate for istio-system/ztunnel from ${config.caAddress ?? 'CA_ADDRESS'}`,
     attempt: () => issueCert(ZTUNNEL_IDENTITY),
     isTransient: isTransientCaError,
     clock,
@@ -224,12 +181,6 @@ log.info('started', {
   pool_backoff: poolBackoff,
   read_close_kinds: readCloseKinds,
 });
-
-function parseInPod(value: string | undefined): boolean {
-  if (value === undefined || value === '' || value === 'true') return true;
-  if (value === 'false') return false;
-  return fail(`Expected INPOD_ENABLED to be true or false, got ${JSON.stringify(value)}`);
-}
 
 /** Writes READY_FILE once the instance is ready (polled like a probe, every 100 ms). */
 async function markReadyWhenReady(path: string): Promise<void> {
@@ -302,7 +253,6 @@ async function subscribe(config: XdsConfig): Promise<DiscoveryClient> {
 }
 
 let stopping = false;
-const readyFile = process.env['READY_FILE'];
 if (readyFile) void markReadyWhenReady(readyFile);
 const shutdown = (signal: string): void => {
   if (stopping) return;
