@@ -21,9 +21,11 @@ it('the local backend has every capability but a load pod in the cluster and nod
       'loadInCluster',
       'hostIngress',
       'componentLogs',
+      'gatewayAccessLog',
     ],
   );
-  // An existing cluster: Istio's ambient as it runs there, reached only from inside it.
+  // An existing cluster: Istio's ambient as it runs there, reached only from inside it; its gateway
+  // logs only where its mesh config says.
   assert.deepEqual(
     [...providerOf('cluster').capabilities],
     ['inPodZtunnel', 'loadInCluster', 'componentLogs'],

@@ -43,6 +43,8 @@ export const CAPABILITIES = {
     "the gateway reachable from this host (local: its address; kind: docker-proxy and a NodePort), for a generator on the host (k6, --load-from host); an existing cluster's gateway is reached from inside it",
   loadInCluster:
     "a load generator pod inside the cluster, outside the mesh, calling the gateway's ClusterIP as ASM ran it (the local backend's generator is a process on the host)",
+  gatewayAccessLog:
+    "the gateway's access log on in every run (the harness deploys the gateway); an existing cluster's gateway writes one only where its mesh config says",
   componentLogs:
     "the components' logs written into the run folder as they run (the gateway's access log, ztunnel's lines; kind follows its containers' logs through the API server): the load's records take Envoy's response flags from the gateway's log, and the judge explains failures by cause from them",
 } as const;

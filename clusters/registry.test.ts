@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { ErrorCode, isHarnessError } from '../lib/index.ts';
 import { BACKEND_COLUMN_SPECS, BACKEND_COLUMNS } from './backend-columns.ts';
@@ -113,4 +115,32 @@ test("every backend's options, each key once; kind's port and local's CA mode ar
         isHarnessError(err, ErrorCode.BadInput) &&
         err.message === `Expected --kind-ingress-port to be an integer from 1 to 65535, got "${raw}"`,
     );
+});
+
+test("outside the backends' own folders no code compares a backend's name (a capability says what differs)", () => {
+  const root = join(import.meta.dirname, '..');
+  // A backend's own folder is one with a provider.ts (clusters/local, kind, kind-istio, existing).
+  const providerFolders = readdirSync(join(root, 'clusters'), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(root, 'clusters', d.name, 'provider.ts')))
+    .map((d) => `clusters/${d.name}`);
+  assert.ok(providerFolders.length >= BACKENDS.length, providerFolders.join());
+  const names = BACKEND_NAMES.join('|');
+  const compare = new RegExp(
+    `backend\\S*\\]?\\s*[!=]==\\s*'(${names})'|'(${names})'\\s*[!=]==\\s*\\S*backend`,
+    'i',
+  );
+  const offending: string[] = [];
+  for (const top of ['lib', 'mesh', 'ztunnel', 'apps', 'clusters', 'harness'])
+    for (const file of readdirSync(join(root, top), { recursive: true, encoding: 'utf8' })) {
+      const path = join(top, file);
+      if (!path.endsWith('.ts') || path.endsWith('.test.ts') || path.split('/').includes('test')) continue;
+      if (path === 'clusters/registry.ts' || providerFolders.some((f) => path.startsWith(`${f}/`))) continue;
+      readFileSync(join(root, path), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (compare.test(line)) offending.push(`${path}:${String(i + 1)}: ${line.trim()}`);
+        });
+    }
+  assert.deepEqual(offending, []);
+  assert.ok(compare.test("if (row['backend'] === 'cluster') x();"), 'the pattern finds what it looks for');
 });

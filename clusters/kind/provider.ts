@@ -48,6 +48,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     'loadInCluster',
     'hostIngress',
     'componentLogs',
+    'gatewayAccessLog',
   ]),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },

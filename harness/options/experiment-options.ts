@@ -1,7 +1,7 @@
 // Every option of `npm run experiment`, in --help order: the one table the CLI, experiment files,
 // run folders, the suite, the summary row's parameter columns, compare and docs/reference.md share.
 import { resolve as resolvePath } from 'node:path';
-import { BACKEND_NAMES, BACKENDS, allBackendOptions } from '../../clusters/registry.ts';
+import { BACKEND_NAMES, BACKENDS, DEFAULT_BACKEND, allBackendOptions } from '../../clusters/registry.ts';
 import type { BackendName } from '../../clusters/registry.ts';
 import { TIMING_MODEL_KEYS } from '../../clusters/local/index.ts';
 import type { TimingModel } from '../../clusters/local/index.ts';
@@ -133,7 +133,7 @@ const EXPERIMENT_OPTIONS = {
       arg: '<name>',
       description: BACKENDS.map((b) => b.summary).join(' or '),
       parse: choiceParser('--backend', BACKEND_NAMES),
-      default: 'local',
+      default: DEFAULT_BACKEND,
       column: { name: 'backend', note: ' (local, kind or cluster)', group: 'lead' },
     }),
   ),

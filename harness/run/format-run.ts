@@ -1,3 +1,4 @@
+import { isBackendName, providerOf } from '../../clusters/registry.ts';
 import { CPU_COLUMN_GROUPS } from '../results/run-row.ts';
 import { formatEnvoyCounters } from '../explain/envoy-counters.ts';
 import type { EnvoyCounters } from '../explain/envoy-counters.ts';
@@ -66,7 +67,9 @@ function accountingLines(row: SummaryRow, envoy: readonly string[]): string[] {
   const hasGatewayLog = row['gateway_log_requests'] !== '' && row['gateway_log_requests'] !== undefined;
   // An existing cluster's gateway writes an access log only where its mesh is told to: say what the
   // explanation lacked without it.
-  if (!hasGatewayLog && row['backend'] === 'cluster') lines.push(NO_GATEWAY_LOG);
+  const backend = String(row['backend']);
+  const logAlwaysOn = isBackendName(backend) && providerOf(backend).capabilities.has('gatewayAccessLog');
+  if (!hasGatewayLog && !logAlwaysOn) lines.push(NO_GATEWAY_LOG);
   if (hasGatewayLog)
     lines.push(
       `gateway access log: ${String(row['gateway_log_requests'])} requests, ${String(row['gateway_log_failures'])} answered or cut by the gateway (${String(row['generator'])} counted ${String(Number(row['requests']) - Number(row['ok']))} failed)${Number(row['gateway_log_warmup_failures']) > 0 ? `; ${String(row['gateway_log_warmup_failures'])} more during the generator's warmup calls, which it does not count` : ''}`,

@@ -4,11 +4,10 @@ import { isZtunnelImplName, ZTUNNEL_IMPLS } from '../../../clusters/ztunnel-impl
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { buildExperimentProgram, CLUSTER_SCENARIOS, paramsFromFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
-import { experimentOptions } from '../../options/experiment-options.ts';
 import type { SuiteEntry } from './suite-file.ts';
 
-/** The backend a suite runs on unless `--backend` says another (the option table's default). */
-export const DEFAULT_BACKEND = String(experimentOptions().find((o) => o.key === 'backend')?.default);
+/** The backend a suite runs on unless `--backend` says another (the registry's first; the option's default). */
+export { DEFAULT_BACKEND } from '../../../clusters/registry.ts';
 
 /**
  * Why `backend` cannot run the entry: the refusal the experiment itself gives with `--backend
