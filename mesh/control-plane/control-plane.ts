@@ -1,7 +1,6 @@
-import type { Clock, Logger } from '../../lib/index.ts';
-import type { DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
+import type { DiscoveryServer, DiscoverySnapshot } from '../discovery/index.ts';
 import { startDiscoveryServer } from '../discovery/index.ts';
-import type { CertificateAuthority, RootMaterial, TokenCaller } from '../pki/index.ts';
+import type { CaServer, CertificateAuthority, GrpcService } from '../pki/index.ts';
 import {
   createCertificateAuthority,
   createCertificateService,
@@ -16,13 +15,15 @@ import {
   startAdsServer,
   startDeltaAdsServer,
 } from '../xds/index.ts';
-import type { XdsNack } from '../xds/index.ts';
+import type { AdsServer, DeltaAdsServer, XdsNack } from '../xds/index.ts';
 import { buildDiscoverySnapshot } from './build-discovery.ts';
 import { createNetworkingBuilder } from './build-networking.ts';
-import type { ClusterSource } from './cluster-source.ts';
-import { createDebouncer } from './debouncer.ts';
+import { createPushDebouncer, watchSource } from './discovery-push.ts';
+import type { PushState, PushTargets } from './discovery-push.ts';
 import { authorizeProxy } from './proxy-authorizer.ts';
 import { nameComponent } from '../../lib/index.ts';
+import type { ControlPlaneOptions } from './control-plane-options.ts';
+export type { PushReport, ControlPlaneOptions } from './control-plane-options.ts';
 
 // The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
 nameComponent(import.meta.url, 'control plane (istiod)');
@@ -42,50 +43,6 @@ export const CA_PORT = 15012;
  * 15012.
  */
 export const ZTUNNEL_XDS_PORT = 15013;
-
-/** One completed push: which workloads it turned UNHEALTHY or removed, and who acknowledged it. */
-export interface PushReport {
-  atMs: number;
-  version: string;
-  becameUnhealthy: WorkloadEntry[];
-  removed: WorkloadEntry[];
-  subscribers: number;
-  acked: number;
-}
-
-export interface ControlPlaneOptions {
-  /** The mesh CA's root, when not a fresh one (istio/ztunnel's test root, for its FAKE_CA). */
-  caRoot?: RootMaterial;
-  source: ClusterSource;
-  clock: Clock;
-  log: Logger;
-  host: string;
-  debounceQuietMs: number;
-  debounceMaxMs: number;
-  /** Extra time each push takes before it reaches the wire (timing model). */
-  pushLatencyMs: number;
-  /**
-   * Test only (planted regression late-removal): a push that removes or unreadies a workload waits
-   * this much more before it goes out.
-   */
-  holdRemovalsMs?: number;
-  onPush?: (report: PushReport) => void;
-  /**
-   * TokenReview for the CA: the caller a service-account token stands for, or why it is refused
-   * (local: the local API server's tokens; kind: the Kubernetes TokenReview API).
-   */
-  authenticate(token: string): Promise<TokenCaller | string>;
-  /** 0 picks free ports (tests); the cluster uses istiod's. */
-  ports?: { xds: number; ca: number; envoyXds?: number; ztunnelXds?: number };
-  /**
-   * Where istio/ztunnel's delta ADS listens, when not on `host`: the local backend's network-world
-   * address of the host, which a ztunnel in a network namespace of its own reaches (a 127.x address
-   * is loopback, routed to no other namespace).
-   */
-  ztunnelXdsHost?: string;
-  /** A proxy refused a configuration (a defect of ours: the run fails). */
-  onNack?: (nack: XdsNack) => void;
-}
 
 export interface ControlPlane {
   /** host:port for XDS_ADDRESS. */
@@ -110,23 +67,15 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-function compare(
-  before: DiscoverySnapshot,
-  after: DiscoverySnapshot,
-): Pick<PushReport, 'becameUnhealthy' | 'removed'> {
-  const previous = new Map(before.workloads.map((w) => [w.uid, w]));
-  const next = new Set(after.workloads.map((w) => w.uid));
-  return {
-    becameUnhealthy: after.workloads.filter(
-      (w) => w.status === 'UNHEALTHY' && previous.get(w.uid)?.status === 'HEALTHY',
-    ),
-    removed: before.workloads.filter((w) => !next.has(w.uid)),
-  };
+/** What the control plane's parts share: what the last push sent, and the mesh CA. */
+interface ControlPlaneState extends PushState {
+  ca: CertificateAuthority;
 }
 
-/** What a push would send, as one comparable value. */
-function derivedState(snapshot: DiscoverySnapshot, networking: unknown): string {
-  return JSON.stringify([snapshot, networking]);
+/** istiod's serving certificate (ISTIOD_HOSTNAMES), for both ADS servers. */
+interface ServingCertificate {
+  certPem: string;
+  keyPem: string;
 }
 
 /**
@@ -135,9 +84,51 @@ function derivedState(snapshot: DiscoverySnapshot, networking: unknown): string 
  * the Gateways and VirtualServices too), and hosts the mesh CA.
  */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
-  const { clock, log } = options;
   const ca = await createCertificateAuthority(options.caRoot ? { root: options.caRoot } : {});
-  const caServer = await startCaServer({
+  const caServer = await startMeshCaServer(options, ca);
+  const discovery = await startWorkloadDiscovery(options);
+  const networkingOf = createNetworkingBuilder(options.source, options.log);
+  const state: ControlPlaneState = {
+    options,
+    ca,
+    networkingOf,
+    pushed: { workloads: [], services: [] },
+    pushedNetworking: networkingOf(),
+    pushes: 0,
+  };
+  const serving = await issueXdsServing(state);
+  const targets: PushTargets = {
+    discovery,
+    ads: await startEnvoyAds(state, serving),
+    deltaAds: await startZtunnelAds(state, serving),
+  };
+  // The first snapshot is served to each subscriber on connect, without waiting for a debounce.
+  state.pushed = buildDiscoverySnapshot(options.source);
+  await discovery.push(state.pushed);
+  const debouncer = createPushDebouncer(state, targets);
+  const unsubscribe = watchSource(state, debouncer);
+  return {
+    xdsAddress: `${discovery.host}:${String(discovery.port)}`,
+    envoyXdsAddress: targets.ads.address,
+    ztunnelXdsAddress: targets.deltaAds.address,
+    nacks: () => [...targets.ads.nacks(), ...targets.deltaAds.nacks()],
+    caUrl: caServer.url,
+    ca,
+    pushCount: () => state.pushes,
+    lastPushed: () => state.pushed,
+    idle: () => debouncer.idle(),
+    close: async () => {
+      unsubscribe();
+      debouncer.close();
+      await Promise.all([discovery.close(), caServer.close(), targets.ads.close(), targets.deltaAds.close()]);
+    },
+  };
+}
+
+/** The mesh CA over HTTPS/JSON (CA_ADDRESS). */
+function startMeshCaServer(options: ControlPlaneOptions, ca: CertificateAuthority): Promise<CaServer> {
+  const { log } = options;
+  return startCaServer({
     ca,
     authenticate: (token) => options.authenticate(token),
     pods: () => options.source.pods(),
@@ -147,7 +138,12 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     host: options.host,
     port: options.ports?.ca ?? CA_PORT,
   });
-  const discovery = await startDiscoveryServer({
+}
+
+/** Plaintext workload discovery for our ztunnels (XDS_ADDRESS). */
+function startWorkloadDiscovery(options: ControlPlaneOptions): Promise<DiscoveryServer> {
+  const { clock, log } = options;
+  return startDiscoveryServer({
     host: options.host,
     port: options.ports?.xds ?? XDS_PORT,
     clock,
@@ -155,16 +151,26 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       log.debug('subscribed', { node, instance });
     },
   });
-  let pushed: DiscoverySnapshot = { workloads: [], services: [] };
-  // Gateways and VirtualServices, pushed with the snapshot: only Envoy's routes read them.
-  const networkingOf = createNetworkingBuilder(options.source, log);
-  let pushedNetworking = networkingOf();
-  const ztunnelXdsHost = options.ztunnelXdsHost ?? options.host;
-  const serving = await ca.issueServing({
+}
+
+/** Where istio/ztunnel's delta ADS listens. */
+function ztunnelXdsHostOf(options: ControlPlaneOptions): string {
+  return options.ztunnelXdsHost ?? options.host;
+}
+
+function issueXdsServing(state: ControlPlaneState): Promise<ServingCertificate> {
+  const { options } = state;
+  return state.ca.issueServing({
     dns: ISTIOD_HOSTNAMES,
-    ips: [...new Set([options.host, ztunnelXdsHost])],
+    ips: [...new Set([options.host, ztunnelXdsHostOf(options)])],
   });
-  const ads = await startAdsServer({
+}
+
+/** Envoy's mTLS ADS: each gateway proxy's configuration. */
+function startEnvoyAds(state: ControlPlaneState, serving: ServingCertificate): Promise<AdsServer> {
+  const { options, ca } = state;
+  const { log } = options;
+  return startAdsServer({
     host: options.host,
     port: options.ports
       ? (options.ports.envoyXds ?? (options.ports.xds === 0 ? 0 : ENVOY_XDS_PORT))
@@ -172,7 +178,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     tls: { key: serving.keyPem, cert: serving.certPem, ca: ca.rootPem },
     authorize: (node, peer) => authorizeProxy(node, peer, () => options.source.pods()),
     // Each proxy's configuration from what the last push sent: Envoy sees changes when ztunnels do.
-    configFor: (node) => proxyResources(node, pushed, pushedNetworking),
+    configFor: (node) => proxyResources(node, state.pushed, state.pushedNetworking),
     onNack: (nack) => {
       log.error('proxy refused configuration (NACK)', { ...nack });
       options.onNack?.(nack);
@@ -181,12 +187,19 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       log.warn('xDS connection refused', { node, reason });
     },
   });
+}
+
+/**
+ * istio/ztunnel's discovery from the same pushed snapshot: every workload and service (istiod's
+ * wildcard WDS), and no authorization policies (the harness applies none).
+ */
+function startZtunnelAds(state: ControlPlaneState, serving: ServingCertificate): Promise<DeltaAdsServer> {
+  const { options } = state;
+  const { log } = options;
   const portFor = (given: number | undefined, fixed: number): number =>
     options.ports ? (given ?? (options.ports.xds === 0 ? 0 : fixed)) : fixed;
-  // istio/ztunnel's discovery from the same pushed snapshot: every workload and service (istiod's
-  // wildcard WDS), and no authorization policies (the harness applies none).
-  const deltaAds = await startDeltaAdsServer({
-    host: ztunnelXdsHost,
+  return startDeltaAdsServer({
+    host: ztunnelXdsHostOf(options),
     port: portFor(options.ports?.ztunnelXds, ZTUNNEL_XDS_PORT),
     tls: { key: serving.keyPem, cert: serving.certPem },
     authenticate: async (token) => {
@@ -195,7 +208,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     },
     resourcesFor: (_node, typeUrl) =>
       typeUrl === ADDRESS_TYPE_URL
-        ? addressResources(pushed)
+        ? addressResources(state.pushed)
         : typeUrl === AUTHORIZATION_TYPE_URL
           ? new Map()
           : undefined,
@@ -207,77 +220,23 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       log.warn('ztunnel xDS connection refused', { node, reason });
     },
     // istiod registers its CA on the discovery server (security/pkg/server/ca/server.go 187-190).
-    services: [
-      createCertificateService({
-        ca,
-        authenticate: (token) => options.authenticate(token),
-        pods: () => options.source.pods(),
-        onRefused: (code, reason) => {
-          log.warn('certificate request refused (gRPC)', { code, reason });
-        },
-        onIssued: (identity, chainLength) => {
-          log.debug('certificate issued (gRPC)', { identity, chainLength });
-        },
-      }),
-    ],
+    services: [createGrpcCertificateService(state)],
   });
-  let pushes = 0;
-  const push = async (): Promise<void> => {
-    // istiod builds the push from the state when the debounce fires; the latency is the time to
-    // compute and deliver it. Changes arriving meanwhile wait for the next debounce window.
-    const snapshot = buildDiscoverySnapshot(options.source);
-    const networking = networkingOf();
-    await clock.sleep(options.pushLatencyMs);
-    const changes = compare(pushed, snapshot);
-    if (options.holdRemovalsMs && changes.removed.length + changes.becameUnhealthy.length > 0)
-      await clock.sleep(options.holdRemovalsMs);
-    const result = await discovery.push(snapshot);
-    const report: PushReport = { atMs: clock.now(), ...result, ...changes };
-    pushed = snapshot;
-    pushedNetworking = networking;
-    ads.update();
-    deltaAds.update();
-    pushes++;
-    log.debug('pushed', { version: result.version, acked: result.acked, subscribers: result.subscribers });
-    options.onPush?.(report);
-  };
-  // The first snapshot is served to each subscriber on connect, without waiting for a debounce.
-  pushed = buildDiscoverySnapshot(options.source);
-  await discovery.push(pushed);
-  const debouncer = createDebouncer({
-    clock,
-    quietMs: options.debounceQuietMs,
-    maxMs: options.debounceMaxMs,
-    push,
-    onError: (err) => {
-      log.error('push failed', { error: String(err) });
-    },
-  });
-  // Only a change to what a push would send (re)starts the debounce: istiod's ambient index drops an
-  // event whose derived object equals the one before (pkg/kube/krt/collection.go: "NOP change,
-  // skip"), so a pod's status updates that change no workload (a new pod's conditions, a container's
-  // restart count) never reach ConfigUpdate and its debouncer (pilot/pkg/xds/discovery.go).
-  let derived = derivedState(pushed, pushedNetworking);
-  const unsubscribe = options.source.onChange(() => {
-    const now = derivedState(buildDiscoverySnapshot(options.source), networkingOf());
-    if (now === derived) return;
-    derived = now;
-    debouncer.trigger();
-  });
-  return {
-    xdsAddress: `${discovery.host}:${String(discovery.port)}`,
-    envoyXdsAddress: ads.address,
-    ztunnelXdsAddress: deltaAds.address,
-    nacks: () => [...ads.nacks(), ...deltaAds.nacks()],
-    caUrl: caServer.url,
+}
+
+/** The gRPC CA istio/ztunnel's binary calls (CA_ADDRESS), beside its delta ADS. */
+function createGrpcCertificateService(state: ControlPlaneState): GrpcService {
+  const { options, ca } = state;
+  const { log } = options;
+  return createCertificateService({
     ca,
-    pushCount: () => pushes,
-    lastPushed: () => pushed,
-    idle: () => debouncer.idle(),
-    close: async () => {
-      unsubscribe();
-      debouncer.close();
-      await Promise.all([discovery.close(), caServer.close(), ads.close(), deltaAds.close()]);
+    authenticate: (token) => options.authenticate(token),
+    pods: () => options.source.pods(),
+    onRefused: (code, reason) => {
+      log.warn('certificate request refused (gRPC)', { code, reason });
     },
-  };
+    onIssued: (identity, chainLength) => {
+      log.debug('certificate issued (gRPC)', { identity, chainLength });
+    },
+  });
 }

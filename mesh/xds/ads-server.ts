@@ -2,6 +2,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { adsService } from './envoy-protos.ts';
+import { bindGrpcServer, closeGrpcServer } from './grpc-server-lifecycle.ts';
 import { parseProxyNode } from './proxy-node.ts';
 import type { ProxyNode } from './proxy-node.ts';
 import type { ProxyResources } from './router-config.ts';
@@ -207,12 +208,7 @@ export async function startAdsServer(options: AdsServerOptions): Promise<AdsServ
         true,
       )
     : ServerCredentials.createInsecure();
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host}:${String(options.port)}`, credentials, (err, bound) => {
-      if (err) reject(err);
-      else resolve(bound);
-    });
-  });
+  const port = await bindGrpcServer(server, { host: options.host, port: options.port, credentials });
   return {
     address: `${options.host}:${String(port)}`,
     update() {
@@ -222,12 +218,6 @@ export async function startAdsServer(options: AdsServerOptions): Promise<AdsServ
     acked: (node, typeUrl) => acked.get(`${node}\u0000${typeUrl}`),
     nacks: () => nacks,
     proxies: () => [...streams].flatMap((s) => (s.node ? [s.node.id] : [])),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const stream of streams) stream.call.end();
-        server.tryShutdown(() => {
-          resolve();
-        });
-      }),
+    close: () => closeGrpcServer(server, streams),
   };
 }
