@@ -8,7 +8,9 @@ export interface BackendOption {
   key: string;
   /** commander's flags text: '--kind-ingress-port <port>' or '--keep-cluster' for a switch. */
   flags: string;
+  /** One line for --help; `detail` is what the reference says after it. */
   description: string;
+  detail?: string;
   /** Parses and checks the raw value (throw lib's badInput on bad input); absent for a switch. */
   parse?: (raw: string) => unknown;
   default?: unknown;

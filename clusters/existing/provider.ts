@@ -56,21 +56,24 @@ const OPTIONS: BackendOption[] = [
     key: 'allow-ztunnel-restart',
     flags: '--allow-ztunnel-restart',
     description:
-      "cluster: allow E1 (and E3) to restart the cluster's ztunnel DaemonSet, which disrupts every meshed pod on its nodes and leaves kubectl's restartedAt annotation on its pod template (a GitOps controller reverting it restarts ztunnel again)",
+      "cluster: let E1 and E3 restart the cluster's ztunnel DaemonSet (every meshed pod on its nodes)",
+    detail:
+      "it leaves kubectl's restartedAt annotation on its pod template (a GitOps controller reverting it restarts ztunnel again)",
     default: false,
   },
   {
     key: 'all-istio-logs',
     flags: '--all-istio-logs',
-    description:
-      "cluster: keep the whole logs of Istio's namespaces' pods in the run folder (default: only the run's pods and the lines of Istio's pods that concern the run: other tenants' traffic stays out)",
+    description: "cluster: keep the whole logs of Istio's namespaces' pods in the run folder",
+    detail:
+      "default: only the run's pods, and the lines of Istio's pods that concern the run: other tenants' traffic stays out",
     default: false,
   },
   {
     key: 'image-registry',
     flags: '--image-registry <registry>',
-    description:
-      'cluster: pull httpbin and fortio from <registry>/<name>:<tag> (default: the nodes have them, as a kind cluster of ours does)',
+    description: 'cluster: pull httpbin and fortio from <registry>/<name>:<tag>',
+    detail: 'default: the nodes have them, as a kind cluster of ours does',
     parse: parseRegistry,
   },
 ];

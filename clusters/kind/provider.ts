@@ -89,8 +89,9 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     {
       key: 'node-image',
       flags: '--node-image <auto|ref>',
-      description:
-        "kind: the node image: auto (kind's official image when it can be had and runs on this host's cgroup version, else ours built from the package registries, cached) or an image reference the Docker engine has",
+      description: 'kind: the node image: auto, or an image reference the Docker engine has',
+      detail:
+        "auto: kind's official image when it can be had and runs on this host's cgroup version, else ours built from the package registries, cached",
       parse: parseNodeImage,
       default: 'auto',
     },

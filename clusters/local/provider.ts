@@ -51,8 +51,9 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
     {
       key: 'istio-shared-ca',
       flags: '--istio-shared-ca <mode>',
-      description:
-        "local, --ztunnel-impl istio-shared: where istio/ztunnel's binary gets its workload certificates: istiod (our CA over gRPC, CreateCertificate, as an official build asks) or fake (FAKE_CA=true, minted in the binary from its test root; needs a --features testing build)",
+      description: "local, --ztunnel-impl istio-shared: istio/ztunnel's certificates from istiod | fake",
+      detail:
+        'istiod: our CA over gRPC, CreateCertificate, as an official build asks; fake: FAKE_CA=true, minted in the binary from its test root (needs a --features testing build)',
       parse: (raw) => {
         if (!(ISTIO_SHARED_CA_MODES as readonly string[]).includes(raw))
           throw badInput('--istio-shared-ca', ISTIO_SHARED_CA_MODES.join(' | '), raw);
@@ -63,8 +64,8 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
     {
       key: ADDRESS_BLOCK_KEY,
       flags: `--${ADDRESS_BLOCK_KEY} <n>`,
-      description:
-        'local: the cluster takes 127.<n>.0.0/16 for its nodes, pods and services (1-254); default one picked at random in 150-249 and recorded in the row (address_block)',
+      description: 'local: the 127.<n>.0.0/16 block for nodes, pods and services (1-254; default: random)',
+      detail: 'picked at random in 150-249 and recorded in the row (address_block)',
       parse: parseAddressBlock,
     },
   ],

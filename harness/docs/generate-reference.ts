@@ -52,13 +52,18 @@ function optionsSection(): string {
   const program = buildExperimentProgram();
   const entries = optionTable();
   const inTable = new Set(entries.map((e) => e.long));
-  const row = (o: Option, kind: string, group = ''): string[] => [
-    code(o.flags),
-    group,
-    kind,
-    formatDefault(o.defaultValue),
-    cell(o.description),
-  ];
+  // --help says the one-line description; the reference adds the entry's detail after it.
+  const details = new Map(experimentOptions().map((o) => [`--${o.key}`, o.detail]));
+  const row = (o: Option, kind: string, group = ''): string[] => {
+    const detail = details.get(o.long ?? '');
+    return [
+      code(o.flags),
+      group,
+      kind,
+      formatDefault(o.defaultValue),
+      cell(detail ? `${o.description}; ${detail}` : o.description),
+    ];
+  };
   const experiment = entries.flatMap((e) => {
     const option = program.options.find((o) => o.long === e.long);
     return option ? [row(option, KIND_NOTE[e.kind], e.group ?? 'command')] : [];

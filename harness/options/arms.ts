@@ -142,7 +142,9 @@ export const ARMS = {
     key: 'cpu-isolation',
     arg: '<mode>',
     description:
-      "arm: none | nodes (each node's pods and the load generator in a cpu cgroup of their own, equal cpu.shares) | nodes-pinned (plus cpusets: the generator alone on the last CPU, the nodes on the others); root, cgroup v1, local backend",
+      'arm: none | nodes | nodes-pinned: cpu cgroups for the nodes and the generator (root, local)',
+    detail:
+      "nodes: each node's pods and the load generator in a cpu cgroup of their own, equal cpu.shares; nodes-pinned: plus cpusets, the generator alone on the last CPU, the nodes on the others; cgroup v1",
     parse: choiceParser('--cpu-isolation', CPU_ISOLATION_MODES),
     default: 'none',
     column: {
@@ -155,8 +157,9 @@ export const ARMS = {
   }),
   readCloseKinds: arm<boolean>({
     key: 'read-close-kinds',
-    description:
-      "measurement: at each drain deadline our ztunnel reads its sockets' unread bytes (/proc/net/tcp) to tell which close each dropped connection gets (RST or FIN; deadline_reset_share); it costs 18-115 ms of CPU at the moment it explains, so it is off unless asked",
+    description: 'measurement: at each drain deadline, which close (RST or FIN) each dropped connection gets',
+    detail:
+      "our ztunnel reads its sockets' unread bytes (/proc/net/tcp) to tell (deadline_reset_share); it costs 18-115 ms of CPU at the moment it explains, so it is off unless asked",
     default: false,
     column: {
       name: 'read_close_kinds',
@@ -172,8 +175,9 @@ export const ARMS = {
   plantedRegression: arm<PlantedRegression>({
     key: 'plant-regression',
     arg: '<name>',
-    description:
-      "test only, to prove the gate (npm run compare): none | deadline-early (our ztunnel's drain deadline 5 s early) | rst-at-deadline (our ztunnel resets what is left at the deadline instead of closing it) | late-removal (the local control plane holds a push that removes a workload 1 s); local backend, our ztunnel",
+    description: 'test only, to prove the gate: none | deadline-early | rst-at-deadline | late-removal',
+    detail:
+      "deadline-early: our ztunnel's drain deadline 5 s early; rst-at-deadline: our ztunnel resets what is left at the deadline instead of closing it; late-removal: the local control plane holds a push that removes a workload 1 s; local backend, our ztunnel (npm run compare catches each)",
     parse: choiceParser('--plant-regression', PLANTED_REGRESSIONS),
     default: 'none',
     column: {
@@ -237,6 +241,7 @@ function armParamSpec<K extends ArmKey>(k: K): ParamSpec<MitigationArms[K], Miti
     column: { ...spec.column, group: 'arm' },
   };
   if (spec.arg) option.arg = spec.arg;
+  if (spec.detail) option.detail = spec.detail;
   if (spec.parse) option.parse = spec.parse;
   if (spec.requires) option.requires = spec.requires;
   if (spec.scenarios) option.scenarios = spec.scenarios;

@@ -89,7 +89,8 @@ const COMMAND_OPTIONS = {
     key: 'config',
     arg: '<file>',
     description:
-      "an experiment file (YAML or JSON, keys are these options' long names, e.g. examples/e1-grace-120.yaml); flags given too override it",
+      "an experiment file (YAML or JSON, keys are these options' long names); flags given too override it",
+    detail: 'e.g. examples/e1-grace-120.yaml',
   }),
   only: commandOption<string>({
     key: 'only',
@@ -131,7 +132,8 @@ const EXPERIMENT_OPTIONS = {
     paramOption<BackendName>({
       key: 'backend',
       arg: '<name>',
-      description: BACKENDS.map((b) => b.summary).join(' or '),
+      description: `${BACKEND_NAMES.join(' | ')}: the cluster the run brings up (local, kind) or yours (cluster)`,
+      detail: BACKENDS.map((b) => b.summary).join('; '),
       parse: choiceParser('--backend', BACKEND_NAMES),
       default: DEFAULT_BACKEND,
       column: { name: 'backend', note: ' (local, kind or cluster)', group: 'lead' },
@@ -141,8 +143,9 @@ const EXPERIMENT_OPTIONS = {
     paramOption<GeneratorChoice>({
       key: 'generator',
       arg: '<name>',
-      description:
-        "the load generator: fortio (the documents' own tool, provisioned by npm run tools) or k6 (yours: on PATH or K6_BINARY; never built here); auto: k6 when one fits, else fortio",
+      description: 'the load generator: fortio | k6 | auto (k6 when one fits, else fortio)',
+      detail:
+        "fortio: the documents' own tool, provisioned by npm run tools; k6: yours, on PATH or K6_BINARY, never built here",
       parse: choiceParser('--generator', [...GENERATOR_KINDS, 'auto'] as const),
       default: 'auto',
       // The row's `generator` column is the one that ran (results/run-row.ts), not the one asked for.
@@ -164,7 +167,8 @@ const EXPERIMENT_OPTIONS = {
       key: 'grace',
       arg: '<s>',
       description:
-        'terminationGracePeriodSeconds of what the fault stops: ztunnel (with TERMINATION_GRACE_PERIOD_SECONDS, as the chart sets it); httpbin in sidecar-drain',
+        'terminationGracePeriodSeconds of what the fault stops (ztunnel; httpbin in sidecar-drain)',
+      detail: 'ztunnel gets it as TERMINATION_GRACE_PERIOD_SECONDS, as the chart sets it',
       parse: numberParser('--grace', { min: 0, max: 3600, integer: true, unit: 'seconds' }),
       default: 30,
       scenarioDefault: true,
@@ -261,8 +265,8 @@ const EXPERIMENT_OPTIONS = {
     paramOption<number>({
       key: 'gateway-concurrency',
       arg: '<n>',
-      description:
-        "the gateway Envoy's --concurrency, its worker threads (set from the proxy's CPU limit as pilot-agent does; the Istio gateway chart's 2000m gives 2)",
+      description: "the gateway Envoy's --concurrency, its worker threads",
+      detail: "set from the proxy's CPU limit as pilot-agent does; the Istio gateway chart's 2000m gives 2",
       parse: numberParser('--gateway-concurrency', { min: 1, max: 16, integer: true }),
       default: GATEWAY_DEFAULT_CONCURRENCY,
       column: { name: 'gateway_concurrency', group: 'shape' },
@@ -272,8 +276,8 @@ const EXPERIMENT_OPTIONS = {
     paramOption<'hbone' | 'plain'>({
       key: 'gateway-mode',
       arg: '<mode>',
-      description:
-        "how the gateway reaches ambient pods: hbone (Istio >= 1.25's default) or plain (outside the mesh, captured by the pod's ztunnel); default: the scenario's",
+      description: "how the gateway reaches ambient pods: hbone | plain; default: the scenario's",
+      detail: "hbone: Istio >= 1.25's default; plain: outside the mesh, captured by the pod's ztunnel",
       parse: choiceParser('--gateway-mode', ['hbone', 'plain'] as const),
       default: 'hbone',
       scenarioDefault: true,
@@ -285,7 +289,9 @@ const EXPERIMENT_OPTIONS = {
       key: 'ztunnel-impl',
       arg: '<impl>',
       description:
-        "ours | istio | istio-shared: istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); on the local backend each pod in a network namespace of its own (root, Go), on kind the binary packaged into an image at run time (in-pod mode)",
+        "ours | istio | istio-shared: our ztunnel, or istio/ztunnel's binary (dedicated or shared mode)",
+      detail:
+        "istio/ztunnel's own binary (ZTUNNEL_BINARY); istio runs it in dedicated mode beside each httpbin pod (workload-rollout; FAKE_CA: a --features testing build and ZTUNNEL_TEST_ROOT, its src/tls), istio-shared as the ztunnel DaemonSet in shared mode, our node agent speaking ZDS to it, our control plane delta xDS and our CA over gRPC (any build; --istio-shared-ca fake: a testing build and ZTUNNEL_TEST_ROOT), istio-cni's in-pod rules (iptables) (ztunnel-upgrade, long-lived, workload-rollout); on the local backend each pod in a network namespace of its own (root, Go), on kind the binary packaged into an image at run time (in-pod mode)",
       parse: choiceParser('--ztunnel-impl', ZTUNNEL_IMPL_NAMES),
       default: 'ours',
       column: {
@@ -307,7 +313,9 @@ const EXPERIMENT_OPTIONS = {
       key: 'ztunnel-binary',
       arg: '<path>',
       description:
-        "with --ztunnel-impl istio-shared or istio: the istio/ztunnel binary to run (default: ZTUNNEL_BINARY); the row's ztunnel_version is what that binary's `ztunnel version` says. Releases side by side: suites/versions.yaml",
+        'with --ztunnel-impl istio or istio-shared: the istio/ztunnel binary (default: ZTUNNEL_BINARY)',
+      detail:
+        "the row's ztunnel_version is what that binary's `ztunnel version` says. Releases side by side: suites/versions.yaml",
       parse: (raw) => {
         if (raw.trim() === '') throw badInput('--ztunnel-binary', 'the path of an istio/ztunnel binary', raw);
         return raw;
@@ -343,8 +351,9 @@ const EXPERIMENT_OPTIONS = {
     paramOption<ZtunnelMode>({
       key: 'ztunnel-mode',
       arg: '<mode>',
-      description:
-        "in-pod | node-address: where ztunnel's listeners are. in-pod (Istio ambient's): inside each pod's network namespace, handed over by the node agent (on kind, istio-cni's DaemonSet and its CNI plugin). node-address (kind only, the old kind mode): on each node's address (hostNetwork), HBONE to a pod ending on its node, no traffic capture; not with the ztunnel upgrade's scenarios or a plain gateway",
+      description: "in-pod | node-address: where ztunnel's listeners are (in-pod: Istio ambient's)",
+      detail:
+        "in-pod: inside each pod's network namespace, handed over by the node agent (on kind, istio-cni's DaemonSet and its CNI plugin). node-address (kind only, the old kind mode): on each node's address (hostNetwork), HBONE to a pod ending on its node, no traffic capture; not with the ztunnel upgrade's scenarios or a plain gateway",
       parse: choiceParser('--ztunnel-mode', ZTUNNEL_MODES),
       default: 'in-pod',
       // The row says it in the backend's ztunnel_mode column (clusters/backend-columns.ts).
@@ -355,7 +364,9 @@ const EXPERIMENT_OPTIONS = {
     paramOption<boolean, 'loopback' | 'netns', { ztunnelImpl: ZtunnelImplName }>({
       key: 'netns',
       description:
-        'each httpbin (and mesh client) pod in a network namespace of its own, on a bridge per node, ztunnel binding its listeners inside it (root, local backend; the default keeps every pod on loopback)',
+        'each httpbin (and mesh client) pod in a network namespace of its own (root, local backend)',
+      detail:
+        'on a bridge per node, ztunnel binding its listeners inside it; the default keeps every pod on loopback',
       default: false,
       // --ztunnel-impl istio and istio-shared imply it (the binary binds inside the pods' namespaces).
       reads: ['ztunnelImpl'],
@@ -411,8 +422,9 @@ const EXPERIMENT_OPTIONS = {
     paramOption<string[] | undefined, string[]>({
       key: 'threshold',
       arg: '<expr>',
-      description:
-        "pass/fail criterion in k6's style, repeatable: metric<op>number on failed, failed_rate, http_503, p99_ms, max_burst_ms, ... (e.g. 'p99_ms<500'); with --max-failed (failed<=N) all must hold",
+      description: "pass/fail criterion in k6's style, repeatable: metric<op>number, e.g. 'p99_ms<500'",
+      detail:
+        'metrics: failed, failed_rate, http_503, p99_ms, max_burst_ms, ...; with --max-failed (failed<=N) all must hold',
       parse: thresholdCollector('--threshold'),
       repeatable: 'list',
       toParam: (list) => list ?? [],
@@ -422,8 +434,9 @@ const EXPERIMENT_OPTIONS = {
     paramOption<string[] | undefined, string[]>({
       key: 'k6-out',
       arg: '<output>',
-      description:
-        "a k6 output, repeatable, passed as k6's --out (e.g. json=k6.json, web-dashboard=export=k6-dashboard.html; relative paths land in the run's k6 folder). K6_* variables from the environment are not passed to k6",
+      description: "a k6 output, repeatable, passed as k6's --out (e.g. json=k6.json)",
+      detail:
+        "or web-dashboard=export=k6-dashboard.html; relative paths land in the run's k6 folder. K6_* variables from the environment are not passed to k6",
       parse: k6OutCollector,
       repeatable: 'list',
       toParam: (list) => list ?? [],
@@ -439,7 +452,9 @@ const EXPERIMENT_OPTIONS = {
     paramOption<Record<string, number> | undefined, Partial<TimingModel>>({
       key: 'timing',
       arg: '<name=ms>',
-      description: `timing-model override, repeatable (${TIMING_MODEL_KEYS.join(', ')}); debounceQuietMs is the debounce arm`,
+      description: 'timing-model override, repeatable: <name>=<ms>; debounceQuietMs is the debounce arm',
+      detail:
+        'names: watchFanoutMs, kubeletReactionMs, sandboxSetupMs, exitDetectionMs, pushLatencyMs, debounceQuietMs, debounceMaxMs',
       parse: timingParser('--timing', TIMING_MODEL_KEYS),
       repeatable: 'timing',
       toParam: (t) => t ?? {},
@@ -463,8 +478,8 @@ const EXPERIMENT_OPTIONS = {
     paramOption<number>({
       key: 'project-rate',
       arg: '<req/s>',
-      description:
-        "E1: the rate the run's projection line answers for (\"how many would I lose at N req/s?\"), from the run's own T_past and L (ASM's rate by default)",
+      description: "E1: the rate the run's projection line answers for (default: ASM's rate)",
+      detail: '"how many would I lose at N req/s?", from the run\'s own T_past and L',
       parse: numberParser('--project-rate', { min: 1, max: 10_000_000 }),
       default: ASM_E1_RATE_PER_S,
       // The projection answers for ztunnel's drain deadlines: the scenarios that restart its DaemonSet.
@@ -490,6 +505,7 @@ function backendOptions(): TableOption[] {
     const arg = /<[^>]+>/.exec(o.flags)?.[0];
     const entry: TableOption = { key: o.key, description: o.description, group: 'backend' };
     if (arg) entry.arg = arg;
+    if (o.detail) entry.detail = o.detail;
     if (o.parse) entry.parse = o.parse;
     if (o.default !== undefined) entry.default = o.default;
     return entry;

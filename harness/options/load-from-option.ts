@@ -22,8 +22,9 @@ export const loadFromOption = paramOption<
 >({
   key: 'load-from',
   arg: '<where>',
-  description:
-    "cluster | host: where the load generator runs: a fortio pod outside the mesh calling the gateway's ClusterIP (kind's default, as ASM ran it) or a process on this host (the local backend's only choice; on kind through docker-proxy and the gateway's NodePort)",
+  description: "cluster | host: where the load generator runs (kind's default: cluster; local: host only)",
+  detail:
+    "cluster: a fortio pod outside the mesh calling the gateway's ClusterIP, as ASM ran it; host: a process on this host (on kind through docker-proxy and the gateway's NodePort)",
   parse: choiceParser('--load-from', ['cluster', 'host'] as const),
   reads: ['backend', 'generator'],
   toParam: (value, c) => {

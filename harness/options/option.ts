@@ -40,7 +40,10 @@ export interface FlagSpec<V> {
   short?: string;
   /** The value's placeholder (`<s>`); absent for a switch. */
   arg?: string;
+  /** One line for --help: what it is and its choices (a test holds it to 120 characters). */
   description: string;
+  /** What the reference (docs/reference.md) says after it: the mechanism, where it applies, why. */
+  detail?: string;
   /** Parses and checks a raw value (bad input: exit 2 naming the flag); absent: the raw string. */
   parse?: (raw: string, previous: V) => V;
   default?: V;
@@ -82,6 +85,7 @@ export interface TableOption {
   short?: string;
   arg?: string;
   description: string;
+  detail?: string;
   parse?: (raw: string, previous: unknown) => unknown;
   default?: unknown;
   repeatable?: 'list' | 'timing';
@@ -154,6 +158,7 @@ function flagFields<V>(spec: FlagSpec<V>): TableOption {
   const entry: TableOption = { key: spec.key, description: spec.description };
   if (spec.short !== undefined) entry.short = spec.short;
   if (spec.arg !== undefined) entry.arg = spec.arg;
+  if (spec.detail !== undefined) entry.detail = spec.detail;
   if (spec.default !== undefined) entry.default = spec.default;
   if (spec.repeatable !== undefined) entry.repeatable = spec.repeatable;
   if (spec.scenarios !== undefined) entry.scenarios = spec.scenarios;
