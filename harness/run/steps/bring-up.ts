@@ -1,5 +1,4 @@
 import type { ClusterAddresses, ClusterBackend } from '../../../clusters/backend.ts';
-import { providerOf } from '../../../clusters/registry.ts';
 import { createProgress, ErrorCode, HarnessError } from '../../../lib/index.ts';
 import type { ClusterScenario } from '../cluster-scenario.ts';
 import type { ExperimentParams } from '../../options/experiment-params.ts';
@@ -24,7 +23,7 @@ export async function bringUp(
   signal: AbortSignal,
 ): Promise<string[]> {
   const { params, clock, write } = plan;
-  const provider = providerOf(params.backend);
+  const { provider } = plan;
   const progress = createProgress({ phase: 'cluster', clock, write });
   progress.update(provider.bringUpText);
   await backend.up(signal);

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { POD_GONE_KINDS } from '../../../clusters/events.ts';
 import type { LifecycleEvent } from '../../../clusters/events.ts';
-import { providerOf } from '../../../clusters/registry.ts';
 import { measureDrainOptions } from '../../explain/drain-option-metrics.ts';
 import type { DrainOptionMetrics } from '../../explain/drain-option-metrics.ts';
 import { envoyCounterDeltas } from '../../explain/envoy-counters.ts';
@@ -70,7 +69,7 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
   const events = seen.backend.events();
   const logDir = join(plan.runDir, 'pods');
   // The components' own logs, as they wrote them during the run (not every backend keeps them).
-  const hasLogs = providerOf(params.backend).capabilities.has('componentLogs');
+  const hasLogs = plan.provider.capabilities.has('componentLogs');
   const explained =
     hasLogs && tally
       ? await explainRun({

@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import type { ClusterBackend } from '../../../clusters/backend.ts';
-import { providerOf } from '../../../clusters/registry.ts';
 import { ISTIO_FILE_FLUSH_INTERVAL_MS } from '../../../mesh/pilot-agent/bootstrap.ts';
 import { scrapeTargetsOf, startMetricsScraper } from '../../observe/metrics-scraper.ts';
 import { bringUp } from './bring-up.ts';
@@ -14,17 +12,7 @@ import type { Observation, RunPlan } from './run-context.ts';
  * so far is returned with the reason.
  */
 export async function observeRun(plan: RunPlan): Promise<Observation> {
-  const { params, clock } = plan;
-  const backend = await providerOf(params.backend).create(
-    { ...params, faultTarget: plan.scenario.fault.target },
-    {
-      clock,
-      settings: plan.backendSettings ?? {},
-      logDir: join(plan.runDir, 'pods'),
-      write: plan.write,
-      envoyBinary: plan.envoy.path,
-    },
-  );
+  const { clock, backend } = plan;
   const failed = new AbortController();
   backend.onFailure((err) => {
     failed.abort(err);
@@ -35,7 +23,7 @@ export async function observeRun(plan: RunPlan): Promise<Observation> {
     const targets = await bringUp(plan, backend, signal);
     // Metrics from now on, the first scrape before the load (a baseline, and its cost not the load's),
     // where the pods' addresses are reachable from here.
-    const scrapes = providerOf(params.backend).capabilities.has('podsFromHost');
+    const scrapes = plan.provider.capabilities.has('podsFromHost');
     seen.scraper = startMetricsScraper({
       clock,
       targets: () => (scrapes ? scrapeTargetsOf(backend.addresses().pods) : []),

@@ -13,31 +13,39 @@ import { SUMMARY_COLUMN_NAMES } from '../../results/run-row.ts';
 import type { RunPlan, RunRequest } from './run-context.ts';
 
 /**
- * Step 1, plan: everything that can refuse the run does so before anything starts (the backend's
- * preflight: Docker and kind for kind, the loopback block for local; runs.csv taking this run's
- * columns; k6; the binaries the backend runs from here); then the run folder with what to re-run
- * (experiment.yaml) and what it ran on (provenance.json).
+ * Step 1, plan: everything that can refuse the run does so before anything starts (runs.csv taking
+ * this run's columns; k6; the binaries the backend runs from here; the backend's preflight: Docker
+ * and kind for kind, the loopback block for local); then the run folder with what to re-run
+ * (experiment.yaml) and what it ran on (provenance.json). The backend is resolved and created here,
+ * once: the run brings up the very cluster the preflight checked.
  */
 export async function planRun(request: RunRequest): Promise<RunPlan> {
   const { params, clock } = request;
-  // Creating a backend starts nothing; this one checks the machine. Its choices made by chance (the
-  // local loopback block) are settled first and handed on, so the run brings up the cluster checked.
   const provider = providerOf(params.backend);
+  // Its choices made by chance (the local loopback block) are settled first and recorded.
   const raw = request.backendSettings ?? {};
   const backendSettings = provider.settle ? provider.settle(raw) : raw;
-  const checked = await provider.create(
-    { ...params, faultTarget: request.scenario.fault.target },
-    { clock, settings: backendSettings },
-  );
-  await checked.preflight();
   await checkCsvHeader(join(request.resultsDir, 'runs.csv'), SUMMARY_COLUMN_NAMES);
   const generator = await prepareGenerator(request);
   // What the backend runs from this machine (local: go-httpbin, Envoy; kind: its images), and the
-  // Envoy the gateway and sidecar run.
+  // Envoy the gateway and sidecar run. Before the backend's creation, which takes the Envoy: the
+  // tools are a cache `npm run tools` fills, so a refusal after them has cost nothing in practice.
   const envoy = await provider.prepareTools({ signal: request.signal, write: request.write });
   const startedAtWallMs = clock.now() + clock.wallOffsetMs;
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(request.resultsDir, runId);
+  // Creating a backend starts nothing; its preflight checks the machine.
+  const backend = await provider.create(
+    { ...params, faultTarget: request.scenario.fault.target },
+    {
+      clock,
+      settings: backendSettings,
+      logDir: join(runDir, 'pods'),
+      write: request.write,
+      envoyBinary: envoy.path,
+    },
+  );
+  await backend.preflight();
   await makeDirectory(join(runDir, 'pods'));
   await makeDirectory(join(runDir, generator.kind));
   const k6Script =
@@ -52,6 +60,8 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   await writeProvenance(runDir, provenance);
   return {
     ...request,
+    provider,
+    backend,
     backendSettings,
     generator,
     envoy,

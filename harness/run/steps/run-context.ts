@@ -1,5 +1,6 @@
 import type { RolloutResult } from '../../../clusters/backend.ts';
 import type { ClusterBackend } from '../../../clusters/backend.ts';
+import type { BackendProvider } from '../../../clusters/provider.ts';
 import type { Clock } from '../../../lib/index.ts';
 import type { LoadResult } from '../../load/index.ts';
 import type { CpuReport } from '../../observe/cpu-monitor.ts';
@@ -24,6 +25,10 @@ export interface RunRequest {
 
 /** The plan step's result: where the run goes and with what, before anything starts. */
 export interface RunPlan extends RunRequest {
+  /** The backend's provider, resolved once from params.backend: its capabilities, its profile. */
+  provider: BackendProvider;
+  /** The cluster, created once (nothing started) and preflighted; the observe step brings it up. */
+  backend: ClusterBackend;
   /** The load generator chosen for this run (--generator) and why. */
   generator: LoadGenerator;
   /** The Envoy the gateway and sidecar run (local: ensured in the plan step; kind: the image's). */
