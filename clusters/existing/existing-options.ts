@@ -1,7 +1,7 @@
 import { createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { WorkloadRef } from '../backend.ts';
-import type { StepTiming } from '../kind/provision/provision-step.ts';
+import type { StepTiming } from '../steps/step-runner.ts';
 import { runHost, runNamespaceName } from './run-objects.ts';
 import { assertRunNamespaceName } from './run-ownership.ts';
 

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ISTIO_JSON_LOG_FORMAT } from '../../mesh/xds/access-log.ts';
 import { ISTIO_ZTUNNEL_LOG_LEVEL } from '../manifests/index.ts';
-import type { ProvisionStep } from '../kind/provision/provision-step.ts';
+import type { LoggedStep } from '../steps/step-runner.ts';
 import { DEFAULT_DEBOUNCE_AFTER_MS } from '../kind/kind-options.ts';
 import type { IstioImages } from './istio-images.ts';
 
@@ -114,7 +114,7 @@ export function istioReleases(
 
 /** `helm install` of each release in order, waiting for each to be Ready. */
 export async function installIstio(
-  step: ProvisionStep,
+  step: LoggedStep,
   options: {
     helm: string;
     chartsDir: string;

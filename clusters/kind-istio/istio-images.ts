@@ -10,7 +10,7 @@ import { execa } from 'execa';
 import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError, makeDirectory } from '../../lib/index.ts';
 import { buildImage, hasImage } from '../kind/provision/docker-images.ts';
 import type { DockerCli } from '../kind/provision/docker-images.ts';
-import type { ProvisionStep } from '../kind/provision/provision-step.ts';
+import type { LoggedStep } from '../steps/step-runner.ts';
 import { ISTIO_MODULE } from './istio-release.ts';
 
 export interface IstioBinaries {
@@ -41,7 +41,7 @@ export const ISTIO_IMAGES: IstioImages = {
 };
 
 /** The module's folder in the Go module cache (go mod download), its hash checked against the pin. */
-export async function istioModuleDir(step: ProvisionStep): Promise<string> {
+export async function istioModuleDir(step: LoggedStep): Promise<string> {
   const out = await execa(
     'go',
     ['mod', 'download', '-json', `${ISTIO_MODULE.module}@v${ISTIO_MODULE.version}`],
@@ -106,7 +106,7 @@ export function istioImageSpecs(
 
 /** Istio's images, each built when the engine has no image of its tag. */
 export async function ensureIstioImages(
-  step: ProvisionStep,
+  step: LoggedStep,
   docker: DockerCli,
   options: { slimRef: string; binaries: IstioBinaries; toolsDir?: string },
 ): Promise<IstioImages> {

@@ -8,7 +8,7 @@ import { ensureGoTool, ENVOY, pinnedEnvoyPath } from '../../lib/tools/index.ts';
 import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError } from '../../lib/index.ts';
 import { IMAGES } from '../manifests/index.ts';
 import type { KindRun } from '../kind/kind-run.ts';
-import type { StepRunner } from '../kind/provision/provision-step.ts';
+import type { StepRunner } from '../steps/step-runner.ts';
 import { checkMachineStep } from '../kind/up/check-machine.ts';
 import { createClusterStep } from '../kind/up/create-cluster.ts';
 import type { KindUp, KindUpStep } from '../kind/up/kind-up.ts';

@@ -6,7 +6,7 @@ import { createSystemClock } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import type { KindTools } from './kind-tools.ts';
 import type { KindProvisioned, NodeImageChoice } from './provision/kind-provisioner.ts';
-import type { StepRunner, StepTiming } from './provision/provision-step.ts';
+import type { StepRunner, StepTiming } from '../steps/step-runner.ts';
 
 /** The grace period close() gives our pods (`kubectl delete --grace-period=2`), as the local backend. */
 export const CLOSE_GRACE_S = 2;

@@ -11,7 +11,7 @@ import {
   stopDaemon,
 } from '../../clusters/kind/provision/docker-engine.ts';
 import { engineLayout } from '../../clusters/kind/provision/engine-layout.ts';
-import { createStepRunner } from '../../clusters/kind/provision/provision-step.ts';
+import { createStepRunner } from '../../clusters/steps/step-runner.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 

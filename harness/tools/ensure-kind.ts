@@ -4,7 +4,7 @@ import { ensureGoTool } from '../../lib/tools/index.ts';
 import { ensureDockerEngine } from '../../clusters/kind/provision/docker-engine.ts';
 import { buildGoPrograms } from '../../clusters/kind/provision/go-build-module.ts';
 import { KIND, KUBECTL_BUILD } from '../../clusters/kind/provision/kind-cli.ts';
-import { createStepRunner } from '../../clusters/kind/provision/provision-step.ts';
+import { createStepRunner } from '../../clusters/steps/step-runner.ts';
 
 /**
  * The kind part of `npm run tools`: a Docker engine (the one that answers; else Debian's docker.io

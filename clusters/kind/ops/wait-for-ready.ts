@@ -2,7 +2,7 @@ import { awaitServing } from '../await-serving.ts';
 import type { KindRun } from '../kind-run.ts';
 import { isCaughtUp, need, owned, waitForChange, workloadOf } from '../kind-workloads.ts';
 import { toPodInfo } from '../pod-info.ts';
-import type { StepRunner } from '../provision/provision-step.ts';
+import type { StepRunner } from '../../steps/step-runner.ts';
 import { isRolledOut } from '../rollout-predicate.ts';
 
 export interface ReadyWait {

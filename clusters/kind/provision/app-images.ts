@@ -15,7 +15,7 @@ import { FORTIO, GO_HTTPBIN } from '../../../lib/tools/index.ts';
 import { ensureZdsRelay, zdsRelayPath } from '../../../mesh/zds/index.ts';
 import { buildImage, imageLabel } from './docker-images.ts';
 import type { DockerCli } from './docker-images.ts';
-import type { ProvisionStep } from './provision-step.ts';
+import type { LoggedStep } from '../../steps/step-runner.ts';
 
 /** The label that says which staged context an image was built from (a second run rebuilds nothing). */
 export const CONTENT_LABEL = 'ztunnel-harness.content';
@@ -93,7 +93,7 @@ async function hashTree(dir: string): Promise<string> {
  * Envoy, go-httpbin and fortio as `npm run tools` pinned them, and our zds-relay.
  */
 export async function stageAppContext(
-  step: ProvisionStep,
+  step: LoggedStep,
   options: { root?: string; toolsDir?: string } = {},
 ): Promise<{ dir: string; hash: string }> {
   const root = options.root ?? PROJECT_ROOT;
@@ -155,7 +155,7 @@ async function contentKey(root: string, toolsDir: string, slimRef: string): Prom
  * only when something is to be built.
  */
 export async function ensureAppImages(
-  step: ProvisionStep,
+  step: LoggedStep,
   docker: DockerCli,
   options: { images: readonly AppImage[]; slimRef: string; root?: string; toolsDir?: string },
 ): Promise<{ built: string[]; reused: string[] }> {

@@ -16,7 +16,7 @@ import { buildDaemonConfig, ENGINE_DIR, engineLayout } from './engine-layout.ts'
 import type { EngineLayout } from './engine-layout.ts';
 import { startEngineWatcher } from './engine-watcher.ts';
 import type { EngineWatcher, WatchedCluster } from './engine-watcher.ts';
-import type { ProvisionStep } from './provision-step.ts';
+import type { LoggedStep } from '../../steps/step-runner.ts';
 import { runcWrapperScript } from './runc-wrapper.ts';
 
 /** How long a daemon we start may take to answer. */
@@ -83,7 +83,7 @@ export async function engineVersion(env: Record<string, string | undefined>): Pr
  * the harness must not stop it before our cluster is deleted) and waited for.
  */
 export async function ensureDockerEngine(
-  step: ProvisionStep,
+  step: LoggedStep,
   options: EngineOptions = {},
 ): Promise<DockerEngine> {
   const layout = options.layout ?? engineLayout();
@@ -161,7 +161,7 @@ const OLD_ENGINE_DIR = join(DEFAULT_TOOLS_DIR, 'kind', 'engine');
  * and written by no one else, else refused: root reads its config and runs its wrapper. The folder
  * of the checkout's tools a release before kept it in is moved here once (its images kept).
  */
-async function ownEngineDir(step: ProvisionStep, layout: EngineLayout): Promise<void> {
+async function ownEngineDir(step: LoggedStep, layout: EngineLayout): Promise<void> {
   if (layout.dir === ENGINE_DIR && existsSync(OLD_ENGINE_DIR) && !existsSync(layout.dir)) {
     await mkdir(dirname(layout.dir), { recursive: true, mode: 0o755 });
     await rename(OLD_ENGINE_DIR, layout.dir);
@@ -182,7 +182,7 @@ async function ownEngineDir(step: ProvisionStep, layout: EngineLayout): Promise<
 }
 
 async function startDaemon(
-  step: ProvisionStep,
+  step: LoggedStep,
   layout: EngineLayout,
   wrapped: boolean,
   env: NodeJS.ProcessEnv,
@@ -227,7 +227,7 @@ async function startDaemon(
 }
 
 async function waitForAnswer(
-  step: ProvisionStep,
+  step: LoggedStep,
   layout: EngineLayout,
   pid: number,
   env: Record<string, string | undefined>,

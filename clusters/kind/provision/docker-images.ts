@@ -1,4 +1,4 @@
-import type { ProvisionStep } from './provision-step.ts';
+import type { LoggedStep } from '../../steps/step-runner.ts';
 
 /** The docker CLI against the engine a run uses (its env: DOCKER_HOST for ours). */
 export interface DockerCli {
@@ -6,7 +6,7 @@ export interface DockerCli {
 }
 
 /** Whether the engine holds an image of this reference. */
-export async function hasImage(step: ProvisionStep, docker: DockerCli, ref: string): Promise<boolean> {
+export async function hasImage(step: LoggedStep, docker: DockerCli, ref: string): Promise<boolean> {
   const out = await step.run('docker', ['image', 'inspect', '--format', '{{.Id}}', ref], {
     env: docker.env,
     capture: true,
@@ -22,7 +22,7 @@ export async function hasImage(step: ProvisionStep, docker: DockerCli, ref: stri
  * The tag is applied only when the build succeeds, so a failed build leaves nothing tagged.
  */
 export async function buildImage(
-  step: ProvisionStep,
+  step: LoggedStep,
   docker: DockerCli,
   options: {
     context: string;
@@ -55,7 +55,7 @@ export async function buildImage(
 
 /** A label of an image, or undefined when the image or the label is not there. */
 export async function imageLabel(
-  step: ProvisionStep,
+  step: LoggedStep,
   docker: DockerCli,
   ref: string,
   label: string,

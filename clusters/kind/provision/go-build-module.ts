@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
-import type { ProvisionStep } from './provision-step.ts';
+import type { LoggedStep } from '../../steps/step-runner.ts';
 
 /** A module from the Go module proxy, pinned by version and by its go.sum hash. */
 export interface PinnedModule {
@@ -79,7 +79,7 @@ export function checkPinnedSums(goSum: string, pins: readonly PinnedModule[]): s
 }
 
 export async function buildGoPrograms(
-  step: ProvisionStep,
+  step: LoggedStep,
   spec: GoBuildSpec,
   toolsDir = DEFAULT_TOOLS_DIR,
 ): Promise<BuiltPrograms> {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { consentToHostChange, ErrorCode, HarnessError } from '../../../lib/index.ts';
 import { findOnPath } from '../../../lib/tools/find-on-path.ts';
-import type { ProvisionStep } from './provision-step.ts';
+import type { LoggedStep } from '../../steps/step-runner.ts';
 
 /**
  * Debian's docker.io (dockerd 20.10, containerd, runc) and jq (the runc wrapper), as root on a Debian
@@ -10,7 +10,7 @@ import type { ProvisionStep } from './provision-step.ts';
  * invoke-rc.d) keeps the package from starting a system daemon: we start our own.
  */
 export async function installDockerEngine(
-  step: ProvisionStep,
+  step: LoggedStep,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   const missing = [

@@ -8,7 +8,7 @@ import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
 import { findOnPath } from '../../../lib/tools/index.ts';
 import { validateAgainstModels } from '../model-check.ts';
 import { extractCrds, fetchIstioCrds, ISTIO_API, ISTIO_CRD_FILE, ROUTING_CRDS } from './istio-crds.ts';
-import { createStepRunner } from './provision-step.ts';
+import { createStepRunner } from '../../steps/step-runner.ts';
 
 type After = { after: (fn: () => Promise<void>) => void };
 

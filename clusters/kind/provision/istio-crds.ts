@@ -6,7 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { ErrorCode, HarnessError } from '../../../lib/index.ts';
 import { findOnPath } from '../../../lib/tools/index.ts';
 import type { PinnedModule } from './go-build-module.ts';
-import type { ProvisionStep } from './provision-step.ts';
+import type { LoggedStep } from '../../steps/step-runner.ts';
 
 /**
  * Istio's API module, whose kubernetes/customresourcedefinitions.gen.yaml is what Istio's base chart
@@ -62,7 +62,7 @@ export interface FetchIstioCrdsOptions {
  * the pin fails the step before anything is read. Nothing of it is kept in this repository.
  */
 export async function fetchIstioCrds(
-  step: ProvisionStep,
+  step: LoggedStep,
   options: FetchIstioCrdsOptions = {},
 ): Promise<KubernetesObject[]> {
   const pin = options.pin ?? ISTIO_API;

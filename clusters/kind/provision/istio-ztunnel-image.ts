@@ -11,7 +11,7 @@ import { DEFAULT_TOOLS_DIR, makeDirectory } from '../../../lib/index.ts';
 import { ISTIO_ZTUNNEL_IMAGE_REPOSITORY } from '../../manifests/index.ts';
 import { buildImage, hasImage } from './docker-images.ts';
 import type { DockerCli } from './docker-images.ts';
-import type { ProvisionStep } from './provision-step.ts';
+import type { LoggedStep } from '../../steps/step-runner.ts';
 
 /** Where the binary sits in the image, as in Istio's ztunnel image. */
 export const ISTIO_ZTUNNEL_PATH = '/usr/local/bin/ztunnel';
@@ -40,7 +40,7 @@ export function istioZtunnelDockerfile(slimRef: string): string {
  * folder; removed after the build).
  */
 export async function ensureIstioZtunnelImage(
-  step: ProvisionStep,
+  step: LoggedStep,
   docker: DockerCli,
   options: { binary: string; slimRef: string; toolsDir?: string },
 ): Promise<string> {

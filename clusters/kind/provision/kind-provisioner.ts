@@ -14,7 +14,7 @@ import { ensureRootfsImage } from './node-image/debian-rootfs.ts';
 import { ensureNodeImage, NODE_IMAGE_REPOSITORY } from './node-image/node-image.ts';
 import { KUBERNETES_VERSION } from './node-image/pins.ts';
 import { SLIM_ROOTFS } from './node-image/rootfs-specs.ts';
-import type { StepRunner } from './provision-step.ts';
+import type { StepRunner } from '../../steps/step-runner.ts';
 
 /** kind v0.33.0's default node image (pkg/apis/config/defaults/image.go), pinned by digest. */
 export const OFFICIAL_NODE_IMAGE =

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { ensureDockerEngine } from '../provision/docker-engine.ts';
 import { engineLayout } from '../provision/engine-layout.ts';
-import { createStepRunner } from '../provision/provision-step.ts';
+import { createStepRunner } from '../../steps/step-runner.ts';
 
 const dir = process.env['ENGINE_DIR'] ?? '';
 const then = process.env['THEN'] ?? 'wait';

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { KIND_IMAGES } from '../kind-images.ts';
 import type { WatchedCluster } from '../provision/engine-watcher.ts';
 import type { KindProvisioned } from '../provision/kind-provisioner.ts';
-import type { StepRunner } from '../provision/provision-step.ts';
+import type { StepRunner } from '../../steps/step-runner.ts';
 
 /** What the run asked of the fake engine. */
 export interface FakeEngineCalls {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { StepTiming } from '../provision/provision-step.ts';
+import type { StepTiming } from '../../steps/step-runner.ts';
 import { KIND_UP_STEPS } from '../up/steps.ts';
 import type { FakeEngineCalls } from './fake-provision.ts';
 import { controlPlanePods, putPod, startKindFixture } from './kind-fixtures.ts';

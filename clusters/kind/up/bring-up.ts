@@ -1,8 +1,8 @@
 import { teardown } from '../down/teardown.ts';
 import { sayKind } from '../kind-run.ts';
 import type { KindRun } from '../kind-run.ts';
-import { createStepRunner } from '../provision/provision-step.ts';
-import type { StepRunner } from '../provision/provision-step.ts';
+import { createStepRunner } from '../../steps/step-runner.ts';
+import type { StepRunner } from '../../steps/step-runner.ts';
 import { checkBeforeStarting } from './check-before-starting.ts';
 import type { KindUp, KindUpStep } from './kind-up.ts';
 import { KIND_UP_STEPS } from './steps.ts';

@@ -1,5 +1,5 @@
 import type { KindRun } from '../kind-run.ts';
-import type { StepRunner } from '../provision/provision-step.ts';
+import type { StepRunner } from '../../steps/step-runner.ts';
 
 /** What each bring-up step takes: the run, the runner that times the steps, up()'s signal. */
 export interface KindUp {

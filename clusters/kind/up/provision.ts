@@ -3,7 +3,7 @@ import { KIND_IMAGES } from '../kind-images.ts';
 import { makeKindTools } from '../kind-run.ts';
 import { provisionKind } from '../provision/kind-provisioner.ts';
 import type { KindProvisioned, NodeImageChoice } from '../provision/kind-provisioner.ts';
-import type { StepRunner } from '../provision/provision-step.ts';
+import type { StepRunner } from '../../steps/step-runner.ts';
 import type { KindUp } from './kind-up.ts';
 
 /**

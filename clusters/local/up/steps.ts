@@ -1,5 +1,7 @@
 // The local cluster's bring-up as a list of named steps, run in order, each timed (as kind's
 // pkg/cluster/internal/create/create.go runs its actions): a new mode adds a step here.
+import { runTimedStep } from '../../steps/timed-step.ts';
+import type { StepTime } from '../../steps/timed-step.ts';
 import { controlPlaneStep } from './control-plane.ts';
 import { controllersStep } from './controllers.ts';
 import { cpuGroupsStep } from './cpu-groups.ts';
@@ -26,23 +28,27 @@ export const LOCAL_UP_STEPS: readonly LocalUpStep[] = [
   { name: 'controllers', run: controllersStep },
 ];
 
-export interface StepTime {
-  name: string;
-  ms: number;
-}
-
-/** Runs the steps in order; each one's time (run clock) is logged and returned. */
+/**
+ * Runs the steps in order, each timed by runTimedStep (the step runner's core) on the run clock; each
+ * one's time is logged and returned. Not the kind runner itself: these steps run no commands, so they
+ * have no log files or steps.csv, and a failed one's error goes on as it is, unlogged.
+ */
 export async function runLocalUpSteps(
   cluster: LocalCluster,
   steps: readonly LocalUpStep[] = LOCAL_UP_STEPS,
 ): Promise<StepTime[]> {
   const times: StepTime[] = [];
   for (const step of steps) {
-    const startMs = cluster.clock.now();
-    await step.run(cluster);
-    const ms = cluster.clock.now() - startMs;
-    times.push({ name: step.name, ms });
-    cluster.log.debug(`up: ${step.name} in ${ms.toFixed(0)} ms`);
+    await runTimedStep({
+      name: step.name,
+      now: () => cluster.clock.now(),
+      body: () => step.run(cluster),
+      onEnd: ({ name, ms, ok }) => {
+        if (!ok) return;
+        times.push({ name, ms });
+        cluster.log.debug(`up: ${name} in ${ms.toFixed(0)} ms`);
+      },
+    });
   }
   return times;
 }

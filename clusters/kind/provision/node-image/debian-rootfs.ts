@@ -6,7 +6,7 @@ import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError, makeDirectory } from '../..
 import { findOnPath } from '../../../../lib/tools/find-on-path.ts';
 import { hasImage } from '../docker-images.ts';
 import type { DockerCli } from '../docker-images.ts';
-import type { ProvisionStep } from '../provision-step.ts';
+import type { LoggedStep } from '../../../steps/step-runner.ts';
 
 /** A Debian root file system made by debootstrap from Debian's packages, imported as an image. */
 export interface RootfsSpec {
@@ -38,7 +38,7 @@ export const DEBIAN_KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
  * from PATH and the file system, else Debian's packages (as root on Debian); else what to install
  * (exit 2).
  */
-async function ensureDebootstrap(step: ProvisionStep): Promise<void> {
+async function ensureDebootstrap(step: LoggedStep): Promise<void> {
   const missing = [
     ...((await findOnPath('debootstrap', process.env)) ? [] : ['debootstrap']),
     ...((await findOnPath('gpgv', process.env)) ? [] : ['gpgv']),
@@ -68,7 +68,7 @@ export function rootfsRef(spec: RootfsSpec): string {
  * caches removed, `tar | docker import` (one layer; tagged only when the import succeeds).
  */
 export async function ensureRootfsImage(
-  step: ProvisionStep,
+  step: LoggedStep,
   docker: DockerCli,
   spec: RootfsSpec,
   toolsDir = DEFAULT_TOOLS_DIR,

@@ -5,7 +5,7 @@ import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError, makeDirectory } from '../..
 import { buildImage, hasImage } from '../docker-images.ts';
 import type { DockerCli } from '../docker-images.ts';
 import { buildGoPrograms, buildSpecHash } from '../go-build-module.ts';
-import type { ProvisionStep, StepRunner } from '../provision-step.ts';
+import type { LoggedStep, StepRunner } from '../../../steps/step-runner.ts';
 import { NODE_RUNC_WRAPPER, runcWrapperScript } from '../runc-wrapper.ts';
 import { ensureRootfsImage, rootfsRef } from './debian-rootfs.ts';
 import { DEFAULT_STORAGE_MANIFEST, editContainerdConfig, nodeBaseDockerfile } from './node-files.ts';
@@ -51,7 +51,7 @@ function harnessFiles(kindContainerdConfig: string): Record<string, { text: stri
 }
 
 /** kind's node image files (images/base/files) from its module on the Go module proxy, hash checked. */
-async function kindModuleDir(step: ProvisionStep): Promise<string> {
+async function kindModuleDir(step: LoggedStep): Promise<string> {
   const out = await step.run(
     'go',
     ['mod', 'download', '-json', `${KIND_MODULE.module}@${KIND_MODULE.version}`],
@@ -175,7 +175,7 @@ export async function ensureNodeImage(
  * `docker commit`. The build container is removed whatever happens.
  */
 async function assembleNodeImage(
-  step: ProvisionStep,
+  step: LoggedStep,
   docker: DockerCli,
   options: { baseRef: string; parts: { ref: string; kubeadmRef: string }[]; ref: string; toolsDir: string },
 ): Promise<void> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_TOOLS_DIR, makeDirectory } from '../../../../lib/index.ts';
 import { buildImage, hasImage } from '../docker-images.ts';
 import type { DockerCli } from '../docker-images.ts';
-import type { ProvisionStep } from '../provision-step.ts';
+import type { LoggedStep } from '../../../steps/step-runner.ts';
 import { COREDNS_VERSION, ETCD_IMAGE_TAG, KUBERNETES_VERSION, PAUSE_VERSION } from './pins.ts';
 
 /**
@@ -66,7 +66,7 @@ export function partDockerfile(baseRef: string, part: PartImage): string {
 
 /** Each part image built once per base and binaries (`binariesHash`): our tag, and kubeadm's name. */
 export async function ensurePartImages(
-  step: ProvisionStep,
+  step: LoggedStep,
   docker: DockerCli,
   options: { baseRef: string; bins: Record<string, string>; binariesHash: string; toolsDir?: string },
 ): Promise<{ ref: string; kubeadmRef: string }[]> {

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { ErrorCode, isHarnessError } from '../../../../lib/index.ts';
 import { ensureDockerEngine, isOurDaemon, stopDaemon } from '../docker-engine.ts';
 import { engineLayout } from '../engine-layout.ts';
-import { createStepRunner } from '../provision-step.ts';
+import { createStepRunner } from '../../../steps/step-runner.ts';
 
 /** Fake docker (no engine answers) and dockerd (`script`), first on PATH; our daemon's layout in a temporary folder. */
 async function setUp(t: { after: (fn: () => Promise<void>) => void }, dockerd: string) {

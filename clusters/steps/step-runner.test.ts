@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ErrorCode, HarnessError, isHarnessError } from '../../../lib/index.ts';
-import { createStepRunner } from './provision-step.ts';
+import { ErrorCode, HarnessError, isHarnessError } from '../../lib/index.ts';
+import { createStepRunner } from './step-runner.ts';
 
 async function runnerIn(t: { after: (fn: () => Promise<void>) => void }) {
   const dir = await mkdtemp(join(tmpdir(), 'steps-'));

@@ -1,15 +1,18 @@
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { ErrorCode, HarnessError, makeDirectory } from '../../../lib/index.ts';
+import { ErrorCode, HarnessError, makeDirectory } from '../../lib/index.ts';
+import { runTimedStep } from './timed-step.ts';
 
 /**
- * One named step of provisioning (engine, kind, node image, images, ...): its commands' output goes to
- * its own log file, its duration is told when it ends, and a command that fails fails the step with
- * ProvisionFailed (exit 3) naming the step and the log, as kind's create prints each action as it runs
- * (kind pkg/cluster/internal/create/create.go: `ctx.Status.Start(...)` / `End(ok)`).
+ * One named step of a bring-up that runs commands (kind's provisioning: engine, kind, node image,
+ * images; the cluster, its images and control plane; the existing backend's; the harness's tools):
+ * its commands' output goes to its own log file, its duration is told when it ends, and a command
+ * that fails fails the step with ProvisionFailed (exit 3) naming the step and the log, as kind's
+ * create prints each action as it runs (kind pkg/cluster/internal/create/create.go:
+ * `ctx.Status.Start(...)` / `End(ok)`). Its timing is runTimedStep's, the local cluster's too.
  */
-export interface ProvisionStep {
+export interface LoggedStep {
   readonly name: string;
   /** The step's log file: every command's stdout and stderr, one header line per command. */
   readonly logPath: string;
@@ -58,7 +61,7 @@ export interface StepHow {
 }
 
 export interface StepRunner {
-  step<T>(name: string, body: (step: ProvisionStep) => Promise<T>, how?: StepHow): Promise<T>;
+  step<T>(name: string, body: (step: LoggedStep) => Promise<T>, how?: StepHow): Promise<T>;
   timings(): readonly StepTiming[];
 }
 
@@ -75,27 +78,30 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
           appendFileSync(logPath, text);
         },
       };
-      const started = now();
       options.write(`${name}: started (log: ${logPath})\n`);
       const step = createStep(name, logPath, log, options);
-      let ok = false;
-      try {
-        const result = await body(step);
-        ok = true;
-        return result;
-      } catch (err) {
-        log.write(`FAILED: ${(err as Error).message}\n`);
-        throw how.keepError ? err : asStepFailure(name, logPath, err);
-      } finally {
-        const timing = { name, seconds: (now() - started) / 1000, ok, logPath };
-        timings.push(timing);
-        // steps.csv beside the logs: one row a step, in the order they ended.
-        const csv = join(options.logDir, 'steps.csv');
-        if (!existsSync(csv)) appendFileSync(csv, 'step,seconds,ok,log\n');
-        appendFileSync(csv, `${name},${timing.seconds.toFixed(1)},${String(ok)},${logPath}\n`);
-        options.onTiming?.(timing);
-        options.write(`${name}: ${ok ? 'done' : 'FAILED'} in ${timing.seconds.toFixed(1)} s\n`);
-      }
+      return runTimedStep({
+        name,
+        now,
+        body: async () => {
+          try {
+            return await body(step);
+          } catch (err) {
+            log.write(`FAILED: ${(err as Error).message}\n`);
+            throw how.keepError ? err : asStepFailure(name, logPath, err);
+          }
+        },
+        onEnd: ({ ms, ok }) => {
+          const timing = { name, seconds: ms / 1000, ok, logPath };
+          timings.push(timing);
+          // steps.csv beside the logs: one row a step, in the order they ended.
+          const csv = join(options.logDir, 'steps.csv');
+          if (!existsSync(csv)) appendFileSync(csv, 'step,seconds,ok,log\n');
+          appendFileSync(csv, `${name},${timing.seconds.toFixed(1)},${String(ok)},${logPath}\n`);
+          options.onTiming?.(timing);
+          options.write(`${name}: ${ok ? 'done' : 'FAILED'} in ${timing.seconds.toFixed(1)} s\n`);
+        },
+      });
     },
   };
 }
@@ -105,7 +111,7 @@ function createStep(
   logPath: string,
   log: { write: (text: string) => void },
   options: StepRunnerOptions,
-): ProvisionStep {
+): LoggedStep {
   return {
     name,
     logPath,
