@@ -1,10 +1,9 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo, Server, Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { waitAtMost } from '../../lib/index.ts';
 import type { Clock } from '../../lib/index.ts';
-import { closeOnBadLine, createLineDecoder, createPendingAnswers, encodeLine } from '../json-lines.ts';
+import { createPendingAnswers, encodeLine } from '../json-lines.ts';
 import type { PendingAnswers } from '../json-lines.ts';
+import { startJsonLinesServer } from '../json-lines-server.ts';
 import type { ClientMessage, Delta, ServerMessage, ServiceEntry, WorkloadEntry } from './protocol.ts';
 import { DISCOVERY_PROTOCOL_VERSION, serviceKey } from './protocol.ts';
 import { nameComponent } from '../../lib/index.ts';
@@ -64,7 +63,6 @@ export async function startDiscoveryServer(options: {
   ackTimeoutMs?: number;
   onSubscribe?: (node: string, instance: string) => void;
 }): Promise<DiscoveryServer> {
-  const subscribers = new Set<Subscriber>();
   let current: DiscoverySnapshot = { workloads: [], services: [] };
   let version = 0;
   let nonce = 0;
@@ -82,50 +80,46 @@ export async function startDiscoveryServer(options: {
     return answered;
   };
 
-  const server: Server = createServer((socket) => {
-    let sub: Subscriber | undefined;
-    socket.on(
-      'data',
-      createLineDecoder(
-        (line) => {
-          const message = line as ClientMessage;
-          if (message.type === 'subscribe' && message.protocol === DISCOVERY_PROTOCOL_VERSION) {
-            sub = {
-              socket,
-              node: message.node,
-              instance: message.instance,
-              sentWorkloads: new Map(),
-              sentServices: new Map(),
-              answers: createPendingAnswers(),
-            };
-            subscribers.add(sub);
-            options.onSubscribe?.(message.node, message.instance);
-            void send(sub, current);
-          } else if ((message.type === 'ack' || message.type === 'nack') && sub) {
-            sub.answers.answer(message.nonce, message.type);
-          }
-        },
-        closeOnBadLine(socket, 'discovery'),
-      ),
-    );
-    socket.on('error', () => undefined); // the close handler below does the bookkeeping
-    socket.on('close', () => {
-      if (!sub) return;
-      subscribers.delete(sub);
+  // What is this protocol's and not the shared skeleton's: TCP, as istiod's plaintext xDS (port
+  // 15010), where the node agent listens on a Unix socket; the greeting (subscribe, which starts the
+  // full state); the ACK/NACKs.
+  const server = await startJsonLinesServer<Subscriber>({
+    listen: { host: options.host, port: options.port ?? 0 },
+    protocol: 'discovery',
+    greet: (line, socket) => {
+      const message = line as ClientMessage;
+      if (message.type !== 'subscribe' || message.protocol !== DISCOVERY_PROTOCOL_VERSION) return undefined;
+      const { node, instance } = message;
+      return {
+        socket,
+        node,
+        instance,
+        sentWorkloads: new Map(),
+        sentServices: new Map(),
+        answers: createPendingAnswers(),
+      };
+    },
+    onGreeted: (sub) => {
+      options.onSubscribe?.(sub.node, sub.instance);
+      void send(sub, current);
+    },
+    onMessage: (line, sub) => {
+      const message = line as ClientMessage;
+      if (message.type === 'ack' || message.type === 'nack') sub.answers.answer(message.nonce, message.type);
+    },
+    onClosed: (sub) => {
       sub.answers.close('nack');
-    });
+    },
   });
-  server.listen({ host: options.host, port: options.port ?? 0 });
-  await once(server, 'listening');
 
   return {
     host: options.host,
     port: (server.address() as AddressInfo).port,
-    subscriberCount: () => subscribers.size,
+    subscriberCount: () => server.peers().length,
     async push(snapshot) {
       current = snapshot;
       version++;
-      const targets = [...subscribers];
+      const targets = server.peers();
       const outcomes = await Promise.all(
         targets.map(async (sub) => {
           const answer = await waitAtMost(options.clock, send(sub, snapshot), options.ackTimeoutMs ?? 5000);
@@ -139,11 +133,6 @@ export async function startDiscoveryServer(options: {
         nacked: outcomes.filter((o) => o === 'nack').length,
       };
     },
-    close: async () => {
-      for (const sub of subscribers) sub.socket.destroy();
-      const closed = once(server, 'close');
-      server.close();
-      await closed;
-    },
+    close: () => server.close(),
   };
 }

@@ -1,11 +1,10 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { Server, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { LocalWorkload } from '../workload.ts';
 import type { AgentMessage, ZtunnelMessage } from './protocol.ts';
-import { closeOnBadLine, createLineDecoder, encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
+import { encodeLine, NODE_AGENT_PROTOCOL_VERSION } from './protocol.ts';
 import { createPendingAnswers } from '../json-lines.ts';
 import type { PendingAnswers } from '../json-lines.ts';
+import { startJsonLinesServer } from '../json-lines-server.ts';
 import { nameComponent } from '../../lib/index.ts';
 
 // The crash guard names an uncaught error in this folder's code after this component (lib/components.ts).
@@ -42,7 +41,6 @@ export interface NodeAgentServer {
  */
 export async function startNodeAgentServer(path: string): Promise<NodeAgentServer> {
   const workloads = new Map<string, LocalWorkload>();
-  const instances: Instance[] = [];
   const snapshots = new Map<string, PromiseWithResolvers<undefined>>();
   const snapshotOf = (name: string): PromiseWithResolvers<undefined> => {
     let deferred = snapshots.get(name);
@@ -63,78 +61,65 @@ export async function startNodeAgentServer(path: string): Promise<NodeAgentServe
       throw new Error(`${instance.name} refused message ${String(message.seq)}: ${refused}`);
   };
 
-  const onHello = (socket: Socket, name: string): Instance => {
-    const instance: Instance = { name, socket, answers: createPendingAnswers() };
-    instances.push(instance);
-    const snapshot = [...workloads.values()].map((workload) =>
-      send(instance, { type: 'add', seq: ++seq, workload }),
-    );
-    const deferred = snapshotOf(name);
-    Promise.all(snapshot)
-      .then(() => send(instance, { type: 'snapshot-sent', seq: ++seq }))
-      .then(() => {
-        deferred.resolve(undefined);
-      }, deferred.reject);
-    return instance;
-  };
-
-  const server: Server = createServer((socket) => {
-    let instance: Instance | undefined;
-    socket.on(
-      'data',
-      createLineDecoder(
-        (line) => {
-          const message = line as ZtunnelMessage;
-          if (message.type === 'hello' && message.version === NODE_AGENT_PROTOCOL_VERSION) {
-            instance = onHello(socket, message.instance);
-          } else if (message.type === 'ack' && instance) {
-            instance.answers.answer(
-              message.seq,
-              message.error === undefined ? {} : { refused: message.error },
-            );
-          }
-        },
-        closeOnBadLine(socket, 'node agent'),
-      ),
-    );
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      if (!instance) return;
-      instances.splice(instances.indexOf(instance), 1);
+  // What is this protocol's and not the shared skeleton's: a Unix socket, as istio-cni's ZDS
+  // (/var/run/ztunnel/ztunnel.sock), where discovery listens on TCP; the greeting (hello, which
+  // starts the snapshot); the acks.
+  const server = await startJsonLinesServer<Instance>({
+    listen: { path },
+    protocol: 'node agent',
+    greet: (line, socket) => {
+      const message = line as ZtunnelMessage;
+      if (message.type !== 'hello' || message.version !== NODE_AGENT_PROTOCOL_VERSION) return undefined;
+      return { name: message.instance, socket, answers: createPendingAnswers() };
+    },
+    onGreeted: (instance) => {
+      const snapshot = [...workloads.values()].map((workload) =>
+        send(instance, { type: 'add', seq: ++seq, workload }),
+      );
+      const deferred = snapshotOf(instance.name);
+      Promise.all(snapshot)
+        .then(() => send(instance, { type: 'snapshot-sent', seq: ++seq }))
+        .then(() => {
+          deferred.resolve(undefined);
+        }, deferred.reject);
+    },
+    onMessage: (line, instance) => {
+      const message = line as ZtunnelMessage;
+      if (message.type === 'ack')
+        instance.answers.answer(message.seq, message.error === undefined ? {} : { refused: message.error });
+    },
+    onClosed: (instance) => {
       instance.answers.close({ disconnected: true });
-    });
+    },
   });
-  server.listen(path);
-  await once(server, 'listening');
+  const instances = (): Instance[] => server.peers();
 
   return {
     path,
-    instances: () => instances.map((i) => i.name),
+    instances: () => instances().map((i) => i.name),
     async addWorkload(workload) {
       workloads.set(workload.uid, workload);
-      const newest = instances.at(-1);
+      const newest = instances().at(-1);
       if (newest) await send(newest, { type: 'add', seq: ++seq, workload });
     },
     async delWorkload(uid, options = {}) {
       workloads.delete(uid);
       const networkGone = options.networkGone ?? false;
       await Promise.allSettled(
-        instances.map((i) =>
+        instances().map((i) =>
           send(i, { type: 'del', seq: ++seq, uid, ...(networkGone ? { networkGone } : {}) }),
         ),
       );
     },
     async shutdownStarting(uid) {
-      await Promise.allSettled(instances.map((i) => send(i, { type: 'shutdown-starting', seq: ++seq, uid })));
+      await Promise.allSettled(
+        instances().map((i) => send(i, { type: 'shutdown-starting', seq: ++seq, uid })),
+      );
     },
     async cniDel(uid) {
-      await Promise.allSettled(instances.map((i) => send(i, { type: 'cni-del', seq: ++seq, uid })));
+      await Promise.allSettled(instances().map((i) => send(i, { type: 'cni-del', seq: ++seq, uid })));
     },
     whenSnapshotAcked: (name) => snapshotOf(name).promise,
-    close: async () => {
-      for (const i of instances) i.socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
+    close: () => server.close(),
   };
 }
