@@ -170,7 +170,7 @@ export const RUN_FOLDER_FILES: readonly RunFolderFile[] = [
   },
   {
     path: 'pods/',
-    writtenBy: 'harness/run/steps/observe-run.ts',
+    writtenBy: 'harness/run/steps/plan-run.ts',
     holds: "every container's log (the gateway's access log is in its pod's)",
   },
   {
