@@ -5,6 +5,7 @@ import { podKey } from './cluster-state.ts';
 import { prepareAddressVanish, vanishAddress } from './kubelet-address-vanish.ts';
 import type { KubeletContext, PodRuntime, RunningContainer } from './kubelet-context.ts';
 import type { PendingVanish } from './vanished-address.ts';
+import { DEFAULT_TERMINATION_GRACE_S } from '../manifests/deployment.ts';
 
 // The crash guard names an uncaught error in this file's code after this component (lib/components.ts).
 nameComponent(import.meta.url, 'kubelet', 'file');
@@ -14,7 +15,7 @@ export const MINIMUM_GRACE_AFTER_PRESTOP_MS = 2000;
 /** Output kept per container after its pod is gone (for failure reports). */
 const RETIRED_LOG_LINES = 500;
 /** Kubernetes' default terminationGracePeriodSeconds. */
-export const DEFAULT_GRACE_S = 30;
+export const DEFAULT_GRACE_S = DEFAULT_TERMINATION_GRACE_S;
 
 /** One pod's termination under way, as its parts share it. */
 interface PodTermination {

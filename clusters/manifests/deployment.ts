@@ -1,5 +1,8 @@
 import type { V1Deployment, V1DeploymentStrategy, V1PodSpec } from '@kubernetes/client-node';
 
+/** A pod's terminationGracePeriodSeconds when its spec says none (Kubernetes' PodSpec default). */
+export const DEFAULT_TERMINATION_GRACE_S = 30;
+
 /**
  * A Deployment as every manifest here writes one: its labels select its pods, which carry them
  * (plus `podLabels`, e.g. the dataplane mode) and `podAnnotations`; one replica unless said.

@@ -1,4 +1,4 @@
-import { deployment } from './deployment.ts';
+import { DEFAULT_TERMINATION_GRACE_S, deployment } from './deployment.ts';
 import type { V1Container, V1Deployment, V1EnvVar, V1Lifecycle, V1Service } from '@kubernetes/client-node';
 import {
   DATAPLANE_MODE_LABEL,
@@ -129,7 +129,9 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
           ...(lifecycle ? { lifecycle } : {}),
         },
         ...(options.sidecar ? [buildSidecarContainer(options.sidecar)] : []),
-        ...(options.dedicatedZtunnel ? [buildDedicatedZtunnelContainer(options.graceS ?? 30)] : []),
+        ...(options.dedicatedZtunnel
+          ? [buildDedicatedZtunnelContainer(options.graceS ?? DEFAULT_TERMINATION_GRACE_S)]
+          : []),
       ],
     },
   });

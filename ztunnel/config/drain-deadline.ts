@@ -21,9 +21,14 @@ export function computeDrainDeadlineMs(env: Readonly<Record<string, string | und
         `Expected TERMINATION_GRACE_PERIOD_SECONDS to be a non-negative integer, got ${JSON.stringify(grace)}`,
       );
     }
-    return Math.max(secs > 10 ? secs - 5 : secs - 1, 1) * 1000;
+    return drainDeadlineForGraceMs(secs);
   }
   return DEFAULT_DRAIN_MS;
+}
+
+/** The deadline from a pod's grace period alone (seconds): above 10 s, 5 s less; else 1 s less; at least 1 s. */
+export function drainDeadlineForGraceMs(graceS: number): number {
+  return Math.max(graceS > 10 ? graceS - 5 : graceS - 1, 1) * 1000;
 }
 
 /** Durations as ztunnel's env parser takes them (humantime): `500ms`, `25s`, `2m`, `1h`; a bare number is seconds. */

@@ -4,7 +4,7 @@ import { HTTPBIN_PORT } from '../../../clusters/manifests/index.ts';
 import { providerOf } from '../../../clusters/registry.ts';
 import { ErrorCode, fromWallMs, HarnessError } from '../../../lib/index.ts';
 import type { Clock } from '../../../lib/index.ts';
-import { computeDrainDeadlineMs } from '../../../ztunnel/config/drain-deadline.ts';
+import { drainDeadlineForGraceMs } from '../../../ztunnel/config/drain-deadline.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
 import { ZTUNNEL_DAEMONSET, NEEDS_IN_POD_ZTUNNEL, scenarioManifests } from '../scenario-manifests.ts';
 import { lifeLinesOf } from '../../../apps/long-lived-client/long-lived-config.ts';
@@ -156,9 +156,8 @@ export const longLived: ClusterScenario = {
       async stop() {
         const lives = await client.stop();
         const stops = ztunnelStopByNode(ctx.backend.events());
-        const deadlineMs = computeDrainDeadlineMs({
-          TERMINATION_GRACE_PERIOD_SECONDS: String(ctx.params.graceS),
-        });
+        // ztunnel's deadline as its chart sets it: from the grace period (--grace).
+        const deadlineMs = drainDeadlineForGraceMs(ctx.params.graceS);
         const judged = judgeLongLived(lives, stops.byNode, deadlineMs, loadStartMs);
         return { ...judged, lines: [...judged.lines, `  (each old ztunnel's stop: ${stops.from})`] };
       },
