@@ -4,7 +4,8 @@
 // Istio ambient) has what the experiments need there, read-only (clusters/existing/); `npm run
 // cluster -- cleanup`: what runs left there, listed, and deleted with --yes; `npm run cluster --
 // rbac`: the roles a run needs there.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { CLUSTER_PROVIDER } from '../../clusters/existing/provider.ts';
 import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { createSystemClock, EXIT } from '../../lib/index.ts';
@@ -38,6 +39,19 @@ interface UpFlags {
   logDir?: string;
   timing?: Record<string, number>;
   events: boolean;
+}
+
+/**
+ * An existing cluster's option as its backend declares it (clusters/existing/provider.ts): the same
+ * flag, help and default for `experiment --backend cluster` and these commands. The command's own
+ * function parses the value (check-cluster.ts, cleanup.ts, print-rbac.ts), with the same parsers.
+ */
+function existingClusterOption(key: string): Option {
+  const declared = CLUSTER_PROVIDER.options.find((o) => o.key === key);
+  if (!declared) throw new Error(`the cluster backend declares no option ${key}`);
+  const option = new Option(declared.flags, declared.description.replace(/^cluster: /, ''));
+  if (declared.default !== undefined) option.default(declared.default);
+  return option;
 }
 
 function buildProgram(
@@ -82,15 +96,11 @@ function buildProgram(
     .description(
       'read-only: whether an existing cluster has what the experiments need there (Istio ambient, the gateway, your permissions)',
     )
-    .option('--kubeconfig <path>', 'the kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
-    .option('--context <name>', "the kubeconfig's context (default: its current context)")
-    .option('--istio-namespace <ns>', "where Istio's control plane and ztunnel are", 'istio-system')
-    .option(
-      '--gateway <namespace/service>',
-      'the ingress gateway Service the load goes through',
-      'istio-system/istio-ingressgateway',
-    )
-    .option('--allow-ztunnel-restart', "E1 too: it restarts the cluster's ztunnel DaemonSet", false)
+    .addOption(existingClusterOption('kubeconfig'))
+    .addOption(existingClusterOption('context'))
+    .addOption(existingClusterOption('istio-namespace'))
+    .addOption(existingClusterOption('gateway'))
+    .addOption(existingClusterOption('allow-ztunnel-restart'))
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
     .action((flags: CheckFlags) => {
@@ -101,8 +111,8 @@ function buildProgram(
     .description(
       "an existing cluster: list the namespaces runs left (every mark of a run's and its lease lapsed), delete them with --yes",
     )
-    .option('--kubeconfig <path>', 'the kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
-    .option('--context <name>', "the kubeconfig's context (default: its current context)")
+    .addOption(existingClusterOption('kubeconfig'))
+    .addOption(existingClusterOption('context'))
     .option('--yes', 'delete what is listed as left', false)
     .option('--run <namespace>', 'only this run, deleted even before its lease lapses (you know it is over)')
     .option('--dry-run', 'list only (the default without --yes)', false)
@@ -116,12 +126,8 @@ function buildProgram(
     .description(
       'print the roles a run needs on an existing cluster (YAML for kubectl apply): what `check` reviews',
     )
-    .option('--istio-namespace <ns>', "where Istio's control plane and ztunnel are", 'istio-system')
-    .option(
-      '--gateway <namespace/service>',
-      'the ingress gateway Service the load goes through',
-      'istio-system/istio-ingressgateway',
-    )
+    .addOption(existingClusterOption('istio-namespace'))
+    .addOption(existingClusterOption('gateway'))
     .option('--service-account <namespace/name>', 'bind the roles to this ServiceAccount')
     .option('--user <name>', 'bind the roles to this user')
     .option('--no-e1', "leave out E1's Role (the ztunnel DaemonSet's restart)")

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
+import { CLUSTER_PROVIDER } from '../../../clusters/existing/provider.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { childPids, isAlive } from '../../../lib/test/processes.ts';
 
@@ -59,4 +60,28 @@ test('cluster up with bad input exits 2 before starting anything', async () => {
     timing.stderr,
     /Expected --timing to be name=milliseconds \(0 to 60000\) with name one of watchFanoutMs/,
   );
+});
+
+test("check, cleanup and rbac take an existing cluster's options as its backend declares them", async () => {
+  const help = async (command: string): Promise<string> =>
+    (await execa(process.execPath, [CLI, command, '--help'], { stdin: 'ignore' })).stdout.replace(
+      /\s+/g,
+      ' ',
+    );
+  const declared = (key: string): string => {
+    const option = CLUSTER_PROVIDER.options.find((o) => o.key === key);
+    assert.ok(option, key);
+    return option.description.replace(/^cluster: /, '');
+  };
+  const keysOf: Record<string, string[]> = {
+    check: ['kubeconfig', 'context', 'istio-namespace', 'gateway', 'allow-ztunnel-restart'],
+    cleanup: ['kubeconfig', 'context'],
+    rbac: ['istio-namespace', 'gateway'],
+  };
+  for (const [command, keys] of Object.entries(keysOf)) {
+    const text = await help(command);
+    for (const key of keys)
+      assert.ok(text.includes(`--${key}`) && text.includes(declared(key)), `${command} --${key}`);
+  }
+  assert.match(await help('check'), /\(default: "istio-system\/istio-ingressgateway"\)/);
 });
