@@ -11,6 +11,7 @@ export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.ts';
 export { consentToHostChange, grantHostChanges } from './host-consent.ts';
 export type { ConsentIo, HostChange } from './host-consent.ts';
 export { makeDirectory } from './make-directory.ts';
+export { requiredEnv } from './required-env.ts';
 export {
   parsePlantedRegression,
   PLANTED_DEADLINE_EARLY_MS,

@@ -1,3 +1,4 @@
+import { requiredEnv } from '../../lib/required-env.ts';
 import type { ProxyType } from '../xds/index.ts';
 import { DEFAULT_DRAIN_SETTINGS } from './drain.ts';
 import type { DrainSettings } from './drain.ts';
@@ -64,11 +65,7 @@ export function parseAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     throw new Error(
       `Expected arguments \`proxy router\` or \`proxy sidecar\`, got ${JSON.stringify(argv.join(' '))}`,
     );
-  const need = (name: string): string => {
-    const value = env[name];
-    if (!value) throw new Error(`Expected ${name} to be set, got nothing`);
-    return value;
-  };
+  const need = (variable: string): string => requiredEnv(env, variable);
   const namespace = env['POD_NAMESPACE'] ?? 'default';
   const serviceAccount = env['SERVICE_ACCOUNT'] ?? 'default';
   const metadata: Record<string, string> = { NAMESPACE: namespace, SERVICE_ACCOUNT: serviceAccount };

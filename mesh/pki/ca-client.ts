@@ -1,3 +1,4 @@
+import { requiredEnv } from '../../lib/required-env.ts';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -241,11 +242,7 @@ export function caClientFromEnv(
   env: NodeJS.ProcessEnv,
   mode: { impersonate: boolean; protocol?: 'json' | 'grpc'; clusterId?: string },
 ): RequestCertificate {
-  const need = (name: string): string => {
-    const value = env[name];
-    if (!value) throw new Error(`Expected ${name} to be set, got nothing`);
-    return value;
-  };
+  const need = (variable: string): string => requiredEnv(env, variable);
   const address = need('CA_ADDRESS');
   if (!address.startsWith('https://'))
     throw new Error(

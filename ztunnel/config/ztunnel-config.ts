@@ -6,6 +6,7 @@ import {
   parsePlantedRegression,
   PLANTED_DEADLINE_EARLY_MS,
   PLANTED_REGRESSION_ENV,
+  requiredEnv,
 } from '../../lib/index.ts';
 import type { PlantedRegression } from '../../lib/index.ts';
 import { parseDrainStrategy } from '../drain-strategy.ts';
@@ -55,11 +56,7 @@ export function parseZtunnelConfig(
   env: NodeJS.ProcessEnv,
   options: { pid: number; exists?: (path: string) => boolean },
 ): ZtunnelConfig {
-  const required = (name: string): string => {
-    const value = env[name];
-    if (!value) throw new Error(`Expected ${name} to be set, got nothing`);
-    return value;
-  };
+  const required = (variable: string): string => requiredEnv(env, variable);
   const nodeName = required('NODE_NAME');
   // Istio's chart sets INSTANCE_IP and POD_NAME, ours NODE_IP and INSTANCE.
   const nodeIp = env['NODE_IP'] || env['INSTANCE_IP'] || required('NODE_IP');

@@ -34,19 +34,20 @@ export async function planRun(request: RunRequest): Promise<RunPlan> {
   const startedAtWallMs = clock.now() + clock.wallOffsetMs;
   const runId = createRunId(params.scenario, startedAtWallMs);
   const runDir = join(request.resultsDir, runId);
+  const logDir = join(runDir, 'pods');
   // Creating a backend starts nothing; its preflight checks the machine.
   const backend = await provider.create(
     { ...params, faultTarget: request.scenario.fault.target },
     {
       clock,
       settings: backendSettings,
-      logDir: join(runDir, 'pods'),
+      logDir,
       write: request.write,
       envoyBinary: envoy.path,
     },
   );
   await backend.preflight();
-  await makeDirectory(join(runDir, 'pods'));
+  await makeDirectory(logDir);
   await makeDirectory(join(runDir, generator.kind));
   const k6Script =
     generator.kind === 'k6'
