@@ -104,3 +104,34 @@ test("ztunnel's xDS removal lines (istio/ztunnel's, and ours written the same wa
     '2026-11-27T13:50:14.470000Z\tinfo\txds::client\treceived response\tinstance="n/1" type_url="type.googleapis.com/istio.workload.Address" removes=2 workloads="default/a,default/b"';
   assert.equal(eventOf(ztunnel('ztunnel-w8vnk'), ours)?.kind, 'address-removal-received');
 });
+
+test("go-httpbin's own line at SIGTERM is its pod's sigterm, at slog's time=, mirrored images included", () => {
+  const eventOf = createLogEventMatcher();
+  const httpbin = (image: string) => ({
+    log: { namespace: 'default', pod: 'httpbin-56476cd466-xdqhl', container: 'httpbin' },
+    image,
+    node: 'ztunnel-harness-worker2',
+  });
+  const line = 'time=2026-11-29T11:05:58.296Z level=INFO msg="shutting down ..."';
+  assert.deepEqual(eventOf(httpbin(IMAGES.httpbin), line), {
+    kind: 'sigterm',
+    source: 'container-log',
+    object: 'default/httpbin-56476cd466-xdqhl',
+    node: 'ztunnel-harness-worker2',
+    wallMs: Date.parse('2026-11-29T11:05:58.296Z'),
+    detail: line,
+  });
+  assert.equal(eventOf(httpbin(IMAGES.httpbin), line), undefined, 'once per container');
+  assert.equal(
+    createLogEventMatcher()(httpbin(`registry.example:5000/${IMAGES.httpbin}`), line)?.kind,
+    'sigterm',
+  );
+  assert.equal(createLogEventMatcher()(httpbin('example/other-httpbin:v2.26.0'), line), undefined);
+  assert.equal(
+    eventOf(
+      httpbin(IMAGES.httpbin),
+      'time=2026-11-29T11:05:33.001Z level=INFO msg="go-httpbin listening on http://0.0.0.0:8080"',
+    ),
+    undefined,
+  );
+});

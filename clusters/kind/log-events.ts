@@ -3,7 +3,9 @@
 // followed log, log-followers.ts): ztunnel's drain deadline (ours, or istio/ztunnel's binary's), once
 // per container; and istio-cni's enrolment of each pod, the node agent's add of the workload, which
 // names the pod's IP and node (what the judge maps a gateway upstream to its node with, as the local
-// backend's pod-created does).
+// backend's pod-created does); and go-httpbin's own line at SIGTERM, the pod's termination as the app
+// met it (the harness's watch of the API server can see the deletion after that: measured in
+// docs/findings, issue 58).
 import { DRAIN_DEADLINE_REACHED } from '../../ztunnel/telemetry/log-messages.ts';
 import type { EventSource, LifecycleEventKind } from '../events.ts';
 import { IMAGES, ISTIO_ZTUNNEL_IMAGE_REPOSITORY } from '../manifests/index.ts';
@@ -33,7 +35,14 @@ const ADDRESS_REMOVAL =
 const field = (line: string, key: string): string | undefined =>
   new RegExp(String.raw`(?:^|\s)${key}="?([^"\s]+)"?`).exec(line)?.[1];
 
+/**
+ * go-httpbin's line when SIGTERM or SIGINT arrives, before it stops accepting (httpbin/cmd/cmd.go
+ * listenAndServeGracefully: `logger.Info("shutting down ...")`, then `srv.Shutdown`).
+ */
+const GO_HTTPBIN_SIGNALLED = /\bmsg="shutting down \.\.\."/;
+
 const LOG_EVENTS: readonly LogEventSpec[] = [
+  { image: IMAGES.httpbin, pattern: GO_HTTPBIN_SIGNALLED, kind: 'sigterm' },
   {
     image: IMAGES.ztunnel,
     pattern: new RegExp(String.raw`\b${DRAIN_DEADLINE_REACHED}\b`),
@@ -67,8 +76,18 @@ const LOG_EVENTS: readonly LogEventSpec[] = [
   },
 ];
 
+/** The image as named, or mirrored in a user's registry (`<registry>/<name>:<tag>`, images.ts). */
 const isImage = (spec: LogEventSpec['image'], image: string): boolean =>
-  typeof spec === 'string' ? image === spec : image.startsWith(`${spec.repository}:`);
+  typeof spec === 'string'
+    ? image === spec || image.endsWith(`/${spec}`)
+    : image.startsWith(`${spec.repository}:`);
+
+/** A line's leading time: ours and ztunnel's start with an ISO time, Go's slog text with `time=`. */
+function leadingWallMs(line: string): number | undefined {
+  const first = line.slice(0, line.search(/\s|$/)).replace(/^time=/, '');
+  const ms = Date.parse(first);
+  return Number.isFinite(ms) ? ms : undefined;
+}
 
 export interface LogEvent {
   kind: LifecycleEventKind;
@@ -76,7 +95,7 @@ export interface LogEvent {
   /** `namespace/pod` */
   object: string;
   node: string | undefined;
-  /** The line's own leading ISO timestamp (our components' lines start with one), if it has one. */
+  /** The line's own leading time (an ISO timestamp, or slog's `time=`), if it has one. */
   wallMs: number | undefined;
   detail: string;
 }
@@ -98,13 +117,12 @@ export function createLogEventMatcher(): (
     const key = `${namespace}/${pod}/${name}/${match.kind}/${about.object}`;
     if (!match.everyLine && seen.has(key)) return undefined;
     seen.add(key);
-    const wallMs = Date.parse(line.slice(0, line.search(/\s/)));
     return {
       kind: match.kind,
       source: match.source ?? 'container-log',
       ...about,
       node: container.node,
-      wallMs: Number.isFinite(wallMs) ? wallMs : undefined,
+      wallMs: leadingWallMs(line),
     };
   };
 }

@@ -64,8 +64,7 @@ function causeTimeline(cause: Burst['cause'], events: readonly LifecycleEvent[])
     .filter((e) => e.object === cause.object && STORY.has(e.kind))
     .sort((a, b) => a.atMs - b.atMs)
     .map((e) => {
-      const s = (e.atMs - cause.atMs) / 1000;
-      return `${e.kind} ${s < 0 ? '' : '+'}${s.toFixed(3)} s`;
+      return `${e.kind} ${signed((e.atMs - cause.atMs) / 1000)} s`;
     })
     .join(', ');
 }
@@ -120,10 +119,15 @@ export function parseDeadlineFigures(
   };
 }
 
-/** `+0.310 and +0.695 s`: when the first and last of `failures` started, from `originMs`. */
+const signed = (s: number): string => `${s < 0 ? '-' : '+'}${Math.abs(s).toFixed(3)}`;
+
+/**
+ * `+0.310 and +0.695 s`: when the first and last of `failures` started, from `originMs` (a request
+ * can start before its cause and fail after it: `-0.006`).
+ */
 function span(failures: readonly GatewayFailure[], originMs: number): string {
   const starts = failures.map((f) => (f.startMs - originMs) / 1000);
-  return `+${Math.min(...starts).toFixed(3)} and +${Math.max(...starts).toFixed(3)} s`;
+  return `${signed(Math.min(...starts))} and ${signed(Math.max(...starts))} s`;
 }
 
 /**
@@ -184,7 +188,7 @@ export function explainBurst(
     return {
       startsAfterSigterm: sigterm !== undefined && first >= sigterm.atMs,
       mechanism: 'pod-termination',
-      text: `${cause.object} was terminating (${cause.kind}); the gateway failed ${String(inBurst.length)} sent to it between ${span(inBurst, cause.atMs)} after its deletion; ${story}`,
+      text: `${cause.object} was terminating (${cause.kind}); the gateway failed ${String(inBurst.length)} sent to it between ${span(inBurst, cause.atMs)} from its ${cause.kind}; ${story}`,
       gatewayFailures: inBurst.length,
       causeTimeline: story,
     };

@@ -72,6 +72,35 @@ test('one burst per terminating pod, across quiet gaps; deadline failures go to 
   );
 });
 
+test("kind: a pod's termination starts at the earlier of the watch's deletion and the app's SIGTERM line, and a failure counts from its end", () => {
+  // The last stop's CI run (issue 58): a CONNECT refused at the gateway started 19 ms before the
+  // watch saw the pod's deletion; go-httpbin had already logged its SIGTERM. Times as that run had them.
+  const kind: LifecycleEvent[] = [
+    ev(0, 'pod-ready', 'default/httpbin-x', 'worker', '10.244.1.7 ready'),
+    { ...ev(20_215, 'sigterm', 'default/httpbin-x', 'worker'), source: 'container-log' },
+    { ...ev(20_246, 'pod-deleting', 'default/httpbin-x', 'worker'), source: 'api-server' },
+  ];
+  const refused = (startMs: number, durationMs: number) => {
+    const f = fail(startMs, '10.244.1.7:8080');
+    return { ...f, entry: { ...f.entry, durationMs } };
+  };
+  const [burst] = groupFailuresByCause([refused(20_209, 8), refused(20_300, 3)], kind);
+  assert.ok(burst);
+  assert.deepEqual([burst.cause?.kind, burst.cause?.atMs, burst.failures], ['sigterm', 20_215, 2]);
+  const explained = explainBurst(burst, kind, burst.failuresList);
+  assert.equal(explained.mechanism, 'pod-termination');
+  assert.match(
+    explained.text,
+    /between -0\.006 and \+0\.085 s from its sigterm; sigterm \+0\.000 s, pod-deleting \+0\.031 s/,
+  );
+  // A request that ended before any sign of the pod going away is not blamed on it.
+  assert.equal(groupFailuresByCause([refused(20_200, 10)], kind)[0]?.cause, undefined);
+  // Without the app's line (another image), the watch's deletion is the start, as before.
+  const watchOnly = kind.filter((e) => e.kind !== 'sigterm');
+  assert.equal(groupFailuresByCause([refused(20_209, 8)], watchOnly)[0]?.cause, undefined);
+  assert.equal(groupFailuresByCause([refused(20_240, 8)], watchOnly)[0]?.cause?.kind, 'pod-deleting');
+});
+
 test('a 503 UC on a connection idle about as long as httpbin keeps one, with no event, is the keep-alive race', () => {
   const uc = (startMs: number, idleMs: number) => {
     const f = fail(startMs, '127.9.2.3:8080');

@@ -15,7 +15,9 @@ export interface GatewayFailure {
  * gateway logged goes to the cause its upstream points at, so one terminating pod is one burst even
  * when a quiet 100 ms lies between two of its failures (at 50 RPS a bucket holds ~5 requests).
  *
- * - pod-termination: the upstream pod was being deleted when the request started (E2).
+ * - pod-termination: the upstream pod was going away (its deletion or its app's SIGTERM, the earlier)
+ *   before the request failed, that is before its end: a CONNECT refused is the app's closed
+ *   listener met on the way, after the request started at the gateway (E2).
  * - drain-deadline: an old ztunnel on the upstream pod's node reached its drain deadline within
  *   DEADLINE_WINDOW_MS of the request's start (E1).
  * - listener-close: an old ztunnel on that node had just closed its listeners (SIGTERM).
@@ -76,6 +78,18 @@ export function podsByIp(events: readonly LifecycleEvent[]): Map<string, PodFact
 
 const isZtunnel = (object: string): boolean => object.startsWith('istio-system/ztunnel');
 
+/**
+ * The first sign of a pod going away, whoever gave it: its deletion as the harness's watch saw it,
+ * or the app's own SIGTERM line (kind: go-httpbin's, log-events.ts). The watch can see the deletion
+ * after the kubelet has already signalled the app (-29 to +130 ms measured, issue 58), so the earlier
+ * of the two is the termination's start.
+ */
+function goingAwayOf(pod: string, events: readonly LifecycleEvent[]): LifecycleEvent | undefined {
+  return events
+    .filter((e) => e.object === pod && (e.kind === 'pod-deleting' || e.kind === 'sigterm'))
+    .reduce<LifecycleEvent | undefined>((first, e) => (first && first.atMs <= e.atMs ? first : e), undefined);
+}
+
 function causeOf(
   failure: GatewayFailure,
   pods: ReadonlyMap<string, PodFacts>,
@@ -85,8 +99,8 @@ function causeOf(
   const pod = pods.get(ip);
   if (!pod) return undefined;
   const t = failure.startMs;
-  const deleting = events.find((e) => e.kind === 'pod-deleting' && e.object === pod.key);
-  if (deleting && deleting.atMs <= t) return deleting;
+  const goingAway = goingAwayOf(pod.key, events);
+  if (goingAway && goingAway.atMs <= t + failure.entry.durationMs) return goingAway;
   const onNode = events.filter((e) => e.node === pod.node && isZtunnel(e.object));
   const deadline = onNode
     .filter((e) => e.kind === 'drain-deadline' && Math.abs(t - e.atMs) <= DEADLINE_WINDOW_MS)

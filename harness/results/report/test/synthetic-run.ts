@@ -70,7 +70,7 @@ function burstRows(): Row[] {
       gateway_reaction_ms: '',
       cause_timeline:
         'pod-deleting +0.000 s, sigterm +0.050 s, del-workload +0.460 s, container-exited +2.600 s',
-      explanation: `${POD} was terminating (pod-deleting); the gateway failed 15 sent to it between +0.100 and +0.349 s after its deletion`,
+      explanation: `${POD} was terminating (pod-deleting); the gateway failed 15 sent to it between +0.100 and +0.349 s from its pod-deleting`,
     },
     {
       start_s: '7.000',
