@@ -46,6 +46,16 @@ test('pod-termination: every failure in a burst at a terminating pod; another me
   assert.deepEqual(await checkShape('pod-termination', run(1), empty), [`r1: events.csv is missing in ${empty}`]);
 });
 
+test("pod-termination: the app's keep-alive close the gateway met is allowed beside the terminating pods, nothing else", async (t) => {
+  // The --backend cluster E2 on kind of 2026-11-29: 3 keep-alive races at 7.1 s, 1 at a terminating pod.
+  const race = `${BURSTS_HEAD}7.127,119,3,,,,keep-alive-race\n9.0,0,1,pod-deleting,default/httpbin-a,8.767,pod-termination\n`;
+  assert.deepEqual(await checkShape('pod-termination', run(4), folder(t, { 'events.csv': EVENTS, 'bursts.csv': race })), []);
+  const more = folder(t, { 'events.csv': EVENTS, 'bursts.csv': `${race}12.0,0,1,,,,unattributed\n` });
+  assert.deepEqual(await checkShape('pod-termination', run(5), more), [
+    'r1: 5 failed, 1 of them in bursts at a terminating pod and 3 in keep-alive races; others: 1 at 12.0 s (unattributed)',
+  ]);
+});
+
 test("no-ztunnel-failure: the app's own keep-alive close is allowed, a failure through ztunnel is not", async (t) => {
   const appClose = folder(t, {
     'events.csv': EVENTS,

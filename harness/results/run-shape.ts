@@ -2,7 +2,12 @@
 // alone cannot tell the 1.28 report's 503s from a mesh that fails some other way, or a NACKed config
 // (which also exits 1) from either.
 // - pod-termination (E2 with the mesh): every failed request is in a burst whose mechanism is a
-//   terminating workload pod (bursts.csv), and no proxy refused the control plane's config.
+//   terminating workload pod (bursts.csv), or the keep-alive race (a 503 UC on an upstream connection
+//   idle as long as go-httpbin keeps one, no lifecycle event: the app's own idle close, which the
+//   gateway met; explained from Envoy's log, group-by-cause.ts), and no proxy refused the control
+//   plane's config. The race is allowed for the reason no-ztunnel-failure allows it: it is not the
+//   mesh's failure, and it comes by chance (3 of 4 failures of one --backend cluster E2 on kind,
+//   2026-11-29, from connections the gateway opened at the load's start and reused 5 s later).
 // - no-ztunnel-failure (E2's --mesh off and --prestop-sleep arms): no failure the gateway saw through
 //   ztunnel (gateway-failures.csv: a CONNECT refused, an HBONE connection closed), no NACK. A 503 UC
 //   of the app's own keep-alive close is allowed: it is the workload's loss, which the verdict
@@ -14,6 +19,9 @@ import { parse } from 'csv-parse/sync';
 import type { RunRow } from './compare/read-runs.ts';
 
 export const SHAPES = ['pod-termination', 'no-ztunnel-failure', 'pass'] as const;
+
+/** The burst mechanisms (explain-bursts.ts) an E2 with the mesh may show. */
+const POD_TERMINATION_SHAPE: ReadonlySet<string> = new Set(['pod-termination', 'keep-alive-race']);
 export type RunShape = (typeof SHAPES)[number];
 
 async function table(dir: string, file: string): Promise<Record<string, string>[] | string> {
@@ -37,11 +45,14 @@ export async function checkShape(shape: RunShape, run: RunRow, dir: string): Pro
   if (shape === 'pod-termination') {
     const bursts = await table(dir, 'bursts.csv');
     if (typeof bursts === 'string') return [...problems, `${id}: ${bursts}`];
-    const atPods = bursts.filter((b) => b['mechanism'] === 'pod-termination').reduce((s, b) => s + Number(b['failures'] ?? 0), 0);
+    const allowed = (b: Record<string, string>): boolean => POD_TERMINATION_SHAPE.has(b['mechanism'] ?? '');
+    const sum = (rows: Record<string, string>[]): number => rows.reduce((s, b) => s + Number(b['failures'] ?? 0), 0);
+    const atPods = sum(bursts.filter((b) => b['mechanism'] === 'pod-termination'));
+    const races = sum(bursts.filter((b) => b['mechanism'] === 'keep-alive-race'));
     const failed = failedOf(run);
-    if (atPods !== failed) {
-      const others = bursts.filter((b) => b['mechanism'] !== 'pod-termination').map((b) => `${b['failures'] ?? '?'} at ${b['start_s'] ?? '?'} s (${b['mechanism'] ?? '?'})`);
-      problems.push(`${id}: ${String(failed)} failed, ${String(atPods)} of them in bursts at a terminating pod${others.length ? `; others: ${others.join(', ')}` : ''}`);
+    if (atPods + races !== failed) {
+      const others = bursts.filter((b) => !allowed(b)).map((b) => `${b['failures'] ?? '?'} at ${b['start_s'] ?? '?'} s (${b['mechanism'] ?? '?'})`);
+      problems.push(`${id}: ${String(failed)} failed, ${String(atPods)} of them in bursts at a terminating pod${races ? ` and ${String(races)} in keep-alive races` : ''}${others.length ? `; others: ${others.join(', ')}` : ''}`);
     }
     return problems;
   }
