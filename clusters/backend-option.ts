@@ -1,17 +1,12 @@
+import type { Flag } from '../lib/index.ts';
+
 /**
  * One command-line option a backend adds to `npm run experiment` (and to experiment files), declared
- * by the backend itself: the CLI's option table takes every backend's from the registry
- * (allBackendOptions), and the values come back to the backend's create() as `settings`, by key.
+ * by the backend itself in the form every option has (lib/flag.ts): the CLI's option table takes
+ * every backend's from the registry (allBackendOptions), and the values come back to the backend's
+ * create() as `settings`, by key. `npm run cluster`'s commands take the cluster backend's from here.
  */
-export interface BackendOption {
-  /** Long flag without dashes, also the experiment-file key: 'kind-ingress-port'. */
-  key: string;
-  /** commander's flags text: '--kind-ingress-port <port>' or '--keep-cluster' for a switch. */
-  flags: string;
-  /** One line for --help; `detail` is what the reference says after it. */
-  description: string;
-  detail?: string;
-  /** Parses and checks the raw value (throw lib's badInput on bad input); absent for a switch. */
+export interface BackendOption extends Omit<Flag<unknown>, 'parse'> {
+  /** A backend's options are never repeated: its parser reads the raw value alone. */
   parse?: (raw: string) => unknown;
-  default?: unknown;
 }

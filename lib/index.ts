@@ -5,6 +5,7 @@ export type { AppendedLines } from './appended-lines.ts';
 export type { Acceptors } from './acceptors.ts';
 export { createManualClock, createSystemClock, fromWallMs, toWallMs, waitAtMost } from './clock.ts';
 export type { Clock, ManualClock } from './clock.ts';
+export type { Flag } from './flag.ts';
 export { badInput, ErrorCode, EXIT, HarnessError, isHarnessError } from './errors.ts';
 export { createLogger, formatFields, parseLogLevel } from './log.ts';
 export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.ts';

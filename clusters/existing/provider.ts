@@ -28,33 +28,32 @@ function parseRegistry(raw: string): string {
 const OPTIONS: BackendOption[] = [
   {
     key: 'kubeconfig',
-    flags: '--kubeconfig <path>',
+    arg: '<path>',
     description: 'cluster: the kubeconfig (default: $KUBECONFIG or ~/.kube/config)',
     parse: parseKubeconfigPath,
   },
   {
     key: 'context',
-    flags: '--context <name>',
+    arg: '<name>',
     description: "cluster: the kubeconfig's context (default: its current context)",
     parse: parseContext,
   },
   {
     key: 'istio-namespace',
-    flags: '--istio-namespace <ns>',
+    arg: '<ns>',
     description: "cluster: where Istio's control plane and ztunnel are",
     parse: parseNamespaceName,
     default: 'istio-system',
   },
   {
     key: 'gateway',
-    flags: '--gateway <namespace/service>',
+    arg: '<namespace/service>',
     description: 'cluster: the ingress gateway Service the load goes through',
     parse: parseGatewayRef,
     default: `${DEFAULT_GATEWAY.namespace}/${DEFAULT_GATEWAY.name}`,
   },
   {
     key: 'allow-ztunnel-restart',
-    flags: '--allow-ztunnel-restart',
     description:
       "cluster: let E1 and E3 restart the cluster's ztunnel DaemonSet (every meshed pod on its nodes)",
     detail:
@@ -63,7 +62,6 @@ const OPTIONS: BackendOption[] = [
   },
   {
     key: 'all-istio-logs',
-    flags: '--all-istio-logs',
     description: "cluster: keep the whole logs of Istio's namespaces' pods in the run folder",
     detail:
       "default: only the run's pods, and the lines of Istio's pods that concern the run: other tenants' traffic stays out",
@@ -71,7 +69,7 @@ const OPTIONS: BackendOption[] = [
   },
   {
     key: 'image-registry',
-    flags: '--image-registry <registry>',
+    arg: '<registry>',
     description: 'cluster: pull httpbin and fortio from <registry>/<name>:<tag>',
     detail: 'default: the nodes have them, as a kind cluster of ours does',
     parse: parseRegistry,

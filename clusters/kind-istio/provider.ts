@@ -9,7 +9,7 @@ import type { BackendParams, BackendProvider } from '../provider.ts';
 
 const CONTROL_PLANE: BackendOption = {
   key: 'control-plane',
-  flags: '--control-plane <ours|istio>',
+  arg: '<ours|istio>',
   description: "kind: the mesh's control plane: ours | istio (Istio's own istiod, istio-cni and gateway)",
   detail:
     "ours: our istiod, istio-cni and gateway; istio: Istio's own, with pilot-agent and Envoy 1.40, built from the Go module proxy (istio.io/istio, one pinned pseudo-version) and installed with Istio's Helm charts; the ztunnel chart runs our ztunnel (speaking istiod's delta ADS, its gRPC CA and istio-cni's ZDS) or, with --ztunnel-impl istio-shared and ZTUNNEL_BINARY, istio/ztunnel's binary; the run then goes as --backend cluster's, in a namespace of its own",

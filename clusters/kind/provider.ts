@@ -28,7 +28,7 @@ function parseNodeImage(raw: string): string {
 /** --kind-ingress-port, which kind-smoke takes too. */
 export const KIND_INGRESS_PORT = {
   key: 'kind-ingress-port',
-  flags: '--kind-ingress-port <port>',
+  arg: '<port>',
   description: "kind: the host port (on 127.0.0.1) kind maps the gateway's nodePort to; k6 sends there",
   parse: parsePort,
   default: DEFAULT_INGRESS_HOST_PORT,
@@ -88,7 +88,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     KIND_INGRESS_PORT,
     {
       key: 'node-image',
-      flags: '--node-image <auto|ref>',
+      arg: '<auto|ref>',
       description: 'kind: the node image: auto, or an image reference the Docker engine has',
       detail:
         "auto: kind's official image when it can be had and runs on this host's cgroup version, else ours built from the package registries, cached",
@@ -97,7 +97,6 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     },
     {
       key: 'keep-cluster',
-      flags: '--keep-cluster',
       description: 'kind: leave the cluster running after the run (kubectl; kind delete cluster)',
       default: false,
     },

@@ -50,7 +50,7 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   options: [
     {
       key: 'istio-shared-ca',
-      flags: '--istio-shared-ca <mode>',
+      arg: '<mode>',
       description: "local, --ztunnel-impl istio-shared: istio/ztunnel's certificates from istiod | fake",
       detail:
         'istiod: our CA over gRPC, CreateCertificate, as an official build asks; fake: FAKE_CA=true, minted in the binary from its test root (needs a --features testing build)',
@@ -63,7 +63,7 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
     },
     {
       key: ADDRESS_BLOCK_KEY,
-      flags: `--${ADDRESS_BLOCK_KEY} <n>`,
+      arg: '<n>',
       description: 'local: the 127.<n>.0.0/16 block for nodes, pods and services (1-254; default: random)',
       detail: 'picked at random in 150-249 and recorded in the row (address_block)',
       parse: parseAddressBlock,

@@ -10,6 +10,7 @@ import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/lo
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { createSystemClock, EXIT } from '../../lib/index.ts';
 import { numberParser } from '../options/parse-values.ts';
+import { flagsText } from '../options/option.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import { commanderOption } from '../cli/commander-option.ts';
 import { outputFolderParser } from '../cli/output-location.ts';
@@ -49,7 +50,7 @@ interface UpFlags {
 function existingClusterOption(key: string): Option {
   const declared = CLUSTER_PROVIDER.options.find((o) => o.key === key);
   if (!declared) throw new Error(`the cluster backend declares no option ${key}`);
-  const option = new Option(declared.flags, declared.description.replace(/^cluster: /, ''));
+  const option = new Option(flagsText(declared), declared.description.replace(/^cluster: /, ''));
   if (declared.default !== undefined) option.default(declared.default);
   return option;
 }

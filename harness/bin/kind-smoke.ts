@@ -15,6 +15,7 @@ import { meshPathEvidence, meshPathProblems, sendMarked } from '../run/checks/me
 import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
+import { flagsText } from '../options/option.ts';
 import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../run/scenario-manifests.ts';
 import { DEFAULT_RESULTS_DIR, PROJECT_ROOT } from '../paths.ts';
 import { createRunId } from '../results/run-id.ts';
@@ -29,7 +30,7 @@ runMain(async (signal) => {
     ),
   )
     .addOption(
-      new Option(KIND_INGRESS_PORT.flags, "the host port (on 127.0.0.1) kind maps the gateway's nodePort to")
+      new Option(flagsText(KIND_INGRESS_PORT), "the host port (on 127.0.0.1) kind maps the gateway's nodePort to")
         .argParser(KIND_INGRESS_PORT.parse)
         .default(KIND_INGRESS_PORT.default),
     )

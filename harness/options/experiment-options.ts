@@ -18,7 +18,7 @@ import type { GeneratorChoice } from '../tools/index.ts';
 import { armOptions } from './arms.ts';
 import { loadFromOption } from './load-from-option.ts';
 import type { MitigationArms } from './arms.ts';
-import { attributeOf, commandOption, inGroup, paramOption } from './option.ts';
+import { attributeOf, commandOption, flagFields, inGroup, paramOption } from './option.ts';
 import type { ParamsIn, ParamsOf, ResolveContext, TableOption } from './option.ts';
 import { choiceParser, numberParser, pathParser, restartAtParser, timingParser } from './parse-values.ts';
 
@@ -499,17 +499,12 @@ export type FaultParams = ParamsIn<typeof EXPERIMENT_OPTIONS, 'fault'>;
 /** How the run is judged: the failures allowed, thresholds, the projection's rate. */
 export type VerdictParams = ParamsIn<typeof EXPERIMENT_OPTIONS, 'verdict'>;
 
-/** A backend's own options (clusters/registry.ts) in the table: the run hands them back by key. */
+/**
+ * A backend's own options (clusters/registry.ts) in the table, declared in the same form as the
+ * experiment's (FlagSpec's flag fields): the run hands their values back by key.
+ */
 function backendOptions(): TableOption[] {
-  return allBackendOptions().map((o) => {
-    const arg = /<[^>]+>/.exec(o.flags)?.[0];
-    const entry: TableOption = { key: o.key, description: o.description, group: 'backend' };
-    if (arg) entry.arg = arg;
-    if (o.detail) entry.detail = o.detail;
-    if (o.parse) entry.parse = o.parse;
-    if (o.default !== undefined) entry.default = o.default;
-    return entry;
-  });
+  return allBackendOptions().map((o) => ({ ...flagFields(o), group: 'backend' }));
 }
 
 /** Each backend option's value, by its key, as the backend's create() takes them (`settings`). */

@@ -8,6 +8,7 @@
 // the parameter P it becomes, the parameters D it reads); the table's consumers read the entry's
 // erased form (TableOption), made once here, so a flag's value meets its own option's code only.
 import type { Requirement } from '../../clusters/capabilities.ts';
+import type { Flag } from '../../lib/index.ts';
 import type { ColumnBinding } from './column-binding.ts';
 
 export type { ColumnAdded, ColumnBinding, ColumnGroup, ColumnRole } from './column-binding.ts';
@@ -32,21 +33,8 @@ export interface ResolveContext<D> {
   params: Readonly<D>;
 }
 
-/** The flag itself: what commander, experiment files and the help read. */
-export interface FlagSpec<V> {
-  /** The long flag without dashes and the experiment file's key: `restart-at`. */
-  key: string;
-  /** A one-letter alias: `-c`. */
-  short?: string;
-  /** The value's placeholder (`<s>`); absent for a switch. */
-  arg?: string;
-  /** One line for --help: what it is and its choices (a test holds it to 120 characters). */
-  description: string;
-  /** What the reference (docs/reference.md) says after it: the mechanism, where it applies, why. */
-  detail?: string;
-  /** Parses and checks a raw value (bad input: exit 2 naming the flag); absent: the raw string. */
-  parse?: (raw: string, previous: V) => V;
-  default?: V;
+/** The flag itself (lib/flag.ts) and what the experiment's options add: what commander, experiment files and the help read. */
+export interface FlagSpec<V> extends Flag<V> {
   /** Repeatable: a list of values, or timing's name=ms pairs (a map in files). */
   repeatable?: 'list' | 'timing';
   /** What the backend must be able to do for this value (clusters/capabilities.ts); false: nothing. */
@@ -154,7 +142,7 @@ export type ParamsIn<T, G extends ParamGroup> = {
 };
 
 /** The flag's own fields, copied as declared (absent stays absent). */
-function flagFields<V>(spec: FlagSpec<V>): TableOption {
+export function flagFields<V>(spec: FlagSpec<V>): TableOption {
   const entry: TableOption = { key: spec.key, description: spec.description };
   if (spec.short !== undefined) entry.short = spec.short;
   if (spec.arg !== undefined) entry.arg = spec.arg;
