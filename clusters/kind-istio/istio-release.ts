@@ -1,9 +1,9 @@
 // Istio's own control plane for kind (--control-plane istio, issue 46): the one pseudo-version of
 // istio.io/istio the Go module proxy serves as `latest` here, pinned with its go.sum hash, and the
-// programs built from it with `go install` (lib/tools ensureGoTool: the module hash checked in the
+// programs built from it with `go install` (lib/install ensureGoTool: the module hash checked in the
 // built binary before it is used). Nothing of Istio's source, charts or binaries is in this
 // repository: the charts are read from the module's folder in the Go module cache.
-import type { GoToolSpec } from '../../lib/tools/index.ts';
+import type { GoToolSpec } from '../../lib/install/index.ts';
 
 /** istio.io/istio at master of 2026-08-27 (the module's VERSION file: 1.31). */
 export const ISTIO_MODULE = {

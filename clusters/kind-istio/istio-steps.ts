@@ -2,9 +2,9 @@
 // machine check and cluster as always, then Istio's programs built from the Go module proxy and
 // their images (istio-build), the images the run needs loaded (not our istiod, istio-cni or
 // gateway), and Istio's charts installed (istio). The run's namespace and route come after, from
-// the existing-cluster steps (clusters/existing).
+// the existing-cluster steps (clusters/cluster).
 import { join } from 'node:path';
-import { ensureGoTool, ENVOY, pinnedEnvoyPath } from '../../lib/tools/index.ts';
+import { ensureGoTool, ENVOY, pinnedEnvoyPath } from '../../lib/install/index.ts';
 import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError } from '../../lib/index.ts';
 import { IMAGES } from '../manifests/index.ts';
 import type { KindRun } from '../kind/kind-run.ts';

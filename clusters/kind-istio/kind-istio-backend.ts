@@ -1,5 +1,5 @@
 import type { ClusterBackend } from '../backend.ts';
-import { createExistingBackend } from '../existing/existing-backend.ts';
+import { createExistingBackend } from '../cluster/existing-backend.ts';
 import { teardown } from '../kind/down/teardown.ts';
 import { normalizeKindOptions } from '../kind/kind-options.ts';
 import type { KindBackendOptions } from '../kind/kind-options.ts';
@@ -15,7 +15,7 @@ import { KIND_ISTIO_UP_STEPS } from './istio-steps.ts';
  * cluster up as always (our node image, kind pinned, nothing pulled), Istio's istiod, istio-cni and
  * gateway are built from the Go module proxy and installed with Istio's charts, istio/ztunnel's binary
  * (ZTUNNEL_BINARY) is the ztunnel DaemonSet; then the run is the existing-cluster backend's against
- * it (clusters/existing: a namespace of its own, an Istio Gateway and VirtualService, fortio as a pod,
+ * it (clusters/cluster: a namespace of its own, an Istio Gateway and VirtualService, fortio as a pod,
  * the watches and log followers), and at the end the cluster goes as a kind run's does.
  */
 export function createKindIstioBackend(options: KindBackendOptions): ClusterBackend {

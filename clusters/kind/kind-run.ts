@@ -74,7 +74,7 @@ export interface KindRun {
 
 export function createKindRun(
   settings: KindSettings,
-  /** An existing cluster's (clusters/existing/): its namespaces, and the facts its rows have. */
+  /** An existing cluster's (clusters/cluster/): its namespaces, and the facts its rows have. */
   other?: { scope: RunScope; facts: BackendDescription },
 ): KindRun {
   const cancelTools = new AbortController();

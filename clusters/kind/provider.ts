@@ -1,7 +1,7 @@
 // The kind backend as a provider (clusters/provider.ts): a real Kubernetes cluster in Docker, what
 // it cannot do that the local backend can, the columns it fills, its own options.
 import { badInput, PROJECT_ROOT } from '../../lib/index.ts';
-import { ENVOY } from '../../lib/tools/index.ts';
+import { ENVOY } from '../../lib/install/index.ts';
 import { GATEWAY_NODE_PORT } from '../manifests/index.ts';
 import type { BackendOption } from '../backend-option.ts';
 import type { BackendParams, BackendProvider, CreateBackendOptions } from '../provider.ts';

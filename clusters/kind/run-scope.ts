@@ -22,7 +22,7 @@ export const KIND_GATEWAY = {
 /**
  * Which of a cluster's namespaces a run looks at and which it owns. On kind the harness made the whole
  * cluster: it watches and owns `default` and `istio-system`. On an existing cluster
- * (clusters/existing/) it watches Istio's namespace and its own, and owns only its own: readiness,
+ * (clusters/cluster/) it watches Istio's namespace and its own, and owns only its own: readiness,
  * the drain at close and the objects it deletes are its own namespace's, never the user's.
  */
 export interface RunScope {

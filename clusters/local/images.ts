@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../lib/paths.ts';
-import { GO_HTTPBIN, pinnedEnvoyPath, pinnedToolPath } from '../../lib/tools/index.ts';
+import { GO_HTTPBIN, pinnedEnvoyPath, pinnedToolPath } from '../../lib/install/index.ts';
 import { DRAIN_DEADLINE_REACHED } from '../../ztunnel/telemetry/log-messages.ts';
 import type { LifecycleEventKind } from '../events.ts';
 import type { PodRecord } from './cluster-state.ts';

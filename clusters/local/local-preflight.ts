@@ -2,7 +2,7 @@
 // do): its loopback block, network namespaces (--netns, --ztunnel-impl istio and istio-shared), Go for
 // the ZDS relay and iptables for the in-pod capture (istio-shared), cpu cgroups (--cpu-isolation).
 import { badInput } from '../../lib/index.ts';
-import { findOnPath, isExecutable } from '../../lib/tools/index.ts';
+import { findOnPath, isExecutable } from '../../lib/install/index.ts';
 import { zdsRelayPath } from '../../mesh/zds/index.ts';
 import { inpodCaptureUnavailable } from '../../mesh/node-agent/inpod-capture.ts';
 import { netnsUnavailable } from '../netns/network-world.ts';

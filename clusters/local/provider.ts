@@ -2,7 +2,7 @@
 // do, the columns it fills, and how a run's parameters become its options.
 import type { ZtunnelImplName } from '../ztunnel-impl.ts';
 import { badInput, PLANTED_REMOVAL_HOLD_MS } from '../../lib/index.ts';
-import { ensureEnvoy, ensureGoTool, GO_HTTPBIN } from '../../lib/tools/index.ts';
+import { ensureEnvoy, ensureGoTool, GO_HTTPBIN } from '../../lib/install/index.ts';
 import { ISTIO_ZTUNNEL_IMAGE } from '../manifests/index.ts';
 import { CAPABILITIES } from '../provider.ts';
 import { ADDRESS_BLOCK_KEY, parseAddressBlock, pickAddressBlock } from './address-pool.ts';

@@ -22,7 +22,7 @@ export const FORTIO_POD_OUTPUT = 'output.log';
 /**
  * Where a pod of ours outside the mesh goes and what it runs from: kind's load namespace and the
  * images loaded into its nodes (never pulled), or, on an existing cluster, the run's own namespace,
- * its owner labels, and images pulled from where the user put them (clusters/existing/).
+ * its owner labels, and images pulled from where the user put them (clusters/cluster/).
  */
 export interface LoadPodPlacement {
   namespace: string;

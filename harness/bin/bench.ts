@@ -16,7 +16,7 @@ import { realZtunnelHere } from '../campaigns/conformance/real-target.ts';
 import { benchGeneratorLocal } from '../campaigns/bench/generator-local.ts';
 import { runMain } from '../cli/run-main.ts';
 import { parseBareCommand } from '../cli/version.ts';
-import { chooseGenerator } from '../tools/index.ts';
+import { chooseGenerator } from '../provision/index.ts';
 
 const cell = (v: number, digits = 0, width = 9): string =>
   (Number.isNaN(v) ? '-' : v.toFixed(digits)).padStart(width);

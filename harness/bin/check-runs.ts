@@ -4,16 +4,16 @@
 // and each run (its folder beside runs.csv) of the shape named (run-shape.ts). Exit 0 when they
 // are there, 1 when not.
 import { Command, Option } from 'commander';
-import { readRuns } from '../results/compare/read-runs.ts';
+import { readRuns } from '../record/compare/read-runs.ts';
 import { choiceParser, numberParser } from '../options/parse-values.ts';
 import { BACKEND_NAMES } from '../../clusters/registry.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 import { badInput, EXIT } from '../../lib/index.ts';
-import { SUMMARY_COLUMN_NAMES } from '../results/run-row.ts';
-import { checkRuns } from '../results/check-runs.ts';
-import { checkShape, SHAPES } from '../results/run-shape.ts';
-import type { RunShape } from '../results/run-shape.ts';
+import { SUMMARY_COLUMN_NAMES } from '../record/run-row.ts';
+import { checkRuns } from '../record/check-runs.ts';
+import { checkShape, SHAPES } from '../record/run-shape.ts';
+import type { RunShape } from '../record/run-shape.ts';
 import { dirname, join } from 'node:path';
 
 /** Column names of runs.csv, comma-separated; an unknown one is bad input. */

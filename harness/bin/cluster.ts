@@ -1,11 +1,11 @@
 // `npm run cluster -- up`: the local cluster for manual poking. Brings up the nodes, control plane,
 // ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
 // everything down on Ctrl-C. `npm run cluster -- check`: whether an existing cluster (yours, with
-// Istio ambient) has what the experiments need there, read-only (clusters/existing/); `npm run
+// Istio ambient) has what the experiments need there, read-only (clusters/cluster/); `npm run
 // cluster -- cleanup`: what runs left there, listed, and deleted with --yes; `npm run cluster --
 // rbac`: the roles a run needs there.
 import { Command, Option } from 'commander';
-import { CLUSTER_PROVIDER } from '../../clusters/existing/provider.ts';
+import { CLUSTER_PROVIDER } from '../../clusters/cluster/provider.ts';
 import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { createSystemClock, EXIT } from '../../lib/index.ts';
@@ -17,12 +17,12 @@ import { outputFolderParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 import { formatClusterAddresses, formatEvent } from '../../clusters/format-cluster.ts';
-import { checkExistingCluster } from '../../clusters/existing/check-cluster.ts';
-import type { CheckFlags } from '../../clusters/existing/check-cluster.ts';
-import { cleanupExistingCluster } from '../../clusters/existing/cleanup.ts';
-import type { CleanupFlags } from '../../clusters/existing/cleanup.ts';
-import { printRbac } from '../../clusters/existing/print-rbac.ts';
-import type { RbacFlags } from '../../clusters/existing/print-rbac.ts';
+import { checkExistingCluster } from '../../clusters/cluster/check-cluster.ts';
+import type { CheckFlags } from '../../clusters/cluster/check-cluster.ts';
+import { cleanupExistingCluster } from '../../clusters/cluster/cleanup.ts';
+import type { CleanupFlags } from '../../clusters/cluster/cleanup.ts';
+import { printRbac } from '../../clusters/cluster/print-rbac.ts';
+import type { RbacFlags } from '../../clusters/cluster/print-rbac.ts';
 
 /** httpbin replicas a cluster brought up by hand may have (a process each, on these cores). */
 const MAX_REPLICAS = 16;
@@ -43,7 +43,7 @@ interface UpFlags {
 }
 
 /**
- * An existing cluster's option as its backend declares it (clusters/existing/provider.ts): the same
+ * An existing cluster's option as its backend declares it (clusters/cluster/provider.ts): the same
  * flag, help and default for `experiment --backend cluster` and these commands. The command's own
  * function parses the value (check-cluster.ts, cleanup.ts, print-rbac.ts), with the same parsers.
  */

@@ -5,8 +5,8 @@
 import { appendFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
-import { parseAcross, splitAcross } from '../results/compare/across.ts';
-import type { Across } from '../results/compare/across.ts';
+import { parseAcross, splitAcross } from '../record/compare/across.ts';
+import type { Across } from '../record/compare/across.ts';
 import {
   compareRuns,
   comparisonJUnit,
@@ -15,8 +15,8 @@ import {
   formatLeaveOneOut,
   leaveOneOut,
   readRuns,
-} from '../results/compare/index.ts';
-import { errorAnnotation } from '../results/ci-output.ts';
+} from '../record/compare/index.ts';
+import { errorAnnotation } from '../record/ci-output.ts';
 import { outputFileParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';

@@ -18,7 +18,7 @@ import { addVersionOption } from '../cli/version.ts';
 import { flagsText } from '../options/option.ts';
 import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../run/scenario-manifests.ts';
 import { DEFAULT_RESULTS_DIR, PROJECT_ROOT } from '../paths.ts';
-import { createRunId } from '../results/run-id.ts';
+import { createRunId } from '../record/run-id.ts';
 
 /** Requests sent through the ingress: enough to cross every httpbin pod, few enough to read back. */
 const SMOKE_REQUESTS = 30;
@@ -30,7 +30,10 @@ runMain(async (signal) => {
     ),
   )
     .addOption(
-      new Option(flagsText(KIND_INGRESS_PORT), "the host port (on 127.0.0.1) kind maps the gateway's nodePort to")
+      new Option(
+        flagsText(KIND_INGRESS_PORT),
+        "the host port (on 127.0.0.1) kind maps the gateway's nodePort to",
+      )
         .argParser(KIND_INGRESS_PORT.parse)
         .default(KIND_INGRESS_PORT.default),
     )

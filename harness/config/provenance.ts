@@ -6,7 +6,7 @@ import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { PROJECT_ROOT } from '../paths.ts';
-import { GO_HTTPBIN } from '../tools/index.ts';
+import { GO_HTTPBIN } from '../provision/index.ts';
 
 export const PROVENANCE_FILE = 'provenance.json';
 

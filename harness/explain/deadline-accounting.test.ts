@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ParsedAccessLog } from '../../mesh/xds/access-log.ts';
 import { accountDeadline, formatDeadlineAccount, projectCount } from './deadline-accounting.ts';
-import { deadlineRows } from '../results/deadline-rows.ts';
+import { deadlineRows } from '../record/deadline-rows.ts';
 import type { TimedEntry } from './deadline-accounting.ts';
 
 const D = 50_000;

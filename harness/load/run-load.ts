@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ErrorCode, HarnessError, isHarnessError, makeDirectory } from '../../lib/index.ts';
-import type { LoadGenerator } from '../tools/index.ts';
+import type { LoadGenerator } from '../provision/index.ts';
 import { bundleK6Script } from './bundle-k6-script.ts';
 import type { CpuUsage } from './cpu-sampler.ts';
 import { fortioOwnSummary, readFortioResult } from './fortio-output.ts';

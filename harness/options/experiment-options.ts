@@ -13,8 +13,8 @@ import { badInput } from '../../lib/index.ts';
 import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { thresholdCollector } from '../verdict/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
-import { GENERATOR_KINDS } from '../tools/index.ts';
-import type { GeneratorChoice } from '../tools/index.ts';
+import { GENERATOR_KINDS } from '../provision/index.ts';
+import type { GeneratorChoice } from '../provision/index.ts';
 import { armOptions } from './arms.ts';
 import { loadFromOption } from './load-from-option.ts';
 import type { MitigationArms } from './arms.ts';
@@ -148,7 +148,7 @@ const EXPERIMENT_OPTIONS = {
         "fortio: the documents' own tool, provisioned by npm run tools; k6: yours, on PATH or K6_BINARY, never built here",
       parse: choiceParser('--generator', [...GENERATOR_KINDS, 'auto'] as const),
       default: 'auto',
-      // The row's `generator` column is the one that ran (results/run-row.ts), not the one asked for.
+      // The row's `generator` column is the one that ran (record/run-row.ts), not the one asked for.
     }),
   ),
   loadFrom: load(loadFromOption),

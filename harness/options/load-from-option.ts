@@ -4,7 +4,7 @@
 import { providerOf } from '../../clusters/registry.ts';
 import type { BackendName } from '../../clusters/registry.ts';
 import { badInput } from '../../lib/index.ts';
-import type { GeneratorChoice } from '../tools/index.ts';
+import type { GeneratorChoice } from '../provision/index.ts';
 import { paramOption } from './option.ts';
 import { choiceParser } from './parse-values.ts';
 

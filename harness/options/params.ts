@@ -78,7 +78,7 @@ export function flagsOf(table: readonly TableOption[], params: ExperimentParams)
   );
 }
 
-/** The parameter columns of one group, in table order (results/run-row.ts places the groups). */
+/** The parameter columns of one group, in table order (record/run-row.ts places the groups). */
 export function parameterColumns(
   table: readonly TableOption[],
   params: ExperimentParams,

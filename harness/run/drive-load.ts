@@ -13,7 +13,7 @@ import { createRecordTally, isFortioOk } from '../tally/index.ts';
 import { createFlagJoin } from '../explain/flag-join.ts';
 import { readGatewayAccessLog } from '../explain/gateway-access-log.ts';
 import type { RecordTally } from '../tally/index.ts';
-import type { LoadGenerator } from '../tools/index.ts';
+import type { LoadGenerator } from '../provision/index.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 
 export const BUCKET_MS = 100;

@@ -1,5 +1,5 @@
 import { isBackendName, providerOf } from '../../clusters/registry.ts';
-import { CPU_COLUMN_GROUPS } from '../results/run-row.ts';
+import { CPU_COLUMN_GROUPS } from '../record/run-row.ts';
 import { formatEnvoyCounters } from '../explain/envoy-counters.ts';
 import type { EnvoyCounters } from '../explain/envoy-counters.ts';
 import { formatDeadlineAccount } from '../explain/deadline-accounting.ts';

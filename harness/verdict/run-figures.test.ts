@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { OUTCOME_CLASSES } from '../tally/index.ts';
 import type { RecordTally } from '../tally/index.ts';
 import { runFigures } from './run-figures.ts';
-import { buildSummaryRow, EMPTY_FACTS } from '../results/run-row.ts';
+import { buildSummaryRow, EMPTY_FACTS } from '../record/run-row.ts';
 import { EVERY_FIELD } from '../config/test/experiment-fixtures.ts';
 
 /** A tally as far as the figures read it: totals by class and the latency quantiles. */

@@ -1,5 +1,5 @@
 // The run's outcome as typed figures: what the verdict judges (thresholds.ts) and what the summary
-// row renders (results/run-row.ts countColumns), computed once from the tally and the bursts.
+// row renders (record/run-row.ts countColumns), computed once from the tally and the bursts.
 import type { Burst, RecordTally } from '../tally/index.ts';
 import { OUTCOME_CLASSES, summaryColumnOf } from '../tally/index.ts';
 import type { Metric } from './thresholds.ts';

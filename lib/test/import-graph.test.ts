@@ -10,14 +10,13 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SKIP = new Set(['node_modules', '.git', '.tools', 'test']);
-/** The runs' results folder at the root (not harness/results/, which is code). */
-const RUN_RESULTS = join(ROOT, 'results');
+/** Not code: dependencies, tools, tests, and the runs' results (data; the code that writes them is harness/record/). */
+const SKIP = new Set(['node_modules', '.git', '.tools', 'test', 'results']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return SKIP.has(e.name) || path === RUN_RESULTS ? [] : sources(path);
+    if (e.isDirectory()) return SKIP.has(e.name) ? [] : sources(path);
     return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [];
   });
 }

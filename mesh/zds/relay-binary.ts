@@ -7,7 +7,7 @@ import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError, makeDirectory } from '../../lib/index.ts';
-import { findOnPath, isExecutable } from '../../lib/tools/index.ts';
+import { findOnPath, isExecutable } from '../../lib/install/index.ts';
 
 export const ZDS_RELAY_SOURCE = join(import.meta.dirname, 'relay');
 const SOURCE_FILES = ['go.mod', 'main.go'];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../lib/index.ts';
 import { waitUntil } from '../../lib/test/wait-until.ts';
-import { findOnPath } from '../../lib/tools/index.ts';
+import { findOnPath } from '../../lib/install/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { ensureZdsRelay, startZdsNodeAgent, startZdsRelay } from '../../mesh/zds/index.ts';
 import type { ZdsPod } from '../../mesh/zds/index.ts';

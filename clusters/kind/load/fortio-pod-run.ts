@@ -42,7 +42,7 @@ export interface FortioPodConfig {
   placement?: LoadPodPlacement;
   /** The gateway Service whose ClusterIP fortio calls (default istio-system/istio-ingressgateway). */
   gateway?: { namespace: string; name: string };
-  /** Headers fortio sends (`-H`): an existing cluster's route is by Host (clusters/existing/). */
+  /** Headers fortio sends (`-H`): an existing cluster's route is by Host (clusters/cluster/). */
   headers?: readonly string[];
 }
 

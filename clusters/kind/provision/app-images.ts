@@ -10,8 +10,8 @@ import {
   makeDirectory,
   PROJECT_ROOT,
 } from '../../../lib/index.ts';
-import { pinnedEnvoyPath, pinnedToolPath } from '../../../lib/tools/index.ts';
-import { FORTIO, GO_HTTPBIN } from '../../../lib/tools/index.ts';
+import { pinnedEnvoyPath, pinnedToolPath } from '../../../lib/install/index.ts';
+import { FORTIO, GO_HTTPBIN } from '../../../lib/install/index.ts';
 import { ensureZdsRelay, zdsRelayPath } from '../../../mesh/zds/index.ts';
 import { buildImage, imageLabel } from './docker-images.ts';
 import type { DockerCli } from './docker-images.ts';

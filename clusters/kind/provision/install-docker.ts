@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { consentToHostChange, ErrorCode, HarnessError } from '../../../lib/index.ts';
-import { findOnPath } from '../../../lib/tools/find-on-path.ts';
+import { findOnPath } from '../../../lib/install/find-on-path.ts';
 import type { LoggedStep } from '../../steps/step-runner.ts';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { ErrorCode, isHarnessError } from '../../../lib/index.ts';
-import { findOnPath } from '../../../lib/tools/index.ts';
+import { findOnPath } from '../../../lib/install/index.ts';
 import { validateAgainstModels } from '../model-check.ts';
 import { extractCrds, fetchIstioCrds, ISTIO_API, ISTIO_CRD_FILE, ROUTING_CRDS } from './istio-crds.ts';
 import { createStepRunner } from '../../steps/step-runner.ts';

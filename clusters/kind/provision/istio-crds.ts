@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { ErrorCode, HarnessError } from '../../../lib/index.ts';
-import { findOnPath } from '../../../lib/tools/index.ts';
+import { findOnPath } from '../../../lib/install/index.ts';
 import type { PinnedModule } from './go-build-module.ts';
 import type { LoggedStep } from '../../steps/step-runner.ts';
 

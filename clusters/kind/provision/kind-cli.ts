@@ -1,6 +1,6 @@
 import { execa } from 'execa';
-import { pinnedToolPath } from '../../../lib/tools/index.ts';
-import type { GoToolSpec } from '../../../lib/tools/index.ts';
+import { pinnedToolPath } from '../../../lib/install/index.ts';
+import type { GoToolSpec } from '../../../lib/install/index.ts';
 import { KIND_MODULE, KUBERNETES_BUILD, KUBERNETES_VERSION } from './node-image/pins.ts';
 import type { GoBuildSpec } from './go-build-module.ts';
 import { DEFAULT_TOOLS_DIR } from '../../../lib/index.ts';

@@ -1,5 +1,5 @@
 import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError } from '../../../lib/index.ts';
-import { ensureGoTool } from '../../../lib/tools/index.ts';
+import { ensureGoTool } from '../../../lib/install/index.ts';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ensureAppImages } from './app-images.ts';
 import type { AppImage } from './app-images.ts';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { execa } from 'execa';
-import { findOnPath } from '../../../lib/tools/index.ts';
+import { findOnPath } from '../../../lib/install/index.ts';
 import { openHboneSession, openTunnel } from '../../../mesh/hbone/index.ts';
 import { createCertificateAuthority } from '../../../mesh/pki/index.ts';
 import type { WorkloadCertificate } from '../../../mesh/pki/index.ts';

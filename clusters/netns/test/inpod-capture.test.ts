@@ -11,7 +11,7 @@ import {
   INPOD_PORTS,
 } from '../../../mesh/node-agent/inpod-capture.ts';
 import { createNetworkWorld, netnsUnavailable } from '../network-world.ts';
-import { dial } from '../test/dial.ts';
+import { dial } from './dial.ts';
 
 const skip = (await netnsUnavailable()) ?? (await inpodCaptureUnavailable());
 

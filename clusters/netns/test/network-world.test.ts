@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { createNetworkWorld, netnsUnavailable } from '../network-world.ts';
-import { dial } from '../test/dial.ts';
+import { dial } from './dial.ts';
 
 const skip = await netnsUnavailable();
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { CLUSTER_PROVIDER } from '../../../clusters/existing/provider.ts';
+import { CLUSTER_PROVIDER } from '../../../clusters/cluster/provider.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { childPids, isAlive } from '../../../lib/test/processes.ts';
 

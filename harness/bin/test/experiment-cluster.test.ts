@@ -162,7 +162,7 @@ for (const generator of GENERATORS)
           await readFile(join(runDir, 'fortio', 'access.jsonl'), 'utf8'),
           /^\{"latency":\d+\.\d{6},"timestamp":\d+,"thread":\d+,"iter":\d+,"ok":true,"details":"418"\}$/m,
         );
-      // The report is drawn for every run (its rendering is tested in harness/results/report/test).
+      // The report is drawn for every run (its rendering is tested in harness/record/report/test).
       assert.match(await readFile(join(runDir, 'report.html'), 'utf8'), /<svg[^>]*class="marks"/);
       const events = await readRows(join(runDir, 'events.csv'));
       const deleted = events.filter(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { findOnPath } from '../../../lib/tools/index.ts';
+import { findOnPath } from '../../../lib/install/index.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 
 const GUARD = join(PROJECT_ROOT, 'harness', 'bin', 'require-node.mjs');

@@ -3,7 +3,7 @@
 // from our source) and iptables (istio-cni's in-pod rules; preflight refuses istio-shared without).
 import { inpodCaptureUnavailable } from '../../../mesh/node-agent/inpod-capture.ts';
 import type { RealZtunnel } from '../../../clusters/local/upstream-ztunnel.ts';
-import { findOnPath } from '../../../lib/tools/index.ts';
+import { findOnPath } from '../../../lib/install/index.ts';
 import { realZtunnelHere } from '../../campaigns/conformance/real-target.ts';
 
 /** The binary, or why the shared-mode tests skip here. */

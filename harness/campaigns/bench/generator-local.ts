@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalTarget } from '../../run/checks/local-target.ts';
-import type { LoadGenerator } from '../../tools/index.ts';
+import type { LoadGenerator } from '../../provision/index.ts';
 import { measureLoad } from './load-row.ts';
 import type { LoadBenchRow } from './load-row.ts';
 

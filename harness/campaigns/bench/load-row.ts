@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { runLoad } from '../../load/index.ts';
 import type { LoadResult } from '../../load/index.ts';
 import { isFortioOk } from '../../tally/index.ts';
-import type { LoadGenerator } from '../../tools/index.ts';
+import type { LoadGenerator } from '../../provision/index.ts';
 
 export interface LoadBenchRow {
   connections: number;

@@ -7,7 +7,7 @@ import type { ExperimentFlags } from '../../options/experiment-options.ts';
 import { PROJECT_ROOT } from '../../paths.ts';
 import { providerOf } from '../../../clusters/registry.ts';
 import type { BackendName } from '../../../clusters/registry.ts';
-import { createRunId } from '../../results/run-id.ts';
+import { createRunId } from '../../record/run-id.ts';
 import { backendRefusal, DEFAULT_BACKEND, entryUnavailable } from './entry-availability.ts';
 import { loadSuite, SUITE_FILE, suiteCopy } from './suite-file.ts';
 import type { Suite, SuiteEntry } from './suite-file.ts';

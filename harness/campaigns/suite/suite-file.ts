@@ -13,7 +13,7 @@ import { badInput } from '../../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
 import { experimentArgsOf } from '../../cli/experiment-file.ts';
-import { SUMMARY_COLUMN_NAMES } from '../../results/run-row.ts';
+import { SUMMARY_COLUMN_NAMES } from '../../record/run-row.ts';
 import { CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
 import { ENTRY_REPORT_NAMES } from './entry-reports.ts';
 import type { EntryReport } from './entry-reports.ts';

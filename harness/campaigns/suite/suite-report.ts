@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { SuiteTableRow } from './suite-table.ts';
-import { htmlTable, page } from '../../results/report/report-html.ts';
+import { htmlTable, page } from '../../record/report/report-html.ts';
 
 /** One suite entry's runs: their folders hold timeline.svg and report.html. */
 export interface SuiteSection {

@@ -1,4 +1,4 @@
-import { formatMarkdownTable } from '../../results/markdown-table.ts';
+import { formatMarkdownTable } from '../../record/markdown-table.ts';
 
 /** One line of the suite table: the document's figure next to ours. */
 export interface SuiteTableRow {

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeSuiteReport } from './suite-report.ts';
-import { appendJobSummary } from '../../results/ci-output.ts';
-import { buildJUnit } from '../../results/junit.ts';
-import { readCsvRows as readRows, writeCsv } from '../../results/write-csv.ts';
+import { appendJobSummary } from '../../record/ci-output.ts';
+import { buildJUnit } from '../../record/junit.ts';
+import { readCsvRows as readRows, writeCsv } from '../../record/write-csv.ts';
 import { ENTRY_REPORTS } from './entry-reports.ts';
 import { blankColumns, judgeShape } from './shape-rule.ts';
 import type { Row } from './shape-rule.ts';

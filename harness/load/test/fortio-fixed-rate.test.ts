@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { chooseGenerator } from '../../tools/index.ts';
+import { chooseGenerator } from '../../provision/index.ts';
 import type { NoResponseKind } from '../k6-records.ts';
 import { runLoad } from '../run-load.ts';
 import { startStatusServer } from './status-server.ts';

@@ -1,8 +1,8 @@
 // The load generators every generator contract test runs against: fortio always (npm run tools
 // builds it, or the first run does), k6 where the user has one (this project never builds k6), else
 // skipped with what it needs.
-import { findK6 } from '../../tools/index.ts';
-import type { GeneratorKind } from '../../tools/index.ts';
+import { findK6 } from '../../provision/index.ts';
+import type { GeneratorKind } from '../../provision/index.ts';
 
 const k6 = await findK6();
 

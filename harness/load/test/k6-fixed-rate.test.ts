@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { chooseGenerator } from '../../tools/index.ts';
+import { chooseGenerator } from '../../provision/index.ts';
 import { GENERATORS } from './generators.ts';
 import { startStatusServer } from './status-server.ts';
 import { runLoad } from '../run-load.ts';

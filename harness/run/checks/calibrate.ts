@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { startFaultServer } from '../../../apps/fault-server/fault-server.ts';
 import type { Clock } from '../../../lib/index.ts';
 import { runLoad } from '../../load/index.ts';
-import { writeCsv } from '../../results/write-csv.ts';
+import { writeCsv } from '../../record/write-csv.ts';
 import { createRecordTally, isFortioOk, OUTCOME_CLASSES } from '../../tally/index.ts';
 import type { OutcomeClass } from '../../tally/index.ts';
-import { chooseGenerator } from '../../tools/index.ts';
-import type { GeneratorChoice, LoadGenerator } from '../../tools/index.ts';
-import { createRunId } from '../../results/run-id.ts';
+import { chooseGenerator } from '../../provision/index.ts';
+import type { GeneratorChoice, LoadGenerator } from '../../provision/index.ts';
+import { createRunId } from '../../record/run-id.ts';
 import { makeDirectory } from '../../../lib/index.ts';
 import { markAbortedOnError, writeCommandVerdict } from './command-verdict.ts';
 

@@ -3,9 +3,9 @@ import { createProgress, formatDuration, makeDirectory, startTicker } from '../.
 import type { Clock } from '../../../lib/index.ts';
 import type { LoadResult } from '../../load/index.ts';
 import { runLoad } from '../../load/index.ts';
-import { createRunId } from '../../results/run-id.ts';
-import { chooseGenerator } from '../../tools/index.ts';
-import type { GeneratorChoice } from '../../tools/index.ts';
+import { createRunId } from '../../record/run-id.ts';
+import { chooseGenerator } from '../../provision/index.ts';
+import type { GeneratorChoice } from '../../provision/index.ts';
 import { isFortioOk } from '../../tally/index.ts';
 import { markAbortedOnError, writeCommandVerdict } from './command-verdict.ts';
 import { startLocalTarget } from './local-target.ts';

@@ -11,7 +11,7 @@ import { lifeLinesOf } from '../../../apps/long-lived-client/long-lived-config.t
 import type { LongLivedConfig } from '../../../apps/long-lived-client/long-lived-config.ts';
 import type { ConnectionLife } from '../../../apps/long-lived-client/long-lived-connections.ts';
 import { startLongLivedConnections } from '../../../apps/long-lived-client/long-lived-connections.ts';
-import { LONG_LIVED_COLUMNS } from '../../results/columns/companion-columns.ts';
+import { LONG_LIVED_COLUMNS } from '../../record/columns/companion-columns.ts';
 
 /** Long-lived connections per run: two per httpbin pod with the default three replicas. */
 const LONG_LIVED = 6;

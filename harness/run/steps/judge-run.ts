@@ -14,7 +14,7 @@ import { findBursts } from '../../tally/index.ts';
 import type { Burst } from '../../tally/index.ts';
 import { BUCKET_MS } from '../drive-load.ts';
 import { runFigures } from '../../verdict/run-figures.ts';
-import type { RunFacts } from '../../results/run-row.ts';
+import type { RunFacts } from '../../record/run-row.ts';
 import { evaluateThresholds, formatThresholdResults, parseThreshold } from '../../verdict/thresholds.ts';
 import type { ThresholdResult } from '../../verdict/thresholds.ts';
 import { abortReasonOf } from './run-context.ts';

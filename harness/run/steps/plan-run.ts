@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import { providerOf } from '../../../clusters/registry.ts';
 import { collectProvenance, writeProvenance } from '../../config/provenance.ts';
 import { writeRunConfig } from '../../config/run-config.ts';
-import { checkCsvHeader } from '../../results/write-csv.ts';
-import { createRunId } from '../../results/run-id.ts';
+import { checkCsvHeader } from '../../record/write-csv.ts';
+import { createRunId } from '../../record/run-id.ts';
 import { bundleK6Script, K6_SCRIPT } from '../../load/index.ts';
 import { strayK6Variables } from '../../load/run-k6.ts';
 import { badInput, makeDirectory } from '../../../lib/index.ts';
-import { chooseGenerator } from '../../tools/index.ts';
-import type { LoadGenerator } from '../../tools/index.ts';
-import { SUMMARY_COLUMN_NAMES } from '../../results/run-row.ts';
+import { chooseGenerator } from '../../provision/index.ts';
+import type { LoadGenerator } from '../../provision/index.ts';
+import { SUMMARY_COLUMN_NAMES } from '../../record/run-row.ts';
 import type { RunPlan, RunRequest } from './run-context.ts';
 
 /**

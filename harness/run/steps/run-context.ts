@@ -6,7 +6,7 @@ import type { LoadResult } from '../../load/index.ts';
 import type { CpuReport } from '../../observe/cpu-monitor.ts';
 import type { MetricsScraper, Scrape } from '../../observe/metrics-scraper.ts';
 import type { RecordTally } from '../../tally/index.ts';
-import type { LoadGenerator } from '../../tools/index.ts';
+import type { LoadGenerator } from '../../provision/index.ts';
 import type { Provenance } from '../../config/provenance.ts';
 import type { ClusterScenario, CompanionResult } from '../cluster-scenario.ts';
 import type { ExperimentParams } from '../../options/experiment-params.ts';

@@ -1,5 +1,5 @@
 import { removalLags } from '../../explain/removal-lag.ts';
-import type { RunFacts } from '../../results/run-row.ts';
+import type { RunFacts } from '../../record/run-row.ts';
 import type { Judgement } from './judge-run.ts';
 import type { Observation, RunPlan } from './run-context.ts';
 

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendJobSummary } from '../../results/ci-output.ts';
-import { buildJUnit } from '../../results/junit.ts';
-import type { JUnitCase } from '../../results/junit.ts';
-import { formatMarkdownTable } from '../../results/markdown-table.ts';
+import { appendJobSummary } from '../../record/ci-output.ts';
+import { buildJUnit } from '../../record/junit.ts';
+import type { JUnitCase } from '../../record/junit.ts';
+import { formatMarkdownTable } from '../../record/markdown-table.ts';
 import type { Judgement } from './judge-run.ts';
 import type { RunPlan } from './run-context.ts';
 

@@ -1,15 +1,15 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { envoyCounterRows } from '../../explain/envoy-counters.ts';
-import { deadlineRows } from '../../results/deadline-rows.ts';
+import { deadlineRows } from '../../record/deadline-rows.ts';
 import { failureKindRows } from '../../explain/failure-details.ts';
-import { buildFortioResult } from '../../results/fortio-json.ts';
-import { toOpenMetrics } from '../../results/openmetrics.ts';
-import { appendCsvRow, writeCsv } from '../../results/write-csv.ts';
-import type { CsvRow } from '../../results/write-csv.ts';
-import { writeRunReport } from '../../results/report/write-run-report.ts';
+import { buildFortioResult } from '../../record/fortio-json.ts';
+import { toOpenMetrics } from '../../record/openmetrics.ts';
+import { appendCsvRow, writeCsv } from '../../record/write-csv.ts';
+import type { CsvRow } from '../../record/write-csv.ts';
+import { writeRunReport } from '../../record/report/write-run-report.ts';
 import { BUCKET_MS } from '../drive-load.ts';
-import { buildSummaryRow } from '../../results/run-row.ts';
+import { buildSummaryRow } from '../../record/run-row.ts';
 import {
   burstRows,
   cpuRows,
@@ -17,7 +17,7 @@ import {
   latencyRows,
   timelineRows,
   zoomRows,
-} from '../../results/run-tables.ts';
+} from '../../record/run-tables.ts';
 import type { Judgement } from './judge-run.ts';
 import type { Observation, RunPlan } from './run-context.ts';
 import { runFacts } from './run-facts.ts';

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { isExecutable, pinnedEnvoyPath } from '../../../lib/tools/index.ts';
+import { isExecutable, pinnedEnvoyPath } from '../../../lib/install/index.ts';
 import { PROJECT_ROOT } from '../../../lib/paths.ts';
 import { followLog, openContainerLog } from '../../../clusters/local/container-log.ts';
 import { createLogger, createSystemClock } from '../../../lib/index.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 import { isHarnessError } from '../../../lib/index.ts';
-import { ensureEnvoy } from '../../../lib/tools/index.ts';
+import { ensureEnvoy } from '../../../lib/install/index.ts';
 import { adsDynamicResources, staticCluster } from '../../pilot-agent/bootstrap.ts';
 import { startAdsServer } from '../ads-server.ts';
 import type { XdsMessage } from '../ads-server.ts';

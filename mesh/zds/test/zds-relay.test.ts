@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { findOnPath } from '../../../lib/tools/index.ts';
+import { findOnPath } from '../../../lib/install/index.ts';
 import { podNamespace } from './pod-namespace.ts';
 import { ensureZdsRelay } from '../relay-binary.ts';
 import { decodeZdsRequest, encodeZdsAck, encodeZdsHello } from '../zds-messages.ts';

@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { DEFAULT_TOOLS_DIR, ErrorCode, HarnessError, makeDirectory } from '../../../../lib/index.ts';
-import { findOnPath } from '../../../../lib/tools/find-on-path.ts';
+import { findOnPath } from '../../../../lib/install/find-on-path.ts';
 import { hasImage } from '../docker-images.ts';
 import type { DockerCli } from '../docker-images.ts';
 import type { LoggedStep } from '../../../steps/step-runner.ts';

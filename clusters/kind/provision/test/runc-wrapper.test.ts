@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { findOnPath } from '../../../../lib/tools/find-on-path.ts';
+import { findOnPath } from '../../../../lib/install/find-on-path.ts';
 import { runcWrapperScript } from '../runc-wrapper.ts';
 
 const hasJq = (await findOnPath('jq', process.env)) !== undefined;
