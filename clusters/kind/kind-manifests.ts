@@ -1,11 +1,10 @@
-import { deployment } from '../manifests/deployment.ts';
+import { deployment, service } from '../manifests/workload.ts';
 import type {
   KubernetesObject,
   V1ClusterRole,
   V1ClusterRoleBinding,
   V1Deployment,
   V1Namespace,
-  V1Service,
   V1ServiceAccount,
 } from '@kubernetes/client-node';
 import { READINESS_PATH, READINESS_PORT } from '../../mesh/control-plane/readiness-server.ts';
@@ -121,20 +120,17 @@ export function buildKindControlPlane(
       ],
     },
   });
-  const service: V1Service = {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'istiod', namespace: 'istio-system', labels },
-    spec: {
-      selector: labels,
-      ports: [
-        { name: 'grpc-xds', port: 15010, targetPort: 15010 },
-        { name: ENVOY_XDS_PORT_NAME, port: 15011, targetPort: 15011 },
-        { name: 'https-dns', port: 15012, targetPort: 15012 },
-        { name: ZTUNNEL_XDS_PORT_NAME, port: 15013, targetPort: 15013 },
-      ],
-    },
-  };
+  const istiodService = service({
+    name: 'istiod',
+    namespace: 'istio-system',
+    labels,
+    ports: [
+      { name: 'grpc-xds', port: 15010, targetPort: 15010 },
+      { name: ENVOY_XDS_PORT_NAME, port: 15011, targetPort: 15011 },
+      { name: 'https-dns', port: 15012, targetPort: 15012 },
+      { name: ZTUNNEL_XDS_PORT_NAME, port: 15013, targetPort: 15013 },
+    ],
+  });
   return [
     namespace,
     serviceAccount('istio-system', 'istiod'),
@@ -144,7 +140,7 @@ export function buildKindControlPlane(
     role,
     binding,
     istiod,
-    service,
+    istiodService,
     ...(inPod ? buildIstioCni({ zds: options.istioZtunnel === true }) : []),
   ];
 }

@@ -5,7 +5,7 @@ import { podKey } from './cluster-state.ts';
 import { prepareAddressVanish, vanishAddress } from './kubelet-address-vanish.ts';
 import type { KubeletContext, PodRuntime, RunningContainer } from './kubelet-context.ts';
 import type { PendingVanish } from './vanished-address.ts';
-import { DEFAULT_TERMINATION_GRACE_S } from '../manifests/deployment.ts';
+import { DEFAULT_TERMINATION_GRACE_S } from '../manifests/workload.ts';
 
 // The crash guard names an uncaught error in this file's code after this component (lib/components.ts).
 nameComponent(import.meta.url, 'kubelet', 'file');

@@ -1,4 +1,4 @@
-import { deployment } from './deployment.ts';
+import { deployment } from './workload.ts';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { HTTPBIN_SERVICE_PORT } from './httpbin.ts';
 import { DATAPLANE_MODE_LABEL, IMAGES, NODE_LABEL, POD_NETWORK_ANNOTATION } from './images.ts';

@@ -1,4 +1,4 @@
-import { deployment } from './deployment.ts';
+import { deployment, service } from './workload.ts';
 import type { V1Deployment, V1EnvVar, V1Service } from '@kubernetes/client-node';
 import {
   ISTIO_DEFAULT_ATTEMPTS,
@@ -98,22 +98,19 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
       ],
     },
   });
-  const service: V1Service = {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'istio-ingressgateway', namespace: 'istio-system', labels },
-    spec: {
-      selector: labels,
-      ...(options.nodePort === undefined ? {} : { type: 'NodePort' }),
-      ports: [
-        {
-          name: 'http2',
-          port: GATEWAY_SERVICE_PORT,
-          targetPort: GATEWAY_PORT,
-          ...(options.nodePort === undefined ? {} : { nodePort: options.nodePort }),
-        },
-      ],
-    },
-  };
-  return [gateway, service];
+  const gatewayService = service({
+    name: 'istio-ingressgateway',
+    namespace: 'istio-system',
+    labels,
+    ...(options.nodePort === undefined ? {} : { type: 'NodePort' as const }),
+    ports: [
+      {
+        name: 'http2',
+        port: GATEWAY_SERVICE_PORT,
+        targetPort: GATEWAY_PORT,
+        ...(options.nodePort === undefined ? {} : { nodePort: options.nodePort }),
+      },
+    ],
+  });
+  return [gateway, gatewayService];
 }

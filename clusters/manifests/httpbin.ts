@@ -1,4 +1,4 @@
-import { DEFAULT_TERMINATION_GRACE_S, deployment } from './deployment.ts';
+import { DEFAULT_TERMINATION_GRACE_S, deployment, service } from './workload.ts';
 import type { V1Container, V1Deployment, V1EnvVar, V1Lifecycle, V1Service } from '@kubernetes/client-node';
 import {
   DATAPLANE_MODE_LABEL,
@@ -135,14 +135,13 @@ export function buildHttpbin(options: HttpbinManifestOptions): [V1Deployment, V1
       ],
     },
   });
-  const service: V1Service = {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'httpbin', namespace: 'default', labels },
-    spec: {
-      selector: labels,
+  return [
+    httpbin,
+    service({
+      name: 'httpbin',
+      namespace: 'default',
+      labels,
       ports: [{ name: 'http', port: HTTPBIN_SERVICE_PORT, targetPort: HTTPBIN_PORT }],
-    },
-  };
-  return [httpbin, service];
+    }),
+  ];
 }

@@ -1,10 +1,6 @@
-import type {
-  KubernetesObject,
-  V1ClusterRole,
-  V1ClusterRoleBinding,
-  V1DaemonSet,
-} from '@kubernetes/client-node';
+import type { KubernetesObject, V1ClusterRole, V1ClusterRoleBinding } from '@kubernetes/client-node';
 import { IMAGES } from './images.ts';
+import { daemonSet } from './workload.ts';
 
 /** The folder both DaemonSets mount from the node: the ZDS socket lives in it (the chart's). */
 export const ZDS_SOCKET_DIR = '/var/run/ztunnel';
@@ -40,56 +36,50 @@ export function buildIstioCni(options: { zds?: boolean } = {}): KubernetesObject
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata?.name ?? '' },
     subjects: [{ kind: 'ServiceAccount', name: 'istio-cni', namespace: 'istio-system' }],
   };
-  const daemonSet: V1DaemonSet = {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name: 'istio-cni-node', namespace: 'istio-system', labels },
+  const agent = daemonSet({
+    name: 'istio-cni-node',
+    namespace: 'istio-system',
+    labels,
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
     spec: {
-      selector: { matchLabels: labels },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
-      template: {
-        metadata: { labels },
-        spec: {
-          serviceAccountName: 'istio-cni',
-          hostNetwork: true,
-          hostPID: true,
-          dnsPolicy: 'ClusterFirstWithHostNet',
-          terminationGracePeriodSeconds: 5,
-          containers: [
-            {
-              name: 'install-cni',
-              image: IMAGES.cni,
-              env: [
-                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-                // istio/ztunnel's binary as the node's ztunnel: istio-cni's own ZDS (each pod's
-                // network namespace as a file descriptor), not our ztunnel's JSON-lines form.
-                ...(options.zds ? [{ name: 'ZTUNNEL_PROTOCOL', value: 'zds' }] : []),
-              ],
-              securityContext: { privileged: true, runAsUser: 0, runAsGroup: 0 },
-              volumeMounts: [
-                { name: 'cni-ztunnel-sock-dir', mountPath: ZDS_SOCKET_DIR },
-                { name: 'cni-socket-dir', mountPath: '/var/run/istio-cni' },
-                { name: 'cni-bin-dir', mountPath: '/host/opt/cni/bin' },
-                { name: 'cni-net-dir', mountPath: '/host/etc/cni/net.d' },
-                NETNS_PIN_VOLUME.mount,
-              ],
-            },
+      serviceAccountName: 'istio-cni',
+      hostNetwork: true,
+      hostPID: true,
+      dnsPolicy: 'ClusterFirstWithHostNet',
+      terminationGracePeriodSeconds: 5,
+      containers: [
+        {
+          name: 'install-cni',
+          image: IMAGES.cni,
+          env: [
+            { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+            // istio/ztunnel's binary as the node's ztunnel: istio-cni's own ZDS (each pod's
+            // network namespace as a file descriptor), not our ztunnel's JSON-lines form.
+            ...(options.zds ? [{ name: 'ZTUNNEL_PROTOCOL', value: 'zds' }] : []),
           ],
-          volumes: [
-            { name: 'cni-ztunnel-sock-dir', hostPath: { path: ZDS_SOCKET_DIR, type: 'DirectoryOrCreate' } },
-            { name: 'cni-socket-dir', hostPath: { path: '/var/run/istio-cni', type: 'DirectoryOrCreate' } },
-            { name: 'cni-bin-dir', hostPath: { path: '/opt/cni/bin' } },
-            { name: 'cni-net-dir', hostPath: { path: '/etc/cni/net.d' } },
-            NETNS_PIN_VOLUME.volume,
+          securityContext: { privileged: true, runAsUser: 0, runAsGroup: 0 },
+          volumeMounts: [
+            { name: 'cni-ztunnel-sock-dir', mountPath: ZDS_SOCKET_DIR },
+            { name: 'cni-socket-dir', mountPath: '/var/run/istio-cni' },
+            { name: 'cni-bin-dir', mountPath: '/host/opt/cni/bin' },
+            { name: 'cni-net-dir', mountPath: '/host/etc/cni/net.d' },
+            NETNS_PIN_VOLUME.mount,
           ],
         },
-      },
+      ],
+      volumes: [
+        { name: 'cni-ztunnel-sock-dir', hostPath: { path: ZDS_SOCKET_DIR, type: 'DirectoryOrCreate' } },
+        { name: 'cni-socket-dir', hostPath: { path: '/var/run/istio-cni', type: 'DirectoryOrCreate' } },
+        { name: 'cni-bin-dir', hostPath: { path: '/opt/cni/bin' } },
+        { name: 'cni-net-dir', hostPath: { path: '/etc/cni/net.d' } },
+        NETNS_PIN_VOLUME.volume,
+      ],
     },
-  };
+  });
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'istio-cni', namespace: 'istio-system' } },
     role,
     binding,
-    daemonSet,
+    agent,
   ];
 }

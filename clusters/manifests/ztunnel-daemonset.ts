@@ -1,5 +1,6 @@
 import type { V1Container, V1DaemonSet, V1EnvVar } from '@kubernetes/client-node';
 import { IMAGES } from './images.ts';
+import { daemonSet } from './workload.ts';
 import { NETNS_PIN_VOLUME } from './istio-cni-daemonset.ts';
 import { CA_ENV, CA_VOLUME_MOUNTS, CA_VOLUMES } from './mesh-credentials.ts';
 
@@ -89,35 +90,29 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
       ...(options.podNetnsByPath ? [{ ...NETNS_PIN_VOLUME.mount, readOnly: true }] : []),
     ],
   };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name: 'ztunnel', namespace: 'istio-system', labels },
+  return daemonSet({
+    name: 'ztunnel',
+    namespace: 'istio-system',
+    labels,
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
     spec: {
-      selector: { matchLabels: labels },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
-      template: {
-        metadata: { labels },
-        spec: {
-          serviceAccountName: 'ztunnel',
-          terminationGracePeriodSeconds: options.graceS,
-          volumes: [
-            ...CA_VOLUMES,
-            ...(inPod
-              ? [
-                  {
-                    name: 'cni-ztunnel-sock-dir',
-                    hostPath: { path: '/var/run/ztunnel', type: 'DirectoryOrCreate' },
-                  },
-                ]
-              : []),
-            ...(options.podNetnsByPath ? [NETNS_PIN_VOLUME.volume] : []),
-          ],
-          // Node-address mode: the node's network, and cluster DNS for istiod's Service name.
-          ...(inPod ? {} : { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }),
-          containers: [container],
-        },
-      },
+      serviceAccountName: 'ztunnel',
+      terminationGracePeriodSeconds: options.graceS,
+      volumes: [
+        ...CA_VOLUMES,
+        ...(inPod
+          ? [
+              {
+                name: 'cni-ztunnel-sock-dir',
+                hostPath: { path: '/var/run/ztunnel', type: 'DirectoryOrCreate' },
+              },
+            ]
+          : []),
+        ...(options.podNetnsByPath ? [NETNS_PIN_VOLUME.volume] : []),
+      ],
+      // Node-address mode: the node's network, and cluster DNS for istiod's Service name.
+      ...(inPod ? {} : { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }),
+      containers: [container],
     },
-  };
+  });
 }
