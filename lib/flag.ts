@@ -1,9 +1,10 @@
 /**
  * A command-line flag, declared once: every option of ours is written in this form. The experiment's
  * options add to it what a run parameter needs (harness/options/option.ts FlagSpec, ParamSpec), the
- * arms their column and component (arms.ts ArmSpec), and a backend declares its own options as plain
- * flags (clusters/backend-option.ts); commander's program, experiment files, `npm run cluster`'s
- * commands and docs/reference.md are all made from these fields.
+ * arms their column and component (arms.ts ArmSpec); a backend declares its own options as plain
+ * flags (clusters/backend-option.ts), and so does every command (harness/bin/). Commander's options
+ * (one builder: harness/cli/commander-option.ts), experiment files and docs/reference.md are all
+ * made from these fields.
  */
 export interface Flag<V> {
   /** The long flag without dashes, also the experiment file's key: `restart-at`. */

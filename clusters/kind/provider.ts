@@ -34,6 +34,17 @@ export const KIND_INGRESS_PORT = {
   default: DEFAULT_INGRESS_HOST_PORT,
 } as const satisfies BackendOption;
 
+/** --node-image, which kind-smoke takes too. */
+export const KIND_NODE_IMAGE = {
+  key: 'node-image',
+  arg: '<auto|ref>',
+  description: 'kind: the node image: auto, or an image reference the Docker engine has',
+  detail:
+    "auto: kind's official image when it can be had and runs on this host's cgroup version, else ours built from the package registries, cached",
+  parse: parseNodeImage,
+  default: 'auto',
+} as const satisfies BackendOption;
+
 export const KIND_PROVIDER: BackendProvider<'kind'> = {
   name: 'kind',
   summary: 'kind (needs Docker and kind; see README)',
@@ -86,15 +97,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
   },
   options: [
     KIND_INGRESS_PORT,
-    {
-      key: 'node-image',
-      arg: '<auto|ref>',
-      description: 'kind: the node image: auto, or an image reference the Docker engine has',
-      detail:
-        "auto: kind's official image when it can be had and runs on this host's cgroup version, else ours built from the package registries, cached",
-      parse: parseNodeImage,
-      default: 'auto',
-    },
+    KIND_NODE_IMAGE,
     {
       key: 'keep-cluster',
       description: 'kind: leave the cluster running after the run (kubectl; kind delete cluster)',

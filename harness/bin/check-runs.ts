@@ -3,13 +3,15 @@
 // aborted run is no result), each with requests, from the backend named, the columns named measured,
 // and each run (its folder beside runs.csv) of the shape named (run-shape.ts). Exit 0 when they
 // are there, 1 when not.
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { readRuns } from '../record/compare/read-runs.ts';
 import { choiceParser, numberParser } from '../options/parse-values.ts';
 import { BACKEND_NAMES } from '../../clusters/registry.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
+import { commanderOption } from '../cli/commander-option.ts';
 import { badInput, EXIT } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
 import { SUMMARY_COLUMN_NAMES } from '../record/run-row.ts';
 import { checkRuns } from '../record/check-runs.ts';
 import { checkShape, SHAPES } from '../record/run-shape.ts';
@@ -25,6 +27,31 @@ function parseColumns(raw: string): string[] {
   return columns;
 }
 
+const ROWS: Flag<number> = {
+  key: 'rows',
+  arg: '<n>',
+  description: 'how many complete runs it must hold',
+  parse: numberParser('--rows', { min: 1, max: 1000, integer: true }),
+};
+const BACKEND: Flag<string> = {
+  key: 'backend',
+  arg: '<name>',
+  description: 'the backend every row must come from',
+  parse: choiceParser('--backend', BACKEND_NAMES),
+};
+const FILLED: Flag<string[]> = {
+  key: 'filled',
+  arg: '<columns>',
+  description: 'columns every row must have measured (comma-separated)',
+  parse: parseColumns,
+};
+const SHAPE: Flag<RunShape> = {
+  key: 'shape',
+  arg: '<shape>',
+  description: `what every run must look like: ${SHAPES.join(', ')}`,
+  parse: choiceParser('--shape', SHAPES),
+};
+
 runMain(async () => {
   const program = addVersionOption(
     new Command('check-runs').description(
@@ -32,26 +59,11 @@ runMain(async () => {
     ),
   )
     .argument('<runs-csv>', 'a runs.csv written by npm run experiment')
-    .addOption(
-      new Option('--rows <n>', 'how many complete runs it must hold')
-        .argParser(numberParser('--rows', { min: 1, max: 1000, integer: true }))
-        .makeOptionMandatory(),
-    )
-    .addOption(
-      new Option('--backend <name>', 'the backend every row must come from').argParser(
-        choiceParser('--backend', BACKEND_NAMES),
-      ),
-    )
-    .addOption(
-      new Option('--filled <columns>', 'columns every row must have measured (comma-separated)').argParser(
-        parseColumns,
-      ),
-    )
-    .addOption(
-      new Option('--shape <shape>', `what every run must look like: ${SHAPES.join(', ')}`).argParser(
-        choiceParser('--shape', SHAPES),
-      ),
-    )
+    // A flag cannot say it is required: commander's mandatory option does.
+    .addOption(commanderOption(ROWS).makeOptionMandatory())
+    .addOption(commanderOption(BACKEND))
+    .addOption(commanderOption(FILLED))
+    .addOption(commanderOption(SHAPE))
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { badInput, PROJECT_ROOT } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
+import { commanderOption } from '../cli/commander-option.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 import { runStep } from '../check/check-step.ts';
@@ -53,13 +55,15 @@ function tierCommand(tier: Tier, files: readonly string[], statsFile: string): s
   ];
 }
 
+const TESTS_ONLY: Flag<boolean> = { key: 'tests-only', description: 'only the two test tiers (npm test)' };
+
 runMain(async (signal) => {
   const program = addVersionOption(
     new Command('check').description(
       'The integration tests one at a time; beside them at the lowest priority the typecheck, the lint and the unit tests',
     ),
   )
-    .option('--tests-only', 'only the two test tiers (npm test)')
+    .addOption(commanderOption(TESTS_ONLY))
     .argument('[files...]', 'test files to run (each in its tier); implies --tests-only')
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');

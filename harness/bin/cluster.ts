@@ -4,13 +4,14 @@
 // Istio ambient) has what the experiments need there, read-only (clusters/cluster/); `npm run
 // cluster -- cleanup`: what runs left there, listed, and deleted with --yes; `npm run cluster --
 // rbac`: the roles a run needs there.
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
+import type { Option } from 'commander';
 import { CLUSTER_PROVIDER } from '../../clusters/cluster/provider.ts';
 import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
 import { buildMeshManifests } from '../../clusters/manifests/index.ts';
 import { createSystemClock, EXIT } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
 import { numberParser } from '../options/parse-values.ts';
-import { flagsText } from '../options/option.ts';
 import { experimentOptions } from '../options/experiment-options.ts';
 import { commanderOption } from '../cli/commander-option.ts';
 import { outputFolderParser } from '../cli/output-location.ts';
@@ -42,6 +43,62 @@ interface UpFlags {
   events: boolean;
 }
 
+// `up`'s own options (the experiment's it shares come from its table, SHARED_OPTIONS).
+const NODES: Flag<number> = {
+  key: 'nodes',
+  arg: '<n>',
+  description: 'nodes',
+  parse: numberParser('--nodes', { min: 1, max: MAX_NODES, integer: true }),
+  default: 2,
+};
+const REPLICAS: Flag<number> = {
+  key: 'replicas',
+  arg: '<n>',
+  description: 'httpbin replicas',
+  parse: numberParser('--replicas', { min: 0, max: MAX_REPLICAS, integer: true }),
+  default: 3,
+};
+const ADDRESS_BLOCK: Flag<number> = {
+  key: 'address-block',
+  arg: '<n>',
+  description: 'use 127.<n>.0.0/16 (default: random 150-249)',
+  parse: numberParser('--address-block', { ...ADDRESS_BLOCKS, integer: true }),
+};
+const LOG_DIR: Flag<string> = {
+  key: 'log-dir',
+  arg: '<dir>',
+  description: 'write every container log here',
+  parse: outputFolderParser('--log-dir', './cluster-logs'),
+};
+/** A negated switch: commander sets `events` true unless it is given. */
+const NO_EVENTS: Flag<boolean> = { key: 'no-events', description: 'do not stream lifecycle events' };
+
+// `cleanup`'s own options.
+const YES: Flag<boolean> = { key: 'yes', description: 'delete what is listed as left', default: false };
+const RUN: Flag<string> = {
+  key: 'run',
+  arg: '<namespace>',
+  description: 'only this run, deleted even before its lease lapses (you know it is over)',
+};
+const DRY_RUN: Flag<boolean> = {
+  key: 'dry-run',
+  description: 'list only (the default without --yes)',
+  default: false,
+};
+
+// `rbac`'s own options.
+const SERVICE_ACCOUNT: Flag<string> = {
+  key: 'service-account',
+  arg: '<namespace/name>',
+  description: 'bind the roles to this ServiceAccount',
+};
+const USER: Flag<string> = { key: 'user', arg: '<name>', description: 'bind the roles to this user' };
+/** A negated switch: commander sets `e1` true unless it is given. */
+const NO_E1: Flag<boolean> = {
+  key: 'no-e1',
+  description: "leave out E1's Role (the ztunnel DaemonSet's restart)",
+};
+
 /**
  * An existing cluster's option as its backend declares it (clusters/cluster/provider.ts): the same
  * flag, help and default for `experiment --backend cluster` and these commands. The command's own
@@ -50,9 +107,11 @@ interface UpFlags {
 function existingClusterOption(key: string): Option {
   const declared = CLUSTER_PROVIDER.options.find((o) => o.key === key);
   if (!declared) throw new Error(`the cluster backend declares no option ${key}`);
-  const option = new Option(flagsText(declared), declared.description.replace(/^cluster: /, ''));
-  if (declared.default !== undefined) option.default(declared.default);
-  return option;
+  return commanderOption({
+    ...declared,
+    description: declared.description.replace(/^cluster: /, ''),
+    parse: undefined,
+  });
 }
 
 function buildProgram(
@@ -67,24 +126,11 @@ function buildProgram(
   const up = program
     .command('up')
     .description('bring the local cluster up and keep it running until Ctrl-C')
-    .option('--nodes <n>', 'nodes', numberParser('--nodes', { min: 1, max: MAX_NODES, integer: true }), 2)
-    .option(
-      '--replicas <n>',
-      'httpbin replicas',
-      numberParser('--replicas', { min: 0, max: MAX_REPLICAS, integer: true }),
-      3,
-    )
-    .option(
-      '--address-block <n>',
-      'use 127.<n>.0.0/16 (default: random 150-249)',
-      numberParser('--address-block', { ...ADDRESS_BLOCKS, integer: true }),
-    )
-    .option(
-      '--log-dir <dir>',
-      'write every container log here',
-      outputFolderParser('--log-dir', './cluster-logs'),
-    )
-    .option('--no-events', 'do not stream lifecycle events');
+    .addOption(commanderOption(NODES))
+    .addOption(commanderOption(REPLICAS))
+    .addOption(commanderOption(ADDRESS_BLOCK))
+    .addOption(commanderOption(LOG_DIR))
+    .addOption(commanderOption(NO_EVENTS));
   for (const spec of experimentOptions().filter((o) => SHARED_OPTIONS.includes(o.key)))
     up.addOption(commanderOption(spec));
   up.exitOverride()
@@ -114,9 +160,9 @@ function buildProgram(
     )
     .addOption(existingClusterOption('kubeconfig'))
     .addOption(existingClusterOption('context'))
-    .option('--yes', 'delete what is listed as left', false)
-    .option('--run <namespace>', 'only this run, deleted even before its lease lapses (you know it is over)')
-    .option('--dry-run', 'list only (the default without --yes)', false)
+    .addOption(commanderOption(YES))
+    .addOption(commanderOption(RUN))
+    .addOption(commanderOption(DRY_RUN))
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
     .action((flags: CleanupFlags) => {
@@ -129,9 +175,9 @@ function buildProgram(
     )
     .addOption(existingClusterOption('istio-namespace'))
     .addOption(existingClusterOption('gateway'))
-    .option('--service-account <namespace/name>', 'bind the roles to this ServiceAccount')
-    .option('--user <name>', 'bind the roles to this user')
-    .option('--no-e1', "leave out E1's Role (the ztunnel DaemonSet's restart)")
+    .addOption(commanderOption(SERVICE_ACCOUNT))
+    .addOption(commanderOption(USER))
+    .addOption(commanderOption(NO_E1))
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
     .action((flags: RbacFlags) => {

@@ -3,8 +3,9 @@
 // scenario and parameters, tests failure rates and latency, prints a table; exit 1 on a significant
 // regression or a baseline configuration the candidate lacks, 0 otherwise, 2 on malformed input (the line and column named).
 import { appendFile, writeFile } from 'node:fs/promises';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
 import { parseAcross, splitAcross } from '../record/compare/across.ts';
 import type { Across } from '../record/compare/across.ts';
 import {
@@ -17,6 +18,7 @@ import {
   readRuns,
 } from '../record/compare/index.ts';
 import { errorAnnotation } from '../record/ci-output.ts';
+import { commanderOption } from '../cli/commander-option.ts';
 import { outputFileParser } from '../cli/output-location.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
@@ -28,6 +30,42 @@ function alphaParser(raw: string): number {
   return alpha;
 }
 
+const ALPHA: Flag<number> = {
+  key: 'alpha',
+  arg: '<p>',
+  description: 'family-wise false-alarm rate (Holm over all tests)',
+  parse: alphaParser,
+  default: 0.01,
+};
+const LEAVE_ONE_OUT: Flag<boolean> = {
+  key: 'leave-one-out',
+  description:
+    "the gate's false alarms on one file of same-code runs (A/A): each run of every configuration in turn against the others; exit 1 if any round says worse",
+};
+const ACROSS: Flag<Across> = {
+  key: 'across',
+  arg: '<column=a,b>',
+  description:
+    "judge one parameter's two values against each other, the rest matched as usual: the baseline's runs where <column> is a, the candidate's where it is b (one runs.csv may be both), e.g. --across ztunnel_version=1.28.1,1.30.3",
+  parse: parseAcross,
+};
+const ALLOW_MISSING: Flag<boolean> = {
+  key: 'allow-missing',
+  description: 'list a baseline configuration the candidate did not run instead of failing on it',
+};
+const MARKDOWN: Flag<string> = {
+  key: 'markdown',
+  arg: '<file>',
+  description: 'also append the table to this file (e.g. $GITHUB_STEP_SUMMARY)',
+  parse: outputFileParser('--markdown', 'compare.md'),
+};
+const JUNIT: Flag<string> = {
+  key: 'junit',
+  arg: '<file>',
+  description: 'also write JUnit XML: a test case per configuration and metric, failed when worse',
+  parse: outputFileParser('--junit', 'compare.xml'),
+};
+
 runMain(async () => {
   const program = addVersionOption(
     new Command('compare').description(
@@ -36,34 +74,12 @@ runMain(async () => {
   )
     .argument('<baseline.csv>', 'the reference runs, e.g. results/baselines/local-seeds.csv')
     .argument('[candidate.csv]', "the runs to judge, e.g. a suite folder's runs.csv")
-    .addOption(
-      new Option('--alpha <p>', 'family-wise false-alarm rate (Holm over all tests)')
-        .default(0.01)
-        .argParser(alphaParser),
-    )
-    .option(
-      '--leave-one-out',
-      "the gate's false alarms on one file of same-code runs (A/A): each run of every configuration in turn against the others; exit 1 if any round says worse",
-    )
-    .option(
-      '--across <column=a,b>',
-      "judge one parameter's two values against each other, the rest matched as usual: the baseline's runs where <column> is a, the candidate's where it is b (one runs.csv may be both), e.g. --across ztunnel_version=1.28.1,1.30.3",
-      parseAcross,
-    )
-    .option(
-      '--allow-missing',
-      'list a baseline configuration the candidate did not run instead of failing on it',
-    )
-    .option(
-      '--markdown <file>',
-      'also append the table to this file (e.g. $GITHUB_STEP_SUMMARY)',
-      outputFileParser('--markdown', 'compare.md'),
-    )
-    .option(
-      '--junit <file>',
-      'also write JUnit XML: a test case per configuration and metric, failed when worse',
-      outputFileParser('--junit', 'compare.xml'),
-    )
+    .addOption(commanderOption(ALPHA))
+    .addOption(commanderOption(LEAVE_ONE_OUT))
+    .addOption(commanderOption(ACROSS))
+    .addOption(commanderOption(ALLOW_MISSING))
+    .addOption(commanderOption(MARKDOWN))
+    .addOption(commanderOption(JUNIT))
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);

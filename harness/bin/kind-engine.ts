@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { Command, Argument } from 'commander';
 import { DEFAULT_TOOLS_DIR, grantHostChanges } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
 import {
   engineVersion,
   ensureDockerEngine,
@@ -12,14 +13,20 @@ import {
 } from '../../clusters/kind/provision/docker-engine.ts';
 import { engineLayout } from '../../clusters/kind/provision/engine-layout.ts';
 import { createStepRunner } from '../../clusters/steps/step-runner.ts';
+import { commanderOption } from '../cli/commander-option.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
+
+const YES: Flag<boolean> = {
+  key: 'yes',
+  description: 'install Docker and start the daemon without asking (each is still said)',
+};
 
 runMain(async (signal) => {
   const program = addVersionOption(new Command('kind-engine'))
     .description("start, stop or show our own Docker daemon for the kind backend (never the user's)")
     .addArgument(new Argument('<action>').choices(['start', 'stop', 'status']))
-    .option('--yes', 'install Docker and start the daemon without asking (each is still said)')
+    .addOption(commanderOption(YES))
     .exitOverride();
   program.parse(process.argv);
   if (program.opts<{ yes?: boolean }>().yes) grantHostChanges('--yes');

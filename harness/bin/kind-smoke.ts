@@ -7,21 +7,41 @@
 // a failure the backend saves `kind export logs` and the troubled pods' previous logs into the
 // smoke's folder before the cluster goes. Exit 0: the mesh works on kind; 3: it could not be shown.
 import { join } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { createKindBackend } from '../../clusters/kind/index.ts';
-import { KIND_INGRESS_PORT } from '../../clusters/kind/provider.ts';
+import { KIND_INGRESS_PORT, KIND_NODE_IMAGE } from '../../clusters/kind/provider.ts';
 import { createSystemClock, ErrorCode, EXIT, HarnessError, makeDirectory } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
 import { meshPathEvidence, meshPathProblems, sendMarked } from '../run/checks/mesh-path.ts';
+import { commanderOption } from '../cli/commander-option.ts';
+import type { CommanderFlag } from '../cli/commander-option.ts';
 import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
-import { flagsText } from '../options/option.ts';
+import { RESULTS_DIR } from '../options/experiment-options.ts';
 import { HTTPBIN_DEPLOYMENT, scenarioManifests } from '../run/scenario-manifests.ts';
-import { DEFAULT_RESULTS_DIR, PROJECT_ROOT } from '../paths.ts';
+import { PROJECT_ROOT } from '../paths.ts';
 import { createRunId } from '../record/run-id.ts';
 
 /** Requests sent through the ingress: enough to cross every httpbin pod, few enough to read back. */
 const SMOKE_REQUESTS = 30;
+
+// The experiment's own flags (the kind backend's, the results folder), with this command's help.
+const INGRESS_PORT: Flag<number> = {
+  ...KIND_INGRESS_PORT,
+  description: "the host port (on 127.0.0.1) kind maps the gateway's nodePort to",
+};
+const NODE_IMAGE: CommanderFlag<string> = {
+  ...KIND_NODE_IMAGE,
+  description:
+    "the node image: auto (kind's official image where it can be had and runs here, else ours built from the package registries, cached) or an image reference the engine has",
+  // No parser: the value goes to the experiment's, which checks it as for a run (below).
+  parse: undefined,
+};
+const RESULTS: Flag<string> = {
+  ...RESULTS_DIR,
+  description: 'where the smoke folder (pod logs, kind export logs) goes',
+};
 
 runMain(async (signal) => {
   const program = addVersionOption(
@@ -29,24 +49,9 @@ runMain(async (signal) => {
       'The whole mesh on a real kind cluster (needs Docker and kind): creates the cluster, loads the images, deploys istiod, ztunnel, the Envoy gateway and ambient httpbin, sends requests through them, checks their logs, deletes the cluster (several minutes)',
     ),
   )
-    .addOption(
-      new Option(
-        flagsText(KIND_INGRESS_PORT),
-        "the host port (on 127.0.0.1) kind maps the gateway's nodePort to",
-      )
-        .argParser(KIND_INGRESS_PORT.parse)
-        .default(KIND_INGRESS_PORT.default),
-    )
-    .option(
-      '--node-image <auto|ref>',
-      "the node image: auto (kind's official image where it can be had and runs here, else ours built from the package registries, cached) or an image reference the engine has",
-      'auto',
-    )
-    .option(
-      '--results-dir <dir>',
-      'where the smoke folder (pod logs, kind export logs) goes',
-      DEFAULT_RESULTS_DIR,
-    )
+    .addOption(commanderOption(INGRESS_PORT))
+    .addOption(commanderOption(NODE_IMAGE))
+    .addOption(commanderOption(RESULTS))
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);

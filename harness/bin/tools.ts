@@ -7,6 +7,8 @@
 // K6_BINARY.
 import { Command } from 'commander';
 import { grantHostChanges } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
+import { commanderOption } from '../cli/commander-option.ts';
 import { runMain } from '../cli/run-main.ts';
 import {
   chooseGenerator,
@@ -20,13 +22,22 @@ import {
 } from '../provision/index.ts';
 import { ensureKindTools } from '../provision/ensure-kind.ts';
 
+const KIND: Flag<boolean> = {
+  key: 'kind',
+  description: 'also the kind backend part: a Docker engine (ours if none answers), kind, kubectl',
+};
+const YES: Flag<boolean> = {
+  key: 'yes',
+  description: 'install system packages and start daemons without asking (each is still said)',
+};
+
 runMain(async (signal) => {
   const program = new Command('tools')
     .description(
       'Provision fortio, go-httpbin and Envoy into .tools/ and the test tools; --kind adds a Docker engine, kind and kubectl',
     )
-    .option('--kind', 'also the kind backend part: a Docker engine (ours if none answers), kind, kubectl')
-    .option('--yes', 'install system packages and start daemons without asking (each is still said)')
+    .addOption(commanderOption(KIND))
+    .addOption(commanderOption(YES))
     .exitOverride();
   program.parse(process.argv);
   const options = program.opts<{ kind?: boolean; yes?: boolean }>();

@@ -2,8 +2,9 @@
 // probed on our TypeScript ztunnel and on istio/ztunnel's binary (brought by the user), side by side.
 // Exit 0 when every row matches, 1 when our model differs, 2 when the inputs or this machine cannot
 // run it (root, network namespaces, the binary and its test root).
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { badInput, ErrorCode, HarnessError } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
 import type { ConnectObservation } from '../campaigns/conformance/connect-probe.ts';
 import { probeConnects } from '../campaigns/conformance/connect-probe.ts';
 import {
@@ -15,6 +16,7 @@ import { probeDrain } from '../campaigns/conformance/drain-probe.ts';
 import type { DrainObservation, DrainTarget } from '../campaigns/conformance/drain-probe.ts';
 import { startModelTarget } from '../campaigns/conformance/model-target.ts';
 import { realZtunnelHere, startRealTarget } from '../campaigns/conformance/real-target.ts';
+import { commanderOption } from '../cli/commander-option.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
 
@@ -24,6 +26,26 @@ function deadlineParser(raw: string): number {
     throw badInput('--deadline-ms', 'an integer from 1000 to 60000 (ms)', raw);
   return ms;
 }
+
+// Not the experiment's --ztunnel-binary (its help and checks are for --ztunnel-impl): the probe's
+// binary, $ZTUNNEL_BINARY when absent.
+const ZTUNNEL_BINARY: Flag<string> = {
+  key: 'ztunnel-binary',
+  arg: '<path>',
+  description: 'istio/ztunnel built with --features testing (default: $ZTUNNEL_BINARY)',
+};
+const ZTUNNEL_TEST_ROOT: Flag<string> = {
+  key: 'ztunnel-test-root',
+  arg: '<dir>',
+  description: "its repository's src/tls folder (default: $ZTUNNEL_TEST_ROOT)",
+};
+const DEADLINE_MS: Flag<number> = {
+  key: 'deadline-ms',
+  arg: '<ms>',
+  description: 'CONNECTION_TERMINATION_DEADLINE for both',
+  parse: deadlineParser,
+  default: 3000,
+};
 
 async function observe(
   target: DrainTarget & { close(): Promise<void> },
@@ -42,16 +64,9 @@ runMain(async () => {
       "Probe one pod's ztunnel drain on ours and on istio/ztunnel's binary, side by side",
     ),
   )
-    .option(
-      '--ztunnel-binary <path>',
-      'istio/ztunnel built with --features testing (default: $ZTUNNEL_BINARY)',
-    )
-    .option('--ztunnel-test-root <dir>', "its repository's src/tls folder (default: $ZTUNNEL_TEST_ROOT)")
-    .addOption(
-      new Option('--deadline-ms <ms>', 'CONNECTION_TERMINATION_DEADLINE for both')
-        .default(3000)
-        .argParser(deadlineParser),
-    )
+    .addOption(commanderOption(ZTUNNEL_BINARY))
+    .addOption(commanderOption(ZTUNNEL_TEST_ROOT))
+    .addOption(commanderOption(DEADLINE_MS))
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   program.parse(process.argv);

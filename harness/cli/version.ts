@@ -3,8 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
+import type { Flag } from '../../lib/index.ts';
 import { PROJECT_ROOT } from '../paths.ts';
+import { commanderOption } from './commander-option.ts';
 
 /** `0.1.0 (git e22c86b)`, or `0.1.0` outside a git checkout (a copied tree, a container image). */
 export function harnessVersion(root = PROJECT_ROOT): string {
@@ -24,12 +26,19 @@ export function harnessVersion(root = PROJECT_ROOT): string {
   return sha ? `${version} (git ${sha})` : version;
 }
 
+/** Every command's `-V, --version`: a switch, answered by the listener below. */
+const VERSION: Flag<boolean> = {
+  key: 'version',
+  short: '-V',
+  description: 'print the harness version and git commit, then exit',
+};
+
 /**
  * Adds `-V, --version` to `program`: prints `<name> <version>` and ends the parse with commander's
  * own exit-0 error, as commander's `.version()` does, but reads git only when asked.
  */
 export function addVersionOption(program: Command): Command {
-  program.addOption(new Option('-V, --version', 'print the harness version and git commit, then exit'));
+  program.addOption(commanderOption(VERSION));
   program.on('option:version', () => {
     const text = `${program.name()} ${harnessVersion()}\n`;
     const output = program.configureOutput();

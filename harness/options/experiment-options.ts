@@ -10,6 +10,7 @@ import { ZTUNNEL_IMPL_NAMES, ZTUNNEL_IMPLS, ZTUNNEL_MODES } from '../../clusters
 import type { ZtunnelImplName, ZtunnelMode } from '../../clusters/ztunnel-impl.ts';
 import { ztunnelVersionOf } from '../../clusters/ztunnel-version.ts';
 import { badInput } from '../../lib/index.ts';
+import type { Flag } from '../../lib/index.ts';
 import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { thresholdCollector } from '../verdict/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
@@ -21,6 +22,14 @@ import type { MitigationArms } from './arms.ts';
 import { attributeOf, commandOption, flagFields, inGroup, paramOption } from './option.ts';
 import type { ParamsIn, ParamsOf, ResolveContext, TableOption } from './option.ts';
 import { choiceParser, numberParser, pathParser, restartAtParser, timingParser } from './parse-values.ts';
+
+/** --results-dir, which kind-smoke takes too (with its own help). */
+export const RESULTS_DIR: Flag<string> = {
+  key: 'results-dir',
+  arg: '<dir>',
+  description: 'where run folders and runs.csv go',
+  default: DEFAULT_RESULTS_DIR,
+};
 
 const topology = inGroup('topology');
 const load = inGroup('load');
@@ -468,12 +477,7 @@ const EXPERIMENT_OPTIONS = {
       },
     }),
   ),
-  resultsDir: commandOption<string>({
-    key: 'results-dir',
-    arg: '<dir>',
-    description: 'where run folders and runs.csv go',
-    default: DEFAULT_RESULTS_DIR,
-  }),
+  resultsDir: commandOption(RESULTS_DIR),
   projectRatePerS: verdict(
     paramOption<number>({
       key: 'project-rate',
