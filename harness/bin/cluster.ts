@@ -1,77 +1,23 @@
-// `npm run cluster -- up`: the local cluster for manual poking. Brings up the nodes, control plane,
-// ztunnel DaemonSet and httpbin, prints the addresses, streams lifecycle events, and tears
-// everything down on Ctrl-C. `npm run cluster -- check`: whether an existing cluster (yours, with
-// Istio ambient) has what the experiments need there, read-only (clusters/cluster/); `npm run
-// cluster -- cleanup`: what runs left there, listed, and deleted with --yes; `npm run cluster --
-// rbac`: the roles a run needs there.
+// `npm run cluster`: your cluster, the one `--backend cluster` runs on. `check`: whether it has what
+// the experiments need there (Istio ambient, the gateway, your permissions), read-only
+// (clusters/cluster/); `cleanup`: what runs left there, listed, and deleted with --yes; `rbac`: the
+// roles a run needs there. `up`, the embedded local cluster, is `npm run local-cluster` now; this name
+// still works for one release and says so.
 import { Command } from 'commander';
 import type { Option } from 'commander';
 import { CLUSTER_PROVIDER } from '../../clusters/cluster/provider.ts';
-import { ADDRESS_BLOCKS, createLocalBackend, MAX_NODES } from '../../clusters/local/index.ts';
-import { buildMeshManifests } from '../../clusters/manifests/index.ts';
-import { createSystemClock, EXIT } from '../../lib/index.ts';
 import type { Flag } from '../../lib/index.ts';
-import { numberParser } from '../options/parse-values.ts';
-import { experimentOptions } from '../options/experiment-options.ts';
 import { commanderOption } from '../cli/commander-option.ts';
-import { outputFolderParser } from '../cli/output-location.ts';
+import { addLocalClusterOptions, runLocalCluster } from '../cli/local-cluster.ts';
+import type { UpFlags } from '../cli/local-cluster.ts';
 import { runMain } from '../cli/run-main.ts';
 import { addVersionOption } from '../cli/version.ts';
-import { formatClusterAddresses, formatEvent } from '../../clusters/format-cluster.ts';
 import { checkExistingCluster } from '../../clusters/cluster/check-cluster.ts';
 import type { CheckFlags } from '../../clusters/cluster/check-cluster.ts';
 import { cleanupExistingCluster } from '../../clusters/cluster/cleanup.ts';
 import type { CleanupFlags } from '../../clusters/cluster/cleanup.ts';
 import { printRbac } from '../../clusters/cluster/print-rbac.ts';
 import type { RbacFlags } from '../../clusters/cluster/print-rbac.ts';
-
-/** httpbin replicas a cluster brought up by hand may have (a process each, on these cores). */
-const MAX_REPLICAS = 16;
-
-/** The experiment's options `cluster up` shares, from its table: one parser and help for both. */
-const SHARED_OPTIONS = ['grace', 'mesh', 'gateway-mode', 'timing'];
-
-interface UpFlags {
-  nodes: number;
-  replicas: number;
-  grace: number;
-  mesh: 'ambient' | 'off';
-  gatewayMode: 'hbone' | 'plain';
-  addressBlock?: number;
-  logDir?: string;
-  timing?: Record<string, number>;
-  events: boolean;
-}
-
-// `up`'s own options (the experiment's it shares come from its table, SHARED_OPTIONS).
-const NODES: Flag<number> = {
-  key: 'nodes',
-  arg: '<n>',
-  description: 'nodes',
-  parse: numberParser('--nodes', { min: 1, max: MAX_NODES, integer: true }),
-  default: 2,
-};
-const REPLICAS: Flag<number> = {
-  key: 'replicas',
-  arg: '<n>',
-  description: 'httpbin replicas',
-  parse: numberParser('--replicas', { min: 0, max: MAX_REPLICAS, integer: true }),
-  default: 3,
-};
-const ADDRESS_BLOCK: Flag<number> = {
-  key: 'address-block',
-  arg: '<n>',
-  description: 'use 127.<n>.0.0/16 (default: random 150-249)',
-  parse: numberParser('--address-block', { ...ADDRESS_BLOCKS, integer: true }),
-};
-const LOG_DIR: Flag<string> = {
-  key: 'log-dir',
-  arg: '<dir>',
-  description: 'write every container log here',
-  parse: outputFolderParser('--log-dir', './cluster-logs'),
-};
-/** A negated switch: commander sets `events` true unless it is given. */
-const NO_EVENTS: Flag<boolean> = { key: 'no-events', description: 'do not stream lifecycle events' };
 
 // `cleanup`'s own options.
 const YES: Flag<boolean> = { key: 'yes', description: 'delete what is listed as left', default: false };
@@ -121,19 +67,18 @@ function buildProgram(
   rbac: (flags: RbacFlags) => void,
 ): Command {
   const program = addVersionOption(
-    new Command('cluster').description('The embedded local cluster.'),
+    new Command('cluster').description(
+      'Your cluster (--backend cluster): check it, clean up after runs, the roles a run needs.',
+    ),
   ).exitOverride();
-  const up = program
-    .command('up')
-    .description('bring the local cluster up and keep it running until Ctrl-C')
-    .addOption(commanderOption(NODES))
-    .addOption(commanderOption(REPLICAS))
-    .addOption(commanderOption(ADDRESS_BLOCK))
-    .addOption(commanderOption(LOG_DIR))
-    .addOption(commanderOption(NO_EVENTS));
-  for (const spec of experimentOptions().filter((o) => SHARED_OPTIONS.includes(o.key)))
-    up.addOption(commanderOption(spec));
-  up.exitOverride()
+  addLocalClusterOptions(
+    program
+      .command('up')
+      .description(
+        'the embedded local cluster: now `npm run local-cluster` (this name works one more release)',
+      ),
+  )
+    .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
     .action((flags: UpFlags) => {
       run(flags);
@@ -186,7 +131,13 @@ function buildProgram(
   return program;
 }
 
+/** What `cluster up` says before it runs: the command's new name. */
+const LOCAL_CLUSTER_MOVED =
+  'cluster: `npm run cluster -- up` is now `npm run local-cluster` (same options); this name works until the next release\n';
+
 runMain(async (signal) => {
+  // Said before the options are read, so a mistyped option under the old name says it too.
+  if (process.argv[2] === 'up') process.stderr.write(LOCAL_CLUSTER_MOVED);
   let flags: UpFlags | undefined;
   let checkFlags: CheckFlags | undefined;
   let cleanupFlags: CleanupFlags | undefined;
@@ -201,50 +152,5 @@ runMain(async (signal) => {
   if (checkFlags) return checkExistingCluster(checkFlags, process.stdout);
   if (cleanupFlags) return cleanupExistingCluster(cleanupFlags, process.stdout);
   if (!flags) return 0; // help was printed
-  const clock = createSystemClock();
-  const backend = createLocalBackend({
-    clock,
-    nodeCount: flags.nodes,
-    ...(flags.addressBlock === undefined ? {} : { addressBlock: flags.addressBlock }),
-    ...(flags.logDir === undefined ? {} : { logDir: flags.logDir }),
-    ...(flags.timing ? { timing: flags.timing } : {}),
-  });
-  const stopped = new Promise<string>((resolve) => {
-    signal.addEventListener(
-      'abort',
-      () => {
-        resolve('interrupted');
-      },
-      { once: true },
-    );
-    backend.onFailure((err) => {
-      resolve(err.message);
-    });
-  });
-  try {
-    if (flags.events) backend.onEvent((e) => process.stderr.write(formatEvent(e)));
-    const startMs = clock.now();
-    process.stderr.write('cluster: starting control plane and nodes\n');
-    await backend.preflight();
-    await backend.up(signal);
-    await backend.apply(
-      buildMeshManifests({
-        ztunnel: { graceS: flags.grace },
-        httpbin: { replicas: flags.replicas, mesh: flags.mesh },
-        gateway: { mode: flags.gatewayMode },
-      }),
-    );
-    await backend.waitForReady({ timeoutMs: 60_000, signal });
-    process.stdout.write(
-      `cluster ready in ${((clock.now() - startMs) / 1000).toFixed(2)} s\n${formatClusterAddresses(backend.addresses())}`,
-    );
-    process.stdout.write('Ctrl-C tears everything down.\n');
-    const reason = await stopped;
-    process.stderr.write(`cluster: ${reason}; tearing down\n`);
-    // A cluster that stopped on its own (a component failed) could not do its job: exit 3.
-    return reason === 'interrupted' ? EXIT.pass : EXIT.couldNotRun;
-  } finally {
-    await backend.close();
-    process.stderr.write('cluster: every process stopped\n');
-  }
+  return runLocalCluster(flags, signal);
 });

@@ -1,4 +1,5 @@
-// `npm run cluster -- up` as a user meets it: a real process, Ctrl-C, nothing left behind.
+// `npm run local-cluster` as a user meets it: a real process, Ctrl-C, nothing left behind; `npm run
+// cluster`'s commands for your cluster, and its old `up`, which still works and names the new command.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -8,9 +9,10 @@ import { PROJECT_ROOT } from '../../paths.ts';
 import { childPids, isAlive } from '../../../lib/test/processes.ts';
 
 const CLI = join(PROJECT_ROOT, 'harness', 'bin', 'cluster.ts');
+const LOCAL = join(PROJECT_ROOT, 'harness', 'bin', 'local-cluster.ts');
 
-test('cluster up prints the addresses; SIGINT tears it down with exit 0 and no process left', async () => {
-  const child = execa(process.execPath, [CLI, 'up', '--address-block', '242', '--no-events'], {
+test('local-cluster prints the addresses; SIGINT tears it down with exit 0 and no process left', async () => {
+  const child = execa(process.execPath, [LOCAL, '--address-block', '242', '--no-events'], {
     reject: false,
     stdin: 'ignore',
     timeout: 60_000,
@@ -44,14 +46,19 @@ test('cluster up prints the addresses; SIGINT tears it down with exit 0 and no p
   assert.deepEqual(containers.filter(isAlive), []);
 });
 
-test('cluster up with bad input exits 2 before starting anything', async () => {
-  const result = await execa(process.execPath, [CLI, 'up', '--grace', '-1'], {
+test('local-cluster with bad input exits 2 before starting anything; cluster up, its old name, says the new one', async () => {
+  const result = await execa(process.execPath, [LOCAL, '--grace', '-1'], {
     reject: false,
     stdin: 'ignore',
   });
   assert.equal(result.exitCode, 2);
   assert.match(result.stderr, /Expected --grace to be an integer of seconds from 0 to 3600, got "-1"/);
-  const timing = await execa(process.execPath, [CLI, 'up', '--timing', 'bogus=1'], {
+  assert.doesNotMatch(result.stderr, /is now/);
+  const old = await execa(process.execPath, [CLI, 'up', '--grace', '-1'], { reject: false, stdin: 'ignore' });
+  assert.equal(old.exitCode, 2);
+  assert.match(old.stderr, /`npm run cluster -- up` is now `npm run local-cluster` \(same options\)/);
+  assert.match(old.stderr, /Expected --grace to be an integer of seconds from 0 to 3600, got "-1"/);
+  const timing = await execa(process.execPath, [LOCAL, '--timing', 'bogus=1'], {
     reject: false,
     stdin: 'ignore',
   });
