@@ -33,6 +33,7 @@ test('the commands are the package scripts', () => {
     'experiment',
     'kind-engine',
     'kind-smoke',
+    'local-cluster',
     'report',
     'ztunnel-conformance',
   ]);
