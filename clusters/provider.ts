@@ -45,6 +45,8 @@ export const CAPABILITIES = {
     "a load generator pod inside the cluster, outside the mesh, calling the gateway's ClusterIP as ASM ran it (the local backend's generator is a process on the host)",
   gatewayAccessLog:
     "the gateway's access log on in every run (the harness deploys the gateway); an existing cluster's gateway writes one only where its mesh config says",
+  faultServerWorkload:
+    "the fault server (apps/fault-server, go-httpbin's routes) as the workload in go-httpbin's place, for --app-shutdown echo (local runs it from this checkout, kind builds its image with ours; an existing cluster has only the images it pulls from your registry)",
   componentLogs:
     "the components' logs written into the run folder as they run (the gateway's access log, ztunnel's lines; kind follows its containers' logs through the API server): the load's records take Envoy's response flags from the gateway's log, and the judge explains failures by cause from them",
 } as const;

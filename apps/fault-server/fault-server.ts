@@ -10,6 +10,8 @@ export interface FaultServer {
   address: AddressInfo;
   /** Requests being answered right now. */
   inFlight(): number;
+  /** When the latest request came, on the server's clock (undefined before the first). */
+  lastRequestMs(): number | undefined;
   /**
    * go-httpbin's SIGTERM path (http.Server.Shutdown): close the listener at once, close idle
    * keep-alive connections, let in-flight requests finish (their responses say Connection: close),
@@ -34,8 +36,10 @@ export async function startFaultServer(options: {
 }): Promise<FaultServer> {
   let shuttingDown = false;
   let inFlight = 0;
+  let lastRequestMs: number | undefined;
   const server: Server = createServer((req, res) => {
     inFlight++;
+    lastRequestMs = options.clock.now();
     // Only a /delay needs to hear that the client went away: the signal is made when asked for.
     let abort: AbortController | undefined;
     res.on('close', () => {
@@ -80,6 +84,7 @@ export async function startFaultServer(options: {
   return {
     address: server.address() as AddressInfo,
     inFlight: () => inFlight,
+    lastRequestMs: () => lastRequestMs,
     close: () => {
       if (!shuttingDown) {
         shuttingDown = true;

@@ -13,4 +13,6 @@ export const KIND_IMAGES = [
   { image: IMAGES.cni, target: 'install-cni' },
   { image: IMAGES.httpbin, target: 'httpbin' },
   { image: IMAGES.fortio, target: 'fortio' },
+  // go-httpbin's routes with Istio's echo server's shutdown in its place (--app-shutdown echo).
+  { image: IMAGES.faultServer, target: 'fault-server' },
 ] as const;

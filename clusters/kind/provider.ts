@@ -60,6 +60,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     'hostIngress',
     'componentLogs',
     'gatewayAccessLog',
+    'faultServerWorkload',
   ]),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },

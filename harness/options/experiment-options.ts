@@ -11,6 +11,8 @@ import type { ZtunnelImplName, ZtunnelMode } from '../../clusters/ztunnel-impl.t
 import { ztunnelVersionOf } from '../../clusters/ztunnel-version.ts';
 import { badInput } from '../../lib/index.ts';
 import type { Flag } from '../../lib/index.ts';
+import { APP_SHUTDOWNS } from '../../apps/fault-server/app-shutdown.ts';
+import type { AppShutdown } from '../../apps/fault-server/app-shutdown.ts';
 import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { thresholdCollector } from '../verdict/thresholds.ts';
 import { DEFAULT_RESULTS_DIR } from '../paths.ts';
@@ -169,6 +171,26 @@ const EXPERIMENT_OPTIONS = {
       parse: choiceParser('--mesh', ['ambient', 'off'] as const),
       default: 'ambient',
       column: { name: 'mesh', note: ' (ambient or off)', group: 'lead' },
+    }),
+  ),
+  appShutdown: topology(
+    paramOption<AppShutdown>({
+      key: 'app-shutdown',
+      arg: '<mode>',
+      description: `the workload's SIGTERM: ${APP_SHUTDOWNS.join(' | ')} (Istio's echo server's)`,
+      detail:
+        "immediate: go-httpbin stops accepting at SIGTERM (the 1.28 report's workload); echo: the fault server with go-httpbin's routes in its place, serving until 1 s passes with no request, at most 10 s, as Istio's echo server does (pkg/test/echo/cmd/server/main.go), which TestServiceRestart relies on",
+      parse: choiceParser('--app-shutdown', APP_SHUTDOWNS),
+      default: 'immediate',
+      // Only where httpbin's pods terminate.
+      scenarios: ['workload-rollout'],
+      requires: (mode) => mode === 'echo' && { capability: 'faultServerWorkload', value: mode },
+      column: {
+        name: 'app_shutdown',
+        note: ": the workload's SIGTERM (immediate: go-httpbin's; echo: Istio's echo server's)",
+        group: 'shape',
+        added: { since: 20, olderRowsRan: 'immediate' },
+      },
     }),
   ),
   graceS: fault(

@@ -1,4 +1,4 @@
-import { buildMeshManifests } from '../../clusters/manifests/index.ts';
+import { buildMeshManifests, IMAGES } from '../../clusters/manifests/index.ts';
 import type { ClusterObject, HttpbinManifestOptions } from '../../clusters/manifests/index.ts';
 import { providerOf } from '../../clusters/registry.ts';
 import { armEnv, DEFAULT_ARMS } from '../options/arms.ts';
@@ -47,6 +47,8 @@ export function scenarioManifests(
       ...(arms.preStopSleepS > 0 ? { preStopSleepS: arms.preStopSleepS } : {}),
       ...(p.ztunnelImpl === 'istio' ? { dedicatedZtunnel: true, graceS: p.graceS } : {}),
       ...(p.podNetwork === 'netns' ? { ownNetns: true } : {}),
+      // Istio's echo server's shutdown: the fault server, which runs it with SHUTDOWN=echo.
+      ...(p.appShutdown === 'echo' ? { image: IMAGES.faultServer, env: { SHUTDOWN: 'echo' } } : {}),
       ...options.httpbin,
     },
     gateway: {

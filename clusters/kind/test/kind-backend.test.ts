@@ -127,6 +127,7 @@ describe('kind backend (fake kind/docker, API server double)', () => {
       `docker build --target install-cni --tag ${IMAGES.cni}`,
       `docker build --target httpbin --tag ${IMAGES.httpbin}`,
       `docker build --target fortio --tag ${IMAGES.fortio}`,
+      `docker build --target fault-server --tag ${IMAGES.faultServer}`,
     ]);
     const create = calls.find((c) => c.args[0] === 'create');
     assert.deepEqual(privateKubeconfig(create?.args ?? []), [

@@ -48,6 +48,7 @@ export const EVERY_FIELD: ExperimentParams = {
   loadFrom: 'host',
   // node-address is kind's alone (the local backend refuses it), as --load-from cluster is.
   ztunnelMode: 'in-pod',
+  appShutdown: 'immediate',
 };
 
 /**
