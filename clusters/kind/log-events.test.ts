@@ -135,3 +135,20 @@ test("go-httpbin's own line at SIGTERM is its pod's sigterm, at slog's time=, mi
     undefined,
   );
 });
+
+test("the fault server's SIGTERM line (in httpbin's place with --app-shutdown echo) is its pod's sigterm", () => {
+  const line =
+    "2026-11-29T17:56:17.250Z info  fault-server received SIGTERM, draining as Istio's echo does (until 1 s without a request, at most 10 s)";
+  const e = createLogEventMatcher()(
+    {
+      log: { namespace: 'default', pod: 'httpbin-786797f7fb-7pk5p', container: 'httpbin' },
+      image: IMAGES.faultServer,
+      node: 'ztunnel-harness-worker',
+    },
+    line,
+  );
+  assert.deepEqual(
+    [e?.kind, e?.object, e?.wallMs],
+    ['sigterm', 'default/httpbin-786797f7fb-7pk5p', Date.parse('2026-11-29T17:56:17.250Z')],
+  );
+});

@@ -43,6 +43,8 @@ const GO_HTTPBIN_SIGNALLED = /\bmsg="shutting down \.\.\."/;
 
 const LOG_EVENTS: readonly LogEventSpec[] = [
   { image: IMAGES.httpbin, pattern: GO_HTTPBIN_SIGNALLED, kind: 'sigterm' },
+  // The fault server in httpbin's place (--app-shutdown echo): apps/fault-server/main.ts.
+  { image: IMAGES.faultServer, pattern: /\breceived SIGTERM\b/, kind: 'sigterm' },
   {
     image: IMAGES.ztunnel,
     pattern: new RegExp(String.raw`\b${DRAIN_DEADLINE_REACHED}\b`),
