@@ -22,6 +22,7 @@ it('the local backend has every capability but a load pod in the cluster and nod
       'hostIngress',
       'componentLogs',
       'gatewayAccessLog',
+      'faultServerWorkload',
     ],
   );
   // An existing cluster: Istio's ambient as it runs there, reached only from inside it; its gateway

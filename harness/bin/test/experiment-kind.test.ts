@@ -143,8 +143,9 @@ test(
 
     const calls = (await fakes.calls()).map((c) => `${c.tool} ${c.args.slice(0, 2).join(' ')}`);
     // ztunnel, proxyv2 (pilot-agent + Envoy, for the gateway and the sidecar), client, istiod,
-    // httpbin (go-httpbin built here) and fortio (the load's pod with --load-from cluster).
-    assert.equal(calls.filter((c) => c === 'docker build --target').length, 7, 'seven images built');
+    // httpbin (go-httpbin built here), fortio (the load's pod with --load-from cluster), istio-cni's
+    // node agent and the fault server (in httpbin's place with --app-shutdown echo).
+    assert.equal(calls.filter((c) => c === 'docker build --target').length, 8, 'eight images built');
     for (const step of ['kind create cluster', 'kind load docker-image', 'kind delete cluster'])
       assert.ok(calls.includes(step), step);
     // kind keeps to a private kubeconfig of the run's (never ~/.kube/config, never the run folder,
