@@ -153,13 +153,22 @@ test(
     });
     const url = `http://127.0.0.1:${String(port)}/`;
     await untilBody(url, 'v1');
-    const v1 = ads.acked(NODE, TYPE_URL.listener);
-    assert.ok(v1, 'v1 ACKed');
+    // Envoy's workers can serve a listener before its ACK reaches the server (the main thread writes
+    // the ACK after the update is applied): a body seen is no ACK received yet, so wait for it.
+    const ackedAfter = (before?: string) =>
+      t.waitFor(
+        () => {
+          const version = ads.acked(NODE, TYPE_URL.listener);
+          assert.ok(version !== undefined && version !== before, `a listener ACK after ${String(before)}`);
+          return version;
+        },
+        { interval: 20, timeout: 10_000 },
+      );
+    const v1 = await ackedAfter();
     listeners = [listener(port, 200, 'v2')];
     ads.update();
     await untilBody(url, 'v2');
-    const v2 = ads.acked(NODE, TYPE_URL.listener);
-    assert.ok(v2 && v2 !== v1, `v2 ACKed (${String(v2)} after ${v1})`);
+    const v2 = await ackedAfter(v1);
     ads.update(); // nothing changed: nothing sent, nothing to ACK
 
     // 99 is no HTTP status: Envoy's validation refuses the listener and keeps serving version 2.
