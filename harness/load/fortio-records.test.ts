@@ -133,6 +133,13 @@ test('fortio runs as the documents ran it: -qps -c -t -timeout, -uniform only at
   ]);
   const fixed = fortioArgs({ ...spec, qps: 50, connections: 100 }, files);
   assert.ok(fixed.includes('-uniform'));
+  // Istio's traffic generator: one call at a time on a new connection, never catching up.
+  const istio = fortioArgs(
+    { ...spec, qps: 25, connections: 1, newConnectionPerRequest: true, noCatchUp: true },
+    files,
+  );
+  assert.ok(istio.includes('-keepalive=false') && istio.includes('-nocatchup'), istio.join(' '));
+  assert.ok(!fixed.includes('-nocatchup') && !fixed.includes('-keepalive=false'));
   const one = fortioArgs({ ...spec, exactCalls: 1, timeoutS: 30 }, files);
   assert.deepEqual(one.slice(one.indexOf('-n'), one.indexOf('-n') + 2), ['-n', '1']);
   assert.ok(!one.includes('-t'), 'no duration with exact calls');

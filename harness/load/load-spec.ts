@@ -19,6 +19,12 @@ export interface LoadSpec {
   /** A new TCP connection for every request (k6 noConnectionReuse): connection-level scenarios. */
   newConnectionPerRequest?: boolean;
   /**
+   * A call late for its slot does not make the next ones come sooner (fortio `-nocatchup`; k6's
+   * arrival rate drops the iterations it cannot start): Istio's traffic generator waits its interval
+   * after each call returns and never bursts to catch up.
+   */
+  noCatchUp?: boolean;
+  /**
    * Exactly this many calls in all, then stop (fortio `-n`, which also makes no warm-up call; k6's
    * shared-iterations): E4's single request, as the document's `curl` made it. `durationS` then
    * only bounds k6's run.

@@ -56,6 +56,7 @@ export function fortioArgs(spec: LoadSpec, files: FortioRunFiles): string[] {
     // connections then send c requests together every c/qps seconds.
     ...(spec.qps > 0 ? ['-uniform'] : []),
     ...(spec.newConnectionPerRequest ? ['-keepalive=false'] : []),
+    ...(spec.noCatchUp ? ['-nocatchup'] : []),
     '-access-log-file',
     files.accessLogPath,
     '-access-log-format',

@@ -183,7 +183,7 @@ const EXPERIMENT_OPTIONS = {
       parse: choiceParser('--app-shutdown', APP_SHUTDOWNS),
       default: 'immediate',
       // Only where httpbin's pods terminate.
-      scenarios: ['workload-rollout'],
+      scenarios: ['workload-rollout', 'istio-service-restart'],
       requires: (mode) => mode === 'echo' && { capability: 'faultServerWorkload', value: mode },
       column: {
         name: 'app_shutdown',
@@ -435,15 +435,18 @@ const EXPERIMENT_OPTIONS = {
     }),
   ),
   maxFailed: verdict(
-    paramOption<number | undefined, number>({
+    paramOption<number | undefined, number | undefined>({
       key: 'max-failed',
       arg: '<n>',
       description: "failed requests a passing run may have (default: the scenario's)",
+      detail:
+        "the Istio test scenarios judge a success rate instead (their --threshold 'success_rate>=X'): no count unless given",
       parse: numberParser('--max-failed', { min: 0, max: 1_000_000_000, integer: true }),
       toParam: (n, c) => n ?? c.scenario.defaultMaxFailed,
       column: {
         name: 'max_failed',
-        note: ", else the scenario's budget",
+        note: ", else the scenario's budget (empty: none, a success rate judges)",
+        render: (n) => n ?? '',
         group: 'shape',
         role: 'bookkeeping',
       },
@@ -455,10 +458,11 @@ const EXPERIMENT_OPTIONS = {
       arg: '<expr>',
       description: "pass/fail criterion in k6's style, repeatable: metric<op>number, e.g. 'p99_ms<500'",
       detail:
-        'metrics: failed, failed_rate, http_503, p99_ms, max_burst_ms, ...; with --max-failed (failed<=N) all must hold',
+        'metrics: failed, failed_rate, success_rate, http_503, p99_ms, max_burst_ms, ...; with --max-failed (failed<=N) all must hold',
       parse: thresholdCollector('--threshold'),
       repeatable: 'list',
-      toParam: (list) => list ?? [],
+      // The scenario's criterion (Istio's success rates) unless the user gives their own.
+      toParam: (list, c) => list ?? [...(c.scenario.defaultThresholds ?? [])],
     }),
   ),
   k6Out: load(

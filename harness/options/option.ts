@@ -20,13 +20,16 @@ export type FlagValue = string | number | boolean | readonly string[] | Readonly
 export interface ScenarioInfo {
   name: string;
   defaults?: Readonly<Record<string, unknown>>;
-  defaultMaxFailed: number;
+  /** The scenario's --max-failed; undefined: it judges no count (its thresholds judge). */
+  defaultMaxFailed?: number | undefined;
+  /** The scenario's --threshold list where the user gives none. */
+  defaultThresholds?: readonly string[] | undefined;
 }
 
 /** Everything a flag's value may be checked against when its parameter is made. */
 export interface ResolveContext<D> {
   /** The scenario's name and its defaults (a user's flag still wins). */
-  scenario: Required<ScenarioInfo>;
+  scenario: ScenarioInfo & { defaults: Readonly<Record<string, unknown>> };
   /** Whether the user gave this flag (on the command line or in a file), rather than its default. */
   given: boolean;
   /** The parameters this option declared it reads (`reads`), set by options before it. */

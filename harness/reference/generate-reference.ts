@@ -87,14 +87,21 @@ function scenariosSection(): string {
     const defaults = Object.entries(s.defaults ?? {}).map(
       ([key, value]) => `${flagOfParam(key)} ${String(value)}`,
     );
-    return [code(s.name), cell(s.summary), String(s.defaultMaxFailed), cell(defaults.join(', '))];
+    const criterion = [
+      ...(s.defaultMaxFailed === undefined ? [] : [`failed<=${String(s.defaultMaxFailed)}`]),
+      ...(s.defaultThresholds ?? []),
+    ];
+    return [code(s.name), cell(s.summary), cell(criterion.map(code).join(', ')), cell(defaults.join(', '))];
   });
   return [
     '## Cluster scenarios and their defaults',
     `\`npm run experiment -- <command>\`: ${Object.entries(COMMANDS)
       .map(([name, what]) => `\`${name}\` (${what})`)
       .join('; ')}. Only \`run\` takes a scenario.`,
-    table(['scenario', 'what it does', 'default `--max-failed`', 'defaults it sets'], rows),
+    table(
+      ['scenario', 'what it does', 'passes with (`--max-failed`, `--threshold`)', 'defaults it sets'],
+      rows,
+    ),
   ].join('\n\n');
 }
 

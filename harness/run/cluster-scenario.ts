@@ -3,9 +3,13 @@ import type { Capability } from '../../clusters/capabilities.ts';
 import type { ZtunnelImplName } from '../../clusters/ztunnel-impl.ts';
 import type { ClusterObject } from '../../clusters/manifests/index.ts';
 import type { Clock, HarnessError } from '../../lib/index.ts';
+import type { LoadSpec } from '../load/load-spec.ts';
 import type { ExperimentParams, ScenarioDefaults } from '../options/experiment-params.ts';
 
 export type { ScenarioDefaults };
+
+/** How a scenario's calls are made beside its rate and connections (the LoadSpec's fields). */
+export type LoadShape = Pick<LoadSpec, 'newConnectionPerRequest' | 'exactCalls' | 'noCatchUp'>;
 
 /** What happens at --restart-at. */
 export type Fault =
@@ -41,15 +45,18 @@ export interface ClusterScenario {
   source: string;
   manifests(params: ExperimentParams): ClusterObject[];
   fault: Fault;
-  /** Default for --max-failed: what the source document says a good run looks like. */
-  defaultMaxFailed: number;
+  /**
+   * Default for --max-failed: what the source document says a good run looks like, as a count;
+   * undefined where the source judges a fraction instead (defaultThresholds).
+   */
+  defaultMaxFailed?: number;
+  /** Default for --threshold: the source's criterion where it is no count (Istio's success rates). */
+  defaultThresholds?: readonly string[];
   defaults?: ScenarioDefaults;
   /** Where k6 sends its requests; default: the gateway at --path. */
   loadTargets?(addresses: ClusterAddresses, params: ExperimentParams): string[];
-  /** A new TCP connection per request (k6 noConnectionReuse), for connection-level scenarios. */
-  newConnectionPerRequest?: boolean;
-  /** Exactly this many calls instead of a duration of load (E4's one request, as its `curl`). */
-  exactCalls?: number;
+  /** How its calls are made, where not as the documents' fortio runs (the default: {}). */
+  loadShape?: LoadShape;
   companion?(context: CompanionContext): Companion;
   /**
    * The summary-row columns its companion adds (CompanionResult.columns has exactly these), each a

@@ -15,6 +15,7 @@ import { readGatewayAccessLog } from '../explain/gateway-access-log.ts';
 import type { RecordTally } from '../tally/index.ts';
 import type { LoadGenerator } from '../provision/index.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
+import type { LoadShape } from './cluster-scenario.ts';
 
 export const BUCKET_MS = 100;
 const FLAG_HEADER = 'X-Response-Flags';
@@ -28,15 +29,12 @@ export interface DrivenLoad {
 }
 
 /** What the generator runs: the experiment's load shape against the targets (k6: every request flagged). */
-function loadSpecOf(
-  params: ExperimentParams,
-  targets: string[],
-  shape: { newConnectionPerRequest: boolean; exactCalls?: number | undefined },
-) {
+function loadSpecOf(params: ExperimentParams, targets: string[], shape: LoadShape) {
   return {
     targets,
     ...(shape.newConnectionPerRequest ? { newConnectionPerRequest: true } : {}),
     ...(shape.exactCalls ? { exactCalls: shape.exactCalls } : {}),
+    ...(shape.noCatchUp ? { noCatchUp: true } : {}),
     qps: params.qps,
     connections: params.connections,
     durationS: params.durationS,
@@ -60,8 +58,8 @@ export async function driveLoad(options: {
   signal: AbortSignal;
   params: ExperimentParams;
   targets: string[];
-  newConnectionPerRequest: boolean;
-  exactCalls?: number | undefined;
+  /** The scenario's shape of the calls (its LoadShape). */
+  shape: LoadShape;
   backend: ClusterBackend;
   loadStartMs: number;
   write: (text: string) => void;
@@ -117,7 +115,7 @@ export async function driveLoad(options: {
       onRecord: (record) => {
         sink.add(record);
       },
-      spec: loadSpecOf(options.params, options.targets, options),
+      spec: loadSpecOf(options.params, options.targets, options.shape),
     });
     progress.finish(`${String(load.counts.total)} requests`);
     return { load, tally: sink.result(), cpu: cpu.stop(), metrics: await stopScraping() };

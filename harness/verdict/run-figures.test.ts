@@ -26,6 +26,7 @@ test('the figures fold classes as the row does and the row renders them', () => 
     [100, 90, 10, 5, 4, 2, 3, 2, 1, 321],
   );
   assert.equal(f.failed_rate, 0.1);
+  assert.equal(f.success_rate, 0.9); // Istio's restart tests' figure
   // Judged on the measured value; the row shows it to two decimals.
   assert.equal(f.p99_ms, 499.996);
   const row = buildSummaryRow(EVERY_FIELD, tally, bursts, { ...EMPTY_FACTS, droppedIterations: 3 });
@@ -41,4 +42,6 @@ test('a run without a tally has counts of 0 and no latency (NaN fails any latenc
   assert.equal(f.requests, 0);
   assert.equal(f.failed_rate, 0);
   assert.ok(Number.isNaN(f.p99_ms));
+  // As Istio's generator fails a run with no request, no success rate: a success_rate threshold fails.
+  assert.ok(Number.isNaN(f.success_rate));
 });

@@ -10,7 +10,8 @@ export type RunFigures = Record<Metric, number>;
 /**
  * Requests by outcome: each class on its own (`http_503_uc`, `h2`), and folded as the summary row's
  * columns fold them (`http_503` is every 503, `other` takes `h2` in); `failed` is requests - ok
- * unless the run counts more (E3's long-lived connections), `failed_rate` over requests.
+ * unless the run counts more (E3's long-lived connections), `failed_rate` over requests and
+ * `success_rate` its complement, as Istio's restart tests judge.
  */
 export function runFigures(input: {
   tally: RecordTally | undefined;
@@ -31,6 +32,8 @@ export function runFigures(input: {
     requests,
     failed,
     failed_rate: requests > 0 ? failed / requests : 0,
+    // Istio's traffic generator's figure (result.go CheckSuccessRate); no requests, none (it fails).
+    success_rate: requests > 0 ? (requests - failed) / requests : NaN,
     ok,
     http_503_uf: totals?.http_503_uf ?? 0,
     http_503_uc: totals?.http_503_uc ?? 0,

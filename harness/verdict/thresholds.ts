@@ -4,11 +4,12 @@
 import { badInput } from '../../lib/index.ts';
 import { OUTCOME_CLASSES } from '../tally/index.ts';
 
-/** What a threshold can name: the summary row's outcome figures, plus failed and failed_rate. */
+/** What a threshold can name: the summary row's outcome figures, plus failed, failed_rate, success_rate. */
 export const THRESHOLD_METRICS = [
   'requests',
   'failed',
   'failed_rate',
+  'success_rate',
   ...OUTCOME_CLASSES,
   'p50_ms',
   'p99_ms',

@@ -1,4 +1,5 @@
 import type { ClusterScenario } from '../cluster-scenario.ts';
+import { istioServiceRestart, istioZtunnelRestart } from './istio-restart-tests.ts';
 import { longLived } from './long-lived.ts';
 import { sidecarDrain } from './sidecar-drain.ts';
 import { workloadRollout } from './workload-rollout.ts';
@@ -9,6 +10,8 @@ export const CLUSTER_SCENARIOS: Record<string, ClusterScenario> = {
   'workload-rollout': workloadRollout,
   'long-lived': longLived,
   'sidecar-drain': sidecarDrain,
+  'istio-service-restart': istioServiceRestart,
+  'istio-ztunnel-restart': istioZtunnelRestart,
 };
 
 /** What --scenario takes: the cluster scenarios, by name. */

@@ -137,7 +137,7 @@ export const longLived: ClusterScenario = {
   defaults: { qps: 50, connections: 10, durationS: 25, graceS: 15, restartAtS: 5, gatewayMode: 'plain' },
   loadTargets: (addresses, p) =>
     httpbinPods(addresses).map((pod) => `http://${pod.podIp}:${String(HTTPBIN_PORT)}${p.path}`),
-  newConnectionPerRequest: true,
+  loadShape: { newConnectionPerRequest: true },
   companionColumns: LONG_LIVED_COLUMNS,
   companion(ctx) {
     const loadStartMs = ctx.clock.now();

@@ -40,7 +40,7 @@ export const sidecarDrain: ClusterScenario = {
     replicas: 0,
   },
   defaultMaxFailed: 0,
-  exactCalls: 1,
+  loadShape: { exactCalls: 1 },
   defaults: {
     qps: 0,
     connections: 1,

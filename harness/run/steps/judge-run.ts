@@ -115,9 +115,14 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
     droppedIterations: seen.load?.summary.droppedIterations ?? 0,
     failed,
   });
-  // --max-failed is the shorthand failed<=N, first; then the user's thresholds.
-  const budget = parseThreshold(`failed<=${String(params.maxFailed)}`);
-  const results = evaluateThresholds([budget, ...params.thresholds.map((t) => parseThreshold(t))], figures);
+  // --max-failed is the shorthand failed<=N, first (where the scenario or the user sets a count);
+  // then the thresholds (the user's, else the scenario's: Istio's tests judge a success rate).
+  const budget =
+    params.maxFailed === undefined ? [] : [parseThreshold(`failed<=${String(params.maxFailed)}`)];
+  const results = evaluateThresholds(
+    [...budget, ...params.thresholds.map((t) => parseThreshold(t))],
+    figures,
+  );
   // A proxy that refused its configuration ran on an older one: nothing measured is what was asked.
   const nacks = events.filter((e) => e.kind === 'xds-nack');
   const verdict: RunFacts['verdict'] = abortReason
@@ -125,8 +130,12 @@ export async function judgeRun(plan: RunPlan, seen: Observation): Promise<Judgem
     : results.every((r) => r.ok) && nacks.length === 0
       ? 'pass'
       : 'fail';
-  const [first, ...others] = results;
-  const budgetText = `${String(failed)} failed ${first?.ok ? '<=' : '>'} ${String(params.maxFailed)}`;
+  const first = budget.length > 0 ? results[0] : undefined;
+  const others = results.slice(budget.length);
+  const budgetText =
+    params.maxFailed === undefined
+      ? `${String(failed)} failed of ${String(figures.requests)}`
+      : `${String(failed)} failed ${first?.ok ? '<=' : '>'} ${String(params.maxFailed)}`;
   const judged = [
     ...nacks.map((e) => `configuration refused by ${e.object}: ${e.detail ?? ''}`),
     budgetText,
