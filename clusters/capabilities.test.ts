@@ -4,11 +4,11 @@ import { ErrorCode, isHarnessError } from '../lib/index.ts';
 import { CAPABILITIES, refusal } from './capabilities.ts';
 import { providerOf } from './registry.ts';
 
-it('the local backend has every capability but a load pod in the cluster and node-address ztunnel; a requirement kind lacks is refused in one message shape', () => {
+it("the local backend has every capability but a load pod in the cluster, node-address ztunnel and the gateway's rollout; a requirement kind lacks is refused in one message shape', () => {
   assert.deepEqual(
     [...providerOf('local').capabilities].sort(),
     Object.keys(CAPABILITIES)
-      .filter((c) => c !== 'loadInCluster' && c !== 'nodeAddressZtunnel')
+      .filter((c) => c !== 'loadInCluster' && c !== 'nodeAddressZtunnel' && c !== 'gatewayRollout')
       .sort(),
   );
   assert.deepEqual(
@@ -23,6 +23,7 @@ it('the local backend has every capability but a load pod in the cluster and nod
       'componentLogs',
       'gatewayAccessLog',
       'faultServerWorkload',
+      'gatewayRollout',
     ],
   );
   // An existing cluster: Istio's ambient as it runs there, reached only from inside it; its gateway

@@ -45,6 +45,8 @@ export const CAPABILITIES = {
     "a load generator pod inside the cluster, outside the mesh, calling the gateway's ClusterIP as ASM ran it (the local backend's generator is a process on the host)",
   gatewayAccessLog:
     "the gateway's access log on in every run (the harness deploys the gateway); an existing cluster's gateway writes one only where its mesh config says",
+  gatewayRollout:
+    "the harness's own ingress gateway rolled under load, reached through its Service so that the new pod takes the traffic over (kind: the fortio pod calls its ClusterIP, the host its NodePort; the local backend's load calls one gateway pod's address; an existing cluster's gateway is yours, which the harness never rolls)",
   faultServerWorkload:
     "the fault server (apps/fault-server, go-httpbin's routes) as the workload in go-httpbin's place, for --app-shutdown echo (local runs it from this checkout, kind builds its image with ours; an existing cluster has only the images it pulls from your registry)",
   componentLogs:

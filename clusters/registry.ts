@@ -5,7 +5,7 @@ import type { BackendOption } from './backend-option.ts';
 import { CLUSTER_PROVIDER } from './cluster/provider.ts';
 import { KIND_ISTIO_PROVIDER } from './kind-istio/provider.ts';
 import { LOCAL_PROVIDER } from './local/provider.ts';
-import type { BackendColumnSpec, BackendProvider } from './provider.ts';
+import type { BackendColumnSpec, BackendProvider, Capability } from './provider.ts';
 
 /** Every backend, the default (--backend's) first: --backend's choices and help in this order. */
 export const BACKENDS = [LOCAL_PROVIDER, KIND_ISTIO_PROVIDER, CLUSTER_PROVIDER] as const;
@@ -53,6 +53,11 @@ export function providerOf(name: BackendName): BackendProvider<BackendName> {
   const provider = BACKENDS.find((b) => b.name === name);
   if (!provider) throw new Error(`no backend named ${name}`);
   return provider;
+}
+
+/** The backends that have every one of these capabilities, the default first. */
+export function backendsWithCapabilities(needs: readonly Capability[]): BackendName[] {
+  return BACKENDS.filter((b) => needs.every((c) => b.capabilities.has(c))).map((b) => b.name);
 }
 
 /** The backends that declare the option `key` as their own, in BACKENDS' order. */

@@ -61,6 +61,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     'componentLogs',
     'gatewayAccessLog',
     'faultServerWorkload',
+    'gatewayRollout',
   ]),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },

@@ -21,10 +21,11 @@ import { ztunnelBinaryFromEnv } from '../ztunnel-impl.ts';
 export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   name: 'local',
   summary: 'local (embedded process cluster)',
-  // Every capability but a generator pod in the cluster: its generator is a process on the host.
+  // Every capability but a generator pod in the cluster (its generator is a process on the host,
+  // calling one gateway pod's address, so the gateway cannot roll under it) and kind's old mode.
   capabilities: new Set(
     (Object.keys(CAPABILITIES) as Capability[]).filter(
-      (c) => c !== 'loadInCluster' && c !== 'nodeAddressZtunnel',
+      (c) => c !== 'loadInCluster' && c !== 'nodeAddressZtunnel' && c !== 'gatewayRollout',
     ),
   ),
   // The timing model's values, each a parameter of the run (kind measures them instead).

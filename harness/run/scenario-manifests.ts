@@ -7,6 +7,11 @@ import type { ExperimentParams } from '../options/experiment-params.ts';
 /** What the scenarios' faults hit. */
 export const ZTUNNEL_DAEMONSET = { kind: 'DaemonSet', namespace: 'istio-system', name: 'ztunnel' } as const;
 export const HTTPBIN_DEPLOYMENT = { kind: 'Deployment', namespace: 'default', name: 'httpbin' } as const;
+export const GATEWAY_DEPLOYMENT = {
+  kind: 'Deployment',
+  namespace: 'istio-system',
+  name: 'istio-ingressgateway',
+} as const;
 
 /** Why an out-of-mesh (plain) gateway in front of ambient pods needs ztunnel in the pods. */
 export const NEEDS_IN_POD_CAPTURE =

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { runBin } from '../test/cli-process.ts';
+import { backendsWithCapabilities, DEFAULT_BACKEND } from '../../../clusters/registry.ts';
+import { CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
 
 let dir = '';
 before(async () => {
@@ -40,7 +42,14 @@ async function runRows(): Promise<Record<string, string>[]> {
 /** The end of a command's output, for an assertion's message. */
 const ran = (text: string): string => text.slice(-3000);
 
-for (const scenario of ['ztunnel-upgrade', 'workload-rollout', 'long-lived', 'sidecar-drain'])
+/** Every scenario the default backend runs (the gateway's rollout needs kind's Service routing). */
+const DEFAULT_BACKEND_SCENARIOS = Object.values(CLUSTER_SCENARIOS)
+  .filter((s) =>
+    backendsWithCapabilities((s.requires ?? []).map((r) => r.capability)).includes(DEFAULT_BACKEND),
+  )
+  .map((s) => s.name);
+
+for (const scenario of DEFAULT_BACKEND_SCENARIOS)
   test(`experiment --scenario ${scenario} at its defaults: a verdict, not a failure to run`, async () => {
     const before = existsSync(join(results(), 'runs.csv')) ? (await runRows()).length : 0;
     const out = await run('experiment', ['--scenario', scenario, '--results-dir', results()], 6 * MINUTES);

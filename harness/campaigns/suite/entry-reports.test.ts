@@ -51,3 +51,31 @@ test("versions: the binary's release, each figure the runs have with its spread,
   ];
   assert.equal(ENTRY_REPORTS.versions(e3), 'ours: failed 0 of 900; long-lived FIN; RST 0 ; 10');
 });
+
+test("success: a peer test's figure, the success rate, then where the failures were, each a spread", () => {
+  const run = (ok: string, lag: string) => ({
+    requests: '750',
+    ok,
+    bursts: '2',
+    bursts_after_sigterm: '2',
+    deadline_failed_before_drop: '',
+    deadline_failed_after_drop: '',
+    removal_lag_ms: lag,
+  });
+  assert.equal(
+    ENTRY_REPORTS.success([run('742', '369'), run('743', '397'), run('743', '')]),
+    "success 98.93 / 99.07 / 99.07 %; failed 7 / 7 / 8 of 750 / 750 / 750; bursts 2 / 2 / 2, after a pod's SIGTERM 2 / 2 / 2; " +
+      'at drain deadlines 0 / 0 / 0; removal lag 369 / 383 / 397 ms',
+  );
+  const ztunnel = {
+    requests: '1200',
+    ok: '1199',
+    bursts: '1',
+    bursts_after_sigterm: '0',
+    deadline_failed_after_drop: '1',
+  };
+  assert.equal(
+    ENTRY_REPORTS.success([ztunnel]),
+    "success 99.92 %; failed 1 of 1200; bursts 1, after a pod's SIGTERM 0; at drain deadlines 1",
+  );
+});

@@ -52,6 +52,19 @@ export const ENTRY_REPORTS = {
     (rows.some((r) => s(r, 'deadline_wire_fin') !== '' && r['deadline_wire_fin'] !== undefined)
       ? `; HBONE closes on the wire FIN/RST ${rows.map((r) => `${s(r, 'deadline_wire_fin') || '-'}/${s(r, 'deadline_wire_rst') || '-'}`).join(' | ')}`
       : ''),
+  /**
+   * A peer's zero-downtime test (suites/peers.yaml): its figure, the success rate, then where the
+   * failures were: bursts after a pod's SIGTERM (a terminating workload), calls lost at a ztunnel's
+   * drain deadline (E1's mechanism), and the removal lag.
+   */
+  success: (rows: readonly Row[]): string =>
+    `success ${spread(rows, (r) => Number((valueOf(r, 'success_rate') * 100).toFixed(2)))} %; ` +
+    `failed ${spread(rows, failed)} of ${spread(rows, col('requests'))}; ` +
+    `bursts ${spread(rows, col('bursts'))}, after a pod's SIGTERM ${spread(rows, col('bursts_after_sigterm'))}; ` +
+    `at drain deadlines ${spread(rows, (r) => (valueOf(r, 'deadline_failed_before_drop') || 0) + (valueOf(r, 'deadline_failed_after_drop') || 0))}` +
+    (spreadWhereGiven(rows, 'removal_lag_ms') === '-'
+      ? ''
+      : `; removal lag ${spreadWhereGiven(rows, 'removal_lag_ms')} ms`),
   /** E2: failures and bursts. */
   e2: (rows: readonly Row[]): string =>
     `${spread(rows, failed)} failed; ${spread(rows, col('bursts'))} bursts, longest ${spread(rows, col('max_burst_ms'))} ms`,

@@ -24,6 +24,10 @@ const num = (r: Row, k: string): number => Number(r[k]);
 export const DERIVED_COLUMNS: Readonly<Record<string, (r: Row) => number>> = {
   /** Requests that did not get a 2xx. */
   failed: (r) => num(r, 'requests') - num(r, 'ok'),
+  /** Istio's restart tests' figure: the share of calls that got a 2xx (none without requests). */
+  success_rate: (r) => num(r, 'ok') / num(r, 'requests'),
+  /** Cilium's NoInterruptedConnections: long-lived connections ended by the peer (FIN or RST). */
+  long_lived_interrupted: (r) => num(r, 'long_lived_fin') + num(r, 'long_lived_reset'),
   /** E5: new HBONE connections per app connection while the server pod terminated. */
   per_app_connection: (r) =>
     num(r, 'hbone_opened_while_terminating') / Math.max(1, num(r, 'app_connections_while_terminating')),

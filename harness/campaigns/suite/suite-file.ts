@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { isMap, isSeq, parse, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { backendsWithOption } from '../../../clusters/registry.ts';
+import { backendsWithCapabilities, backendsWithOption, DEFAULT_BACKEND } from '../../../clusters/registry.ts';
 import { badInput } from '../../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
@@ -176,9 +176,15 @@ function entryOf(e: EntryData, where: string): SuiteEntry {
     );
   const args = experimentArgsOf(e.run, `${where}.run`);
   const program = buildExperimentProgram();
-  // An entry that sets one backend's own option (kind's control-plane) is checked on that backend;
-  // on another the suite's table says why in its place (entry-availability.ts).
-  const owner = 'backend' in e.run ? undefined : Object.keys(e.run).flatMap(backendsWithOption)[0];
+  // An entry that sets one backend's own option (kind's control-plane), or whose scenario needs what
+  // the default backend lacks (the gateway's rollout), is checked on a backend that has it; on
+  // another the suite's table says why in its place (entry-availability.ts).
+  const needs = (CLUSTER_SCENARIOS[String(e.run['scenario'])]?.requires ?? []).map((r) => r.capability);
+  const [able] = backendsWithCapabilities(needs);
+  const owner =
+    'backend' in e.run
+      ? undefined
+      : (Object.keys(e.run).flatMap(backendsWithOption)[0] ?? (able === DEFAULT_BACKEND ? undefined : able));
   const flags = program
     .parse(owner ? [...args, '--backend', owner] : args, { from: 'user' })
     .opts<ExperimentFlags>();

@@ -1,4 +1,5 @@
 import type { ClusterScenario } from '../cluster-scenario.ts';
+import { gatewayRollout } from './gateway-rollout.ts';
 import { istioServiceRestart, istioZtunnelRestart } from './istio-restart-tests.ts';
 import { longLived } from './long-lived.ts';
 import { sidecarDrain } from './sidecar-drain.ts';
@@ -12,6 +13,7 @@ export const CLUSTER_SCENARIOS: Record<string, ClusterScenario> = {
   'sidecar-drain': sidecarDrain,
   'istio-service-restart': istioServiceRestart,
   'istio-ztunnel-restart': istioZtunnelRestart,
+  'gateway-rollout': gatewayRollout,
 };
 
 /** What --scenario takes: the cluster scenarios, by name. */
