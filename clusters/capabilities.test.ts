@@ -4,7 +4,7 @@ import { ErrorCode, isHarnessError } from '../lib/index.ts';
 import { CAPABILITIES, refusal } from './capabilities.ts';
 import { providerOf } from './registry.ts';
 
-it("the local backend has every capability but a load pod in the cluster, node-address ztunnel and the gateway's rollout; a requirement kind lacks is refused in one message shape', () => {
+it("the local backend has every capability but a load pod in the cluster, node-address ztunnel and the gateway's rollout; a requirement kind lacks is refused in one message shape", () => {
   assert.deepEqual(
     [...providerOf('local').capabilities].sort(),
     Object.keys(CAPABILITIES)
