@@ -84,6 +84,22 @@ export const ARMS = {
     column: { name: 'max_connection_duration_s', note: ', seconds (0 = none)' },
     example: 30,
   }),
+  upstreamIdleTimeoutS: arm<number>({
+    key: 'upstream-idle-timeout',
+    arg: '<s>',
+    description:
+      "arm: the gateway's upstream HTTP idle timeout, as a DestinationRule's http.idleTimeout; 0 = Istio's 1 h",
+    detail:
+      "below go-httpbin's 5 s (its ReadTimeout, which Go also uses as the idle timeout) Envoy closes an idle connection before the app does, so no request meets the app's close (the keep-alive race)",
+    parse: seconds('--upstream-idle-timeout'),
+    default: 0,
+    column: {
+      name: 'upstream_idle_timeout_s',
+      note: ', seconds (0 = default, 1 h)',
+      added: { since: 21, olderRowsRan: '0' },
+    },
+    example: 4,
+  }),
   hboneIdleTimeoutS: arm<number>({
     key: 'hbone-idle-timeout',
     arg: '<s>',

@@ -63,6 +63,7 @@ export function scenarioManifests(
       ...(arms.retryOn !== DEFAULT_ARMS.retryOn ? { retryOn: arms.retryOn } : {}),
       ...(arms.maxConnectionDurationS > 0 ? { maxConnectionDurationS: arms.maxConnectionDurationS } : {}),
       ...(arms.hboneIdleTimeoutS > 0 ? { hboneIdleTimeoutS: arms.hboneIdleTimeoutS } : {}),
+      ...(arms.upstreamIdleTimeoutS > 0 ? { upstreamIdleTimeoutS: arms.upstreamIdleTimeoutS } : {}),
     },
   });
 }
