@@ -77,18 +77,18 @@ function ztunnelOf(run: KindRun): IstioZtunnel {
   return binary ? { impl: 'istio', image: binary } : { impl: 'ours', image: IMAGES.ztunnel };
 }
 
-/** What a run with Istio's control plane loads: the workload's, the load's, Istio's and ztunnel's images. */
+/**
+ * Ours that a run with Istio's control plane loads beside Istio's and ztunnel's: the workload's
+ * (go-httpbin, and the fault server in its place with --app-shutdown echo) and the load's.
+ */
+export const ISTIO_RUN_OWN_IMAGES = [IMAGES.httpbin, IMAGES.faultServer, IMAGES.fortio, IMAGES.client];
+
+/** What a run with Istio's control plane loads: ours above, Istio's and ztunnel's images. */
 function loadIstioImages(up: KindUp): Promise<void> {
   const { run } = up;
   return run.tools.loadImages({
     name: run.settings.name,
-    images: [
-      IMAGES.httpbin,
-      IMAGES.fortio,
-      IMAGES.client,
-      ...istioImageList(builtOf(run).images),
-      ztunnelOf(run).image,
-    ],
+    images: [...ISTIO_RUN_OWN_IMAGES, ...istioImageList(builtOf(run).images), ztunnelOf(run).image],
     platform: up.platform,
   });
 }

@@ -1,4 +1,4 @@
-import type { ClusterBackend } from '../backend.ts';
+import type { ClusterBackend, WorkloadRef } from '../backend.ts';
 import { createExistingBackend } from '../cluster/existing-backend.ts';
 import { teardown } from '../kind/down/teardown.ts';
 import { normalizeKindOptions } from '../kind/kind-options.ts';
@@ -18,7 +18,10 @@ import { KIND_ISTIO_UP_STEPS } from './istio-steps.ts';
  * it (clusters/cluster: a namespace of its own, an Istio Gateway and VirtualService, fortio as a pod,
  * the watches and log followers), and at the end the cluster goes as a kind run's does.
  */
-export function createKindIstioBackend(options: KindBackendOptions): ClusterBackend {
+export function createKindIstioBackend(
+  options: KindBackendOptions,
+  faultTarget?: WorkloadRef,
+): ClusterBackend {
   const settings = normalizeKindOptions(options);
   const run = createKindRun(settings);
   const runner = createKindStepRunner(run);
@@ -28,8 +31,10 @@ export function createKindIstioBackend(options: KindBackendOptions): ClusterBack
     context: `kind-${settings.name}`,
     istioNamespace: ISTIO_NAMESPACE,
     gateway: ISTIO_GATEWAY,
-    // The cluster is the run's own: its ztunnel is the harness's to restart.
+    // The cluster is the run's own: its ztunnel is the harness's to restart, when the fault does
+    // (without the target the write guard refused E1's, E3's and istio-ztunnel-restart's restart).
     allowZtunnelRestart: true,
+    ...(faultTarget ? { faultTarget } : {}),
     logDir: settings.logDir,
     stepLogDir: settings.stepLogDir,
     ...(settings.onProgress ? { onProgress: settings.onProgress } : {}),

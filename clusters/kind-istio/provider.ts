@@ -42,6 +42,6 @@ export const KIND_ISTIO_PROVIDER: BackendProvider<'kind'> = {
     if (options.settings?.['control-plane'] !== 'istio') return KIND_PROVIDER.create(params, options);
     refuseWithIstio(params);
     const { createKindIstioBackend } = await import('./kind-istio-backend.ts');
-    return createKindIstioBackend(kindOptionsOf(params, options));
+    return createKindIstioBackend(kindOptionsOf(params, options), params.faultTarget);
   },
 };

@@ -8,6 +8,7 @@ import { parseExperimentArgs } from '../cli/experiment-args.ts';
 import { scenarioManifests } from './scenario-manifests.ts';
 import { KIND_IMAGES } from '../../clusters/kind/kind-images.ts';
 import { buildKindControlPlane } from '../../clusters/kind/kind-manifests.ts';
+import { ISTIO_RUN_OWN_IMAGES } from '../../clusters/kind-istio/istio-steps.ts';
 
 const podSpecOf = (o: KubernetesObject): V1PodSpec | undefined =>
   (o as { spec?: { template?: { spec?: V1PodSpec } } }).spec?.template?.spec;
@@ -32,6 +33,26 @@ test('every image the kind E2 topology and its arms name is one of ours, built a
     assert.ok(images.length >= 4, `images named: ${images.join(', ')}`);
     for (const image of images)
       assert.ok(loaded.has(image), `${image} (${arm.join(' ') || 'ambient'}) would be pulled`);
+  }
+});
+
+// Found on the first run of --app-shutdown echo with Istio's control plane: the fault server's image
+// was built but not loaded (ImagePullBackOff). Every workload image such a run names must be loaded.
+test("with Istio's control plane, the workload's image is one it loads, echo's fault server included", async () => {
+  const loaded = new Set<string>(ISTIO_RUN_OWN_IMAGES);
+  for (const arm of [[], ['--app-shutdown', 'echo']]) {
+    const { params } = await parseExperimentArgs([
+      ...['--backend', 'kind', '--control-plane', 'istio', '--scenario', 'istio-service-restart'],
+      ...arm,
+    ]);
+    assert.ok(params);
+    const httpbin = scenarioManifests(params).find(
+      (o) => o.kind === 'Deployment' && o.metadata?.name === 'httpbin',
+    );
+    const images = (podSpecOf(httpbin ?? {})?.containers ?? []).map((c) => c.image ?? '');
+    assert.equal(images.length, 1);
+    for (const image of images)
+      assert.ok(loaded.has(image), `${image} (${arm.join(' ') || 'default'}) would be pulled`);
   }
 });
 

@@ -21,7 +21,8 @@ test("suites/peers.yaml: Istio's two restart tests with each caller and shutdown
     suite.entries.map(async (e) => {
       // The gateway's rollout runs on kind (its load enters through the gateway's Service).
       const p = await resolve(entryArgs(e, 1, e.flags.scenario === 'gateway-rollout' ? 'kind' : undefined));
-      return `${p.scenario} ${p.appShutdown} ${p.gatewayMode} ${p.ztunnelImpl}`;
+      const idle = p.arms.upstreamIdleTimeoutS ? ` idle ${String(p.arms.upstreamIdleTimeoutS)} s` : '';
+      return `${p.scenario} ${p.appShutdown} ${p.gatewayMode} ${p.ztunnelImpl}${idle}`;
     }),
   );
   assert.deepEqual(ran, [
@@ -33,6 +34,7 @@ test("suites/peers.yaml: Istio's two restart tests with each caller and shutdown
     'istio-ztunnel-restart immediate plain ours',
     'istio-ztunnel-restart immediate hbone istio-shared',
     'gateway-rollout immediate hbone ours',
+    'gateway-rollout immediate hbone ours idle 4 s',
     'long-lived immediate plain ours',
   ]);
 });
