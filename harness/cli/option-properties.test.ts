@@ -127,12 +127,18 @@ test('an option scoped to scenarios names only scenarios that exist, and its def
   assert.ok(scoped.length >= 3, 'prestop-sleep, exit-on-zero-active-connections and project-rate are scoped');
   for (const o of scoped)
     for (const name of o.scenarios ?? []) assert.ok(SCENARIO_NAMES.includes(name), `${o.key}: ${name}`);
-  // Every run folder writes every option explicit: a default value never refuses a re-run.
+  // Every run folder writes every option explicit: a default value never refuses a re-run (on a
+  // backend that runs the scenario: the gateway's rollout is kind's).
+  const { CLUSTER_SCENARIOS } = await import('../run/scenarios/index.ts');
+  const { backendsWithCapabilities } = await import('../../clusters/registry.ts');
   for (const scenario of SCENARIO_NAMES)
     for (const o of scoped) {
+      const needs = (CLUSTER_SCENARIOS[scenario]?.requires ?? []).map((r) => r.capability);
+      const [backend = 'local'] = backendsWithCapabilities(needs);
       const args = [
         '--scenario',
         scenario,
+        ...(backend === 'local' ? [] : ['--backend', backend]),
         ...(o.default === false ? [] : [`--${o.key}`, String(o.default)]),
       ];
       await assert.doesNotReject(parseExperimentArgs(args, quietProgram()), args.join(' '));

@@ -27,8 +27,8 @@ function gatewayPolicy(upstreamIdleTimeoutS: number) {
 
 test("--upstream-idle-timeout is the gateway cluster's idle_timeout; 0 leaves Istio's default", () => {
   const { policy } = gatewayPolicy(4);
-  assert.equal(policy.connectionPool?.idleTimeoutMs, 4000);
-  const options = JSON.stringify(httpProtocolOptions(policy.connectionPool ?? {}));
+  assert.equal(policy.connectionPool.idleTimeoutMs, 4000);
+  const options = JSON.stringify(httpProtocolOptions(policy.connectionPool));
   assert.match(options, /"idle_timeout":\{"seconds":"4","nanos":0\}/);
   // The default sets no policy at all (istiod's own cluster: a 1 h idle timeout).
   assert.equal(gatewayPolicy(0).raw, undefined);

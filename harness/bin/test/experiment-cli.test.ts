@@ -21,7 +21,7 @@ const BAD_INPUTS: [string[], RegExp][] = [
   [['--qps', 'abc'], /^error: Expected --qps to be a number from 0 to 100000, got "abc"$/m],
   [
     ['--scenario', 'nope'],
-    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, long-lived, sidecar-drain, got "nope"$/m,
+    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, long-lived, sidecar-drain, istio-service-restart, istio-ztunnel-restart, gateway-rollout, got "nope"$/m,
   ],
   [['--no-such-flag'], /unknown option '--no-such-flag'/],
   [
@@ -48,7 +48,7 @@ const BAD_INPUTS: [string[], RegExp][] = [
   [['--config', '/no/such/experiment.yaml'], /--config to be a readable YAML or JSON experiment file/],
   [
     ['--ztunnel-impl', 'istio'],
-    /--ztunnel-impl to be ours, unless --scenario workload-rollout with --mesh ambient, got "istio with --scenario ztunnel-upgrade --mesh ambient"/,
+    /--ztunnel-impl to be ours, unless --scenario workload-rollout\|istio-service-restart with --mesh ambient, got "istio with --scenario ztunnel-upgrade --mesh ambient"/,
   ],
   [['--netns', '--scenario', 'sidecar-drain'], /--netns to be not set with --scenario sidecar-drain/],
   // An option only some scenarios read, set with another: the row would record what nothing did.
