@@ -129,12 +129,11 @@ test('an option scoped to scenarios names only scenarios that exist, and its def
     for (const name of o.scenarios ?? []) assert.ok(SCENARIO_NAMES.includes(name), `${o.key}: ${name}`);
   // Every run folder writes every option explicit: a default value never refuses a re-run (on a
   // backend that runs the scenario: the gateway's rollout is kind's).
-  const { CLUSTER_SCENARIOS } = await import('../run/scenarios/index.ts');
-  const { backendsWithCapabilities } = await import('../../clusters/registry.ts');
+  const { backendsRunning, CLUSTER_SCENARIOS } = await import('../run/scenarios/index.ts');
   for (const scenario of SCENARIO_NAMES)
     for (const o of scoped) {
-      const needs = (CLUSTER_SCENARIOS[scenario]?.requires ?? []).map((r) => r.capability);
-      const [backend = 'local'] = backendsWithCapabilities(needs);
+      const known = CLUSTER_SCENARIOS[scenario];
+      const [backend = 'local'] = known ? backendsRunning(known) : [];
       const args = [
         '--scenario',
         scenario,

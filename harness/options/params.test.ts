@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolve } from '../config/test/experiment-fixtures.ts';
-import { backendsWithCapabilities, DEFAULT_BACKEND } from '../../clusters/registry.ts';
-import { CLUSTER_SCENARIOS } from '../run/scenarios/index.ts';
+import { DEFAULT_BACKEND } from '../../clusters/registry.ts';
+import { backendsRunning, CLUSTER_SCENARIOS } from '../run/scenarios/index.ts';
 import { experimentOptions } from './experiment-options.ts';
 import { defaultParams } from './params.ts';
 
@@ -32,9 +32,8 @@ test("Istio's restart tests judge their success rate, no count; a user's flags r
 
 test('defaultParams gives what a command line naming only the scenario resolves to', async () => {
   // On the default backend: the scenarios it runs (the gateway's rollout is kind's).
-  const needs = (s: (typeof CLUSTER_SCENARIOS)[string]) => (s.requires ?? []).map((r) => r.capability);
   for (const scenario of Object.values(CLUSTER_SCENARIOS).filter((s) =>
-    backendsWithCapabilities(needs(s)).includes(DEFAULT_BACKEND),
+    backendsRunning(s).includes(DEFAULT_BACKEND),
   ))
     assert.deepEqual(
       defaultParams(experimentOptions(), scenario),

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { runBin } from '../test/cli-process.ts';
-import { backendsWithCapabilities, DEFAULT_BACKEND } from '../../../clusters/registry.ts';
-import { CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
+import { DEFAULT_BACKEND } from '../../../clusters/registry.ts';
+import { backendsRunning, CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
 
 let dir = '';
 before(async () => {
@@ -44,9 +44,7 @@ const ran = (text: string): string => text.slice(-3000);
 
 /** Every scenario the default backend runs (the gateway's rollout needs kind's Service routing). */
 const DEFAULT_BACKEND_SCENARIOS = Object.values(CLUSTER_SCENARIOS)
-  .filter((s) =>
-    backendsWithCapabilities((s.requires ?? []).map((r) => r.capability)).includes(DEFAULT_BACKEND),
-  )
+  .filter((s) => backendsRunning(s).includes(DEFAULT_BACKEND))
   .map((s) => s.name);
 
 for (const scenario of DEFAULT_BACKEND_SCENARIOS)

@@ -8,13 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { isMap, isSeq, parse, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { backendsWithCapabilities, backendsWithOption, DEFAULT_BACKEND } from '../../../clusters/registry.ts';
+import { backendsWithOption, DEFAULT_BACKEND } from '../../../clusters/registry.ts';
 import { badInput } from '../../../lib/index.ts';
 import { buildExperimentProgram, paramsFromFlags } from '../../cli/experiment-program.ts';
 import type { ExperimentFlags } from '../../cli/experiment-program.ts';
 import { experimentArgsOf } from '../../cli/experiment-file.ts';
 import { SUMMARY_COLUMN_NAMES } from '../../record/run-row.ts';
-import { CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
+import { backendsRunning, CLUSTER_SCENARIOS } from '../../run/scenarios/index.ts';
 import { ENTRY_REPORT_NAMES } from './entry-reports.ts';
 import type { EntryReport } from './entry-reports.ts';
 import { parseCondition } from './shape-rule.ts';
@@ -179,8 +179,8 @@ function entryOf(e: EntryData, where: string): SuiteEntry {
   // An entry that sets one backend's own option (kind's control-plane), or whose scenario needs what
   // the default backend lacks (the gateway's rollout), is checked on a backend that has it; on
   // another the suite's table says why in its place (entry-availability.ts).
-  const needs = (CLUSTER_SCENARIOS[String(e.run['scenario'])]?.requires ?? []).map((r) => r.capability);
-  const [able] = backendsWithCapabilities(needs);
+  const named = CLUSTER_SCENARIOS[String(e.run['scenario'])];
+  const [able] = named ? backendsRunning(named) : [];
   const owner =
     'backend' in e.run
       ? undefined

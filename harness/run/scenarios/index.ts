@@ -1,3 +1,5 @@
+import { backendsWithCapabilities } from '../../../clusters/registry.ts';
+import type { BackendName } from '../../../clusters/registry.ts';
 import type { ClusterScenario } from '../cluster-scenario.ts';
 import { gatewayRollout } from './gateway-rollout.ts';
 import { istioServiceRestart, istioZtunnelRestart } from './istio-restart-tests.ts';
@@ -18,3 +20,8 @@ export const CLUSTER_SCENARIOS: Record<string, ClusterScenario> = {
 
 /** What --scenario takes: the cluster scenarios, by name. */
 export const SCENARIO_NAMES: readonly string[] = Object.keys(CLUSTER_SCENARIOS);
+
+/** The backends that run a scenario (each has every capability it requires), the default first. */
+export function backendsRunning(scenario: ClusterScenario): BackendName[] {
+  return backendsWithCapabilities((scenario.requires ?? []).map((r) => r.capability));
+}
