@@ -40,13 +40,13 @@
 // (4xx) or retries past the limit exit 1 with the reason on stderr.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createLogger, createSystemClock } from '../lib/index.ts';
-import { connectDiscoveryWithRetry, whenSynced } from '../mesh/discovery/index.ts';
+import { connectDiscovery, connectDiscoveryWithRetry, staySubscribed, whenSynced } from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
 import { createHbonePool } from '../mesh/hbone/index.ts';
 import { caClientFromEnv, isTransientCaError } from '../mesh/pki/index.ts';
 import type { RequestCertificate } from '../mesh/pki/index.ts';
 import { describeError, isTransientNetworkError, retryStartup } from '../mesh/startup-retry.ts';
-import { connectDeltaAds } from '../mesh/xds/delta-ads-client.ts';
+import { connectDeltaAds, createDeltaAdsHoldings } from '../mesh/xds/delta-ads-client.ts';
 import { startAdminServer } from './admin/admin-server.ts';
 import { targetPortsOf } from './config/xds-config.ts';
 import type { XdsConfig } from './config/xds-config.ts';
@@ -152,8 +152,15 @@ const agent = !inPod
         ztunnel,
         log,
         ...(discovery ? { portsOf: targetPortsOf(discovery.state) } : {}),
+        shouldReconnect: () => !stopping,
       })
-    : await connectNodeAgent({ path: config.zdsPath ?? DEFAULT_ZDS_SOCKET, instance, ztunnel, log });
+    : await connectNodeAgent({
+        path: config.zdsPath ?? DEFAULT_ZDS_SOCKET,
+        instance,
+        ztunnel,
+        log,
+        shouldReconnect: () => !stopping,
+      });
 if (!inPod) {
   // The node listener presents ztunnel's own certificate: fetched here with retries, then served to
   // listenOnNode from the CA client's per-identity cache.
@@ -191,7 +198,40 @@ async function markReadyWhenReady(path: string): Promise<void> {
   if (!stopping) writeFileSync(path, `${instance}\n`);
 }
 
+/**
+ * The discovery subscription for the life of the process: the first stream with start-up's bounded
+ * retries (a refusal exits), then, after any drop, a new stream resuming from what is held, retried
+ * without end as istio/ztunnel's xDS client does (mesh/discovery/stay-subscribed.ts).
+ */
 async function subscribe(config: XdsConfig): Promise<DiscoveryClient> {
+  const { open, first } = openDiscovery(config);
+  const streamLog = log.child({ scope: 'xds::client' });
+  return staySubscribed({
+    first: await first,
+    reopen: open,
+    clock,
+    onDropped: ({ reason, attempt, retryInMs }) => {
+      streamLog.warn('XDS client connection error, retrying', {
+        address: config.address,
+        attempt,
+        retry_in_ms: retryInMs,
+        error: reason,
+      });
+    },
+    onResumed: ({ attempts, downMs, streams }) => {
+      streamLog.info('Stream established', {
+        address: config.address,
+        resumed: true,
+        attempts,
+        down_ms: Math.round(downMs),
+        streams,
+      });
+    },
+  });
+}
+
+/** The first stream (retried at start-up) and how to open each next one on the same state. */
+function openDiscovery(config: XdsConfig): { first: Promise<DiscoveryClient>; open: () => Promise<DiscoveryClient> } {
   const { address } = config;
   const onRetry = ({
     attempt,
@@ -209,47 +249,42 @@ async function subscribe(config: XdsConfig): Promise<DiscoveryClient> {
       error: reason,
     });
   };
+  const applied = {
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    onChange: (change: DiscoveryChange) => {
+      onChange(change);
+    },
+    onNack: (error: string) => {
+      log.warn('discovery update rejected', { error });
+    },
+  };
   if (config.protocol === 'delta-ads') {
     const { tokenFile } = config;
-    return retryStartup({
+    const holdings = createDeltaAdsHoldings();
+    const open = (): Promise<DiscoveryClient> =>
+      connectDeltaAds({
+        address,
+        rootPem: config.rootPem,
+        token: () => readFileSync(tokenFile, 'utf8').trim(),
+        node: config.node,
+        clusterId: config.clusterId,
+        holdings,
+        ...applied,
+      });
+    const first = retryStartup({
       what: `delta ADS subscription to istiod ${address}`,
       clock,
       isTransient: isTransientNetworkError,
       onRetry,
-      attempt: async () =>
-        whenSynced(
-          await connectDeltaAds({
-            address,
-            rootPem: config.rootPem,
-            token: () => readFileSync(tokenFile, 'utf8').trim(),
-            node: config.node,
-            clusterId: config.clusterId,
-            connectTimeoutMs: CONNECT_TIMEOUT_MS,
-            onChange: (change) => {
-              onChange(change);
-            },
-            onNack: (error) => {
-              log.warn('discovery update rejected', { error });
-            },
-          }),
-        ),
+      attempt: async () => whenSynced(await open()),
     });
+    return { first, open };
   }
-  return connectDiscoveryWithRetry({
-    host: config.host,
-    port: config.port,
-    node: nodeName,
-    instance,
-    connectTimeoutMs: CONNECT_TIMEOUT_MS,
-    clock,
-    onRetry,
-    onChange: (change) => {
-      onChange(change);
-    },
-    onNack: (error) => {
-      log.warn('discovery update rejected', { error });
-    },
-  });
+  const jsonLines = { host: config.host, port: config.port, node: nodeName, instance, ...applied };
+  const first = connectDiscoveryWithRetry({ ...jsonLines, clock, onRetry });
+  const open = async (): Promise<DiscoveryClient> =>
+    connectDiscovery({ ...jsonLines, state: (await first).state });
+  return { first, open };
 }
 
 let stopping = false;

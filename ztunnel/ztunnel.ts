@@ -34,6 +34,8 @@ export interface Ztunnel {
   /** Option 2: the CNI DEL hook, before the network goes (a graceful drain with drain-on-cni-del). */
   onCniDel(uid: string): Promise<void>;
   markSnapshotSent(): void;
+  /** The node agent went away: not ready until a new connection's snapshot is in. */
+  markSnapshotPending(): void;
   /**
    * Node-address mode (kind): one HBONE listener on the node's address for all of this node's
    * ambient pods, known from discovery (see inbound/node-listener.ts). Ready once it is bound.
@@ -78,6 +80,9 @@ export function createZtunnel(options: ZtunnelOptions): Ztunnel {
     onCniDel: (uid) => drainPodAtCniDel(state, uid),
     markSnapshotSent() {
       state.snapshotSent = true;
+    },
+    markSnapshotPending() {
+      state.snapshotSent = false;
     },
     onDiscoveryChange: (change) => {
       applyDiscoveryChange(state, change);

@@ -10,6 +10,7 @@ import type { StartupFailure } from '../startup-retry.ts';
 import { connectDiscovery, connectDiscoveryWithRetry } from './discovery-client.ts';
 import { startDiscoveryServer } from './discovery-server.ts';
 import type { DiscoveryServer } from './discovery-server.ts';
+import { createDiscoveryState } from './discovery-state.ts';
 import type { DiscoveryChange } from './discovery-state.ts';
 import type { ClientMessage, ServerMessage, WorkloadEntry } from './protocol.ts';
 
@@ -72,6 +73,8 @@ async function startServer(t: { after: (fn: () => void) => void }) {
     port: (server.address() as AddressInfo).port,
     received,
     connected: connected.promise,
+    /** Ends the client's connection, as a restarting control plane does. */
+    drop: () => client?.end(),
     /** Sends a delta and waits for the client's answer to it. */
     async push(message: ServerMessage): Promise<ClientMessage> {
       const before = received.length;
@@ -208,4 +211,76 @@ test('synced rejects when the connection closes before the first update', async 
     client.close();
   });
   await assert.rejects(client.synced, { code: 'ECONNRESET', message: /closed before the first update/ });
+});
+
+test('resubscribing on the state a dropped stream filled: the subscribe names what is held, the first delta removes what is gone', async (t) => {
+  const clock = createSystemClock();
+  const server = await startDiscoveryServer({ host: '127.0.0.1', clock });
+  t.after(() => server.close());
+  await server.push({ workloads: [pod(1), pod(2)], services: [svc] });
+  const first = await connectDiscovery({
+    host: '127.0.0.1',
+    port: server.port,
+    node: 'node-1',
+    instance: 'zt-a',
+  });
+  await first.synced;
+  first.close();
+  assert.equal(await first.ended, 'closed');
+
+  // While it was away, pod 2 went and pod 3 came.
+  await server.push({ workloads: [pod(1), pod(3)], services: [svc] });
+  const changes: DiscoveryChange[] = [];
+  const next = await connectDiscovery({
+    host: '127.0.0.1',
+    port: server.port,
+    node: 'node-1',
+    instance: 'zt-a',
+    state: first.state,
+    onChange: (c) => changes.push(c),
+  });
+  t.after(() => {
+    next.close();
+  });
+  await next.synced;
+  assert.equal(next.state, first.state, 'the same state');
+  assert.deepEqual(
+    next.state
+      .workloads()
+      .map((w) => w.uid)
+      .sort(),
+    ['uid-1', 'uid-3'],
+  );
+  assert.deepEqual(
+    changes[0]?.removed.map((w) => w.uid),
+    ['uid-2'],
+  );
+});
+
+test('a subscribe names what it holds; a server closing the stream ends it with the reason', async (t) => {
+  const server = await startServer(t);
+  const state = createDiscoveryState();
+  state.apply(
+    delta('1', { workloads: { upsert: [pod(1)], remove: [] }, services: { upsert: [svc], remove: [] } }),
+  );
+  const client = await connectDiscovery({
+    host: '127.0.0.1',
+    port: server.port,
+    node: 'node-1',
+    instance: 'zt-a',
+    state,
+  });
+  t.after(() => {
+    client.close();
+  });
+  await server.connected;
+  assert.deepEqual(server.received[0], {
+    type: 'subscribe',
+    protocol: 1,
+    node: 'node-1',
+    instance: 'zt-a',
+    known: { workloads: ['uid-1'], services: ['default/httpbin'] },
+  });
+  server.drop();
+  assert.equal(await client.ended, 'closed by the control plane');
 });

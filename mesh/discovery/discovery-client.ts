@@ -8,7 +8,7 @@ import type { BackoffPolicy, StartupFailure } from '../startup-retry.ts';
 import type { DiscoveryChange, DiscoveryState } from './discovery-state.ts';
 import { createDiscoveryState } from './discovery-state.ts';
 import type { ClientMessage, ServerMessage } from './protocol.ts';
-import { DISCOVERY_PROTOCOL_VERSION } from './protocol.ts';
+import { DISCOVERY_PROTOCOL_VERSION, serviceKey } from './protocol.ts';
 
 export interface DiscoveryClient {
   state: DiscoveryState;
@@ -17,6 +17,11 @@ export interface DiscoveryClient {
    * the connection closes before that.
    */
   synced: Promise<void>;
+  /**
+   * Resolves, with the reason, when the subscription's connection has ended for any reason (close()
+   * included): whoever owns the state decides whether to resubscribe (stay-subscribed.ts).
+   */
+  ended: Promise<string>;
   close(): void;
 }
 
@@ -31,6 +36,11 @@ export interface DiscoveryClientOptions {
   onNack?: (error: string) => void;
   /** A connect that has not completed after this long fails with ETIMEDOUT (default: the kernel's). */
   connectTimeoutMs?: number;
+  /**
+   * The state a dropped subscription filled, to resume on: the subscribe names what it holds, and
+   * the server's first delta removes what is gone (as `initial_resource_versions` in delta xDS).
+   */
+  state?: DiscoveryState;
 }
 
 const address = (o: { host: string; port: number }): string => `${o.host}:${String(o.port)}`;
@@ -49,12 +59,15 @@ export async function connectDiscovery(options: DiscoveryClientOptions): Promise
     socket.setTimeout(0);
     socket.off('timeout', onTimeout);
   }
-  const state = createDiscoveryState();
+  const state = options.state ?? createDiscoveryState();
   const synced = Promise.withResolvers<undefined>();
+  const ended = Promise.withResolvers<string>();
+  let endReason = 'closed by the control plane';
   // Owners that never wait for the first delta must not see an unhandled rejection at close.
   synced.promise.catch(() => undefined);
   let isSynced = false;
   socket.once('close', () => {
+    ended.resolve(endReason);
     if (isSynced) return;
     const message = `discovery connection to ${address(options)} closed before the first update`;
     synced.reject(Object.assign(new Error(message), { code: 'ECONNRESET' }));
@@ -83,19 +96,31 @@ export async function connectDiscovery(options: DiscoveryClientOptions): Promise
       closeOnBadLine(socket, 'discovery client'),
     ),
   );
-  socket.on('error', () => {
-    // The owner sees the close; reconnecting is its decision.
+  socket.on('error', (err: NodeJS.ErrnoException) => {
+    // The owner sees the close (`ended`); reconnecting is its decision.
+    endReason = err.code ?? err.message;
   });
+  const held = state.workloads().length + state.services().length > 0;
   send({
     type: 'subscribe',
     protocol: DISCOVERY_PROTOCOL_VERSION,
     node: options.node,
     instance: options.instance,
+    ...(held
+      ? {
+          known: {
+            workloads: state.workloads().map((w) => w.uid),
+            services: state.services().map(serviceKey),
+          },
+        }
+      : {}),
   });
   return {
     state,
     synced: synced.promise,
+    ended: ended.promise,
     close: () => {
+      endReason = 'closed';
       socket.destroy();
     },
   };

@@ -53,7 +53,7 @@ function diff<T>(items: T[], key: (t: T) => string, sent: Map<string, string>): 
 
 /**
  * The control plane's side of the discovery protocol (protocol.ts): each subscriber gets the full
- * state on subscribe, then per push only what changed for it. A push is complete when every
+ * state on subscribe (and the removal of what it says it holds that is gone), then per push only what changed for it. A push is complete when every
  * subscriber has answered (ACK or NACK) or `ackTimeoutMs` has passed.
  */
 export async function startDiscoveryServer(options: {
@@ -90,12 +90,16 @@ export async function startDiscoveryServer(options: {
       const message = line as ClientMessage;
       if (message.type !== 'subscribe' || message.protocol !== DISCOVERY_PROTOCOL_VERSION) return undefined;
       const { node, instance } = message;
+      // A resubscribing client's holdings count as sent, in no version ours: the first delta
+      // re-sends what exists and removes the rest.
+      const known = (keys: unknown): Map<string, string> =>
+        new Map(Array.isArray(keys) ? keys.filter((k) => typeof k === 'string').map((k) => [k, '']) : []);
       return {
         socket,
         node,
         instance,
-        sentWorkloads: new Map(),
-        sentServices: new Map(),
+        sentWorkloads: known(message.known?.workloads),
+        sentServices: known(message.known?.services),
         answers: createPendingAnswers(),
       };
     },

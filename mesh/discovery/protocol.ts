@@ -3,12 +3,16 @@
  * simplified delta xDS for Istio's WDS (istio/ztunnel proto/workload.proto, served as
  * DeltaDiscoveryRequest/Response). JSON lines over TCP on loopback.
  *
- * client -> server  { type: 'subscribe', protocol, node, instance }
+ * client -> server  { type: 'subscribe', protocol, node, instance, known? }
  * server -> client  { type: 'delta', version, nonce, workloads: { upsert, remove }, services: { upsert, remove } }
  * client -> server  { type: 'ack', nonce, version } | { type: 'nack', nonce, error }
  *
  * As in xDS, a NACKed delta is not applied at all and the client keeps its last good state; the
  * server learns the client's version from the ACK. The first delta after subscribe is the full state.
+ * A client resubscribing after a drop names in `known` what it holds; the first delta then also
+ * removes what of that is gone, as istiod answers `initial_resource_versions` on a delta xDS
+ * reconnect (istio/istio pilot/pkg/xds/delta.go deltaWatchedResources; ztunnel's resume,
+ * istio/ztunnel src/xds/client.rs run_internal).
  */
 export const DISCOVERY_PROTOCOL_VERSION = 1;
 
@@ -64,7 +68,14 @@ export type ServerMessage = {
 };
 
 export type ClientMessage =
-  | { type: 'subscribe'; protocol: number; node: string; instance: string }
+  | {
+      type: 'subscribe';
+      protocol: number;
+      node: string;
+      instance: string;
+      /** What a resubscribing client holds: workload uids and service keys. */
+      known?: { workloads: string[]; services: string[] };
+    }
   | { type: 'ack'; nonce: string; version: string }
   | { type: 'nack'; nonce: string; error: string };
 

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DiscoveryChange, DiscoverySnapshot, WorkloadEntry } from '../discovery/index.ts';
 import { createCertificateAuthority } from '../pki/index.ts';
-import { connectDeltaAds, ztunnelNodeId } from './delta-ads-client.ts';
+import { createSystemClock } from '../../lib/index.ts';
+import { staySubscribed, whenSynced } from '../discovery/index.ts';
+import { connectDeltaAds, createDeltaAdsHoldings, ztunnelNodeId } from './delta-ads-client.ts';
 import type { DeltaAdsClientOptions } from './delta-ads-client.ts';
 import { status } from '@grpc/grpc-js';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
@@ -194,4 +196,94 @@ test("the stream carries the token and the cluster id as istio/ztunnel's does (a
   });
   await assert.rejects(client.synced, /recorded/);
   assert.deepEqual(seen, [{ authorization: 'Bearer the-token', clusterid: 'Kubernetes' }]);
+});
+
+test('after istiod drops the stream, the next one echoes the versions held and its answer applies to the same state', async (t) => {
+  const ca = await createCertificateAuthority();
+  const serving = await ca.issueServing({ dns: [], ips: ['127.0.0.1'] });
+  const first = addressResources(FULL);
+  const next = addressResources({
+    workloads: [pod('a', '127.0.0.10'), pod('c', '127.0.0.12')],
+    services: [HTTPBIN],
+  });
+  const uidOf = (name: string): string => workloadUid({ namespace: 'default', name }, 'Kubernetes');
+  const response = (resources: ResourceSet, names: string[], removed: string[], nonce: string) => ({
+    type_url: ADDRESS_TYPE_URL,
+    nonce,
+    resources: names.map((name) => {
+      const r = resources.get(name);
+      assert.ok(r, name);
+      return {
+        name,
+        version: r.version,
+        resource: { type_url: ADDRESS_TYPE_URL, value: Buffer.from(r.bytes) },
+      };
+    }),
+    removed_resources: removed,
+  });
+  // Stream 1 answers every resource, then ends at the first ACK as a restarting istiod does;
+  // stream 2 records what the client says it holds, sends c and removes b (as istiod would).
+  const firstRequests: Record<string, unknown>[] = [];
+  let streams = 0;
+  const serve = (call: ServerDuplexStream<Record<string, unknown>, unknown>): void => {
+    const stream = ++streams;
+    let answered = false;
+    call.on('data', (req: Record<string, unknown>) => {
+      if (answered) {
+        if (stream === 1) failCall(call, status.UNAVAILABLE, 'istiod shutting down');
+        return;
+      }
+      answered = true;
+      firstRequests.push(req);
+      if (stream === 1) call.write(response(first, [...first.keys()], [], 'n1'));
+      else call.write(response(next, [uidOf('c')], [uidOf('b')], 'n2'));
+    });
+  };
+  const address = await startBareGrpcServer(t, serving, (server) => {
+    server.addService(adsService(), { DeltaAggregatedResources: serve, StreamAggregatedResources: serve });
+  });
+  const changes: DiscoveryChange[] = [];
+  const holdings = createDeltaAdsHoldings();
+  const open = () =>
+    connectDeltaAds({
+      address,
+      rootPem: ca.rootPem,
+      token: () => 'the-token',
+      node: { id: ztunnelNodeId({ ip: '127.0.0.9', name: 'z', namespace: 'istio-system' }), metadata: {} },
+      clusterId: 'Kubernetes',
+      holdings,
+      onChange: (c) => changes.push(c),
+    });
+  const resumed: number[] = [];
+  const client = staySubscribed({
+    first: await whenSynced(await open()),
+    reopen: open,
+    clock: createSystemClock(),
+    onResumed: ({ streams: n }) => resumed.push(n),
+  });
+  t.after(() => {
+    client.close();
+  });
+  await until(() => resumed.length === 1);
+  await until(() => changes.length === 2);
+
+  assert.equal(firstRequests[0]?.['initial_resource_versions'], undefined, 'the first stream holds nothing');
+  assert.deepEqual(
+    firstRequests[1]?.['initial_resource_versions'],
+    Object.fromEntries([...first.values()].map((r) => [r.name, r.version])),
+    'the resumed stream echoes every name held with its version',
+  );
+  assert.deepEqual(
+    client.state
+      .workloads()
+      .map((w) => w.name)
+      .sort(),
+    ['a', 'c'],
+    'a kept from the first stream, c added, b removed',
+  );
+  assert.deepEqual(
+    changes[1]?.removed.map((w) => w.name),
+    ['b'],
+  );
+  assert.ok(client.state.serviceByVip('10.96.0.10'), 'the service held across the drop');
 });

@@ -6,9 +6,9 @@
 // of the same DiscoveryState our JSON-lines client fills (mesh/discovery), applied whole or refused
 // whole. Authorization (policies) is not subscribed: our ztunnel enforces none.
 import { credentials, Metadata, status } from '@grpc/grpc-js';
-import type { ClientDuplexStream, ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
+import type { ClientDuplexStream, ServiceClientConstructor, ServiceError, StatusObject } from '@grpc/grpc-js';
 import { createDiscoveryState, serviceKey } from '../discovery/index.ts';
-import type { DiscoveryClient, DiscoveryClientOptions, ServerMessage } from '../discovery/index.ts';
+import type { DiscoveryClient, DiscoveryClientOptions, DiscoveryState, ServerMessage } from '../discovery/index.ts';
 import { envoyApi } from './envoy-protos.ts';
 import { ADDRESS_TYPE_URL, decodeAddress } from './workload-protos.ts';
 import { discoveryEntryOf } from './workload-resources.ts';
@@ -18,7 +18,7 @@ interface DeltaResponse {
   system_version_info?: string;
   type_url?: string;
   nonce?: string;
-  resources?: { name: string; resource?: { value: Buffer } }[];
+  resources?: { name: string; version?: string; resource?: { value: Buffer } }[];
   removed_resources?: string[];
 }
 
@@ -39,6 +39,25 @@ export interface DeltaAdsClientOptions extends Pick<
    * token against that cluster's API server.
    */
   clusterId: string;
+  /**
+   * What a dropped stream filled, to resume on: the new stream's first request echoes each held
+   * resource's version (`initial_resource_versions`, client.rs run_internal), and its answers apply
+   * to the same state.
+   */
+  holdings?: DeltaAdsHoldings;
+}
+
+/** What the resource names were added as: a workload (keyed by the name) or a service (by `namespace/name`). */
+type Held = ({ kind: 'workload' } | { kind: 'service'; key: string }) & { version: string };
+
+/** The state a subscription fills and the names (with versions) it holds, kept across its streams. */
+export interface DeltaAdsHoldings {
+  state: DiscoveryState;
+  held: Map<string, Held>;
+}
+
+export function createDeltaAdsHoldings(): DeltaAdsHoldings {
+  return { state: createDiscoveryState(), held: new Map() };
 }
 
 /** The node id istio/ztunnel sends (client.rs 336-373): istiod authorizes the stream by it. */
@@ -56,9 +75,6 @@ export function adsClient(address: string, rootPem: string): InstanceType<Servic
     ) as ServiceClientConstructor;
   return new Ads(address, credentials.createSsl(Buffer.from(rootPem)));
 }
-
-/** What a resource name was added as: a workload (keyed by the name) or a service (by `namespace/name`). */
-type Held = { kind: 'workload' } | { kind: 'service'; key: string };
 
 /**
  * One response as a delta of our state: each resource decoded (one that does not decode fails the
@@ -86,12 +102,13 @@ function toDelta(
       else if (was?.kind === 'service') message.services.remove.push(was.key);
       continue;
     }
+    const version = r.version ?? '';
     if ('workload' in entry) {
       message.workloads.upsert.push(entry.workload);
-      added.set(r.name, { kind: 'workload' });
+      added.set(r.name, { kind: 'workload', version });
     } else {
       message.services.upsert.push(entry.service);
-      added.set(r.name, { kind: 'service', key: serviceKey(entry.service) });
+      added.set(r.name, { kind: 'service', key: serviceKey(entry.service), version });
     }
   }
   for (const name of response.removed_resources ?? []) {
@@ -117,10 +134,12 @@ export function connectDeltaAds(options: DeltaAdsClientOptions): Promise<Discove
     md: Metadata,
   ) => ClientDuplexStream<object, DeltaResponse>;
   const call = open.call(client, md);
-  const state = createDiscoveryState();
-  // Resource name -> what it was added as (a removal names only the resource).
-  const held = new Map<string, Held>();
+  // Resource name -> what it was added as (a removal names only the resource), and its version.
+  const { state, held } = options.holdings ?? createDeltaAdsHoldings();
+  const initialVersions = Object.fromEntries([...held].map(([name, h]) => [name, h.version]));
   const synced = Promise.withResolvers<undefined>();
+  const ended = Promise.withResolvers<string>();
+  let endReason = 'closed by istiod';
   synced.promise.catch(() => undefined);
   let isSynced = false;
   const timer =
@@ -173,8 +192,15 @@ export function connectDeltaAds(options: DeltaAdsClientOptions): Promise<Discove
       options.onNack?.(error);
     }
   });
-  // The first request names the node and subscribes to every Address (no names: a wildcard).
+  // Every end of the call (istiod's status, a drop, our cancel) comes as one status.
+  call.on('status', (st: StatusObject) => {
+    if (endReason !== 'closed') endReason = `${status[st.code]}: ${st.details}`;
+    ended.resolve(endReason);
+  });
+  // The first request names the node and subscribes to every Address (no names: a wildcard); on a
+  // resumed stream it carries the versions held.
   call.write({
+    ...(held.size > 0 ? { initial_resource_versions: initialVersions } : {}),
     node: {
       id: options.node.id,
       metadata: {
@@ -188,7 +214,9 @@ export function connectDeltaAds(options: DeltaAdsClientOptions): Promise<Discove
   return Promise.resolve({
     state,
     synced: synced.promise,
+    ended: ended.promise,
     close: () => {
+      endReason = 'closed';
       clearTimeout(timer);
       call.cancel();
       client.close();

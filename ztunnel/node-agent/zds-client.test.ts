@@ -66,6 +66,9 @@ test(
         markSnapshotSent: () => {
           snapshotSent = true;
         },
+        markSnapshotPending: () => {
+          snapshotSent = false;
+        },
       },
     });
     t.after(() => client.destroy());
@@ -103,5 +106,77 @@ test(
       /ztunnel refused pod uid-b: no listeners today/,
     );
     assert.deepEqual(client.pods(), []);
+  },
+);
+
+test(
+  'ZDS client: istio-cni restarted: not ready until the new snapshot, then the pods it did not name go; the old relay holds what stays',
+  { skip, timeout: 30_000 },
+  async (t) => {
+    const binary = await ensureZdsRelay();
+    const dir = mkdtempSync(join(tmpdir(), 'zds-reconnect-'));
+    t.after(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const socketPath = join(dir, 'ztunnel.sock');
+    const [a, b, c] = [
+      await podNamespace(t, '10.78.0.5'),
+      await podNamespace(t, '10.78.0.6'),
+      await podNamespace(t, '10.78.0.7'),
+    ];
+    const podA: ZdsPod = { uid: 'uid-a', workloadInfo: info('a'), netnsPath: a.path };
+    const firstAgent = startZdsNodeAgent({
+      relay: await startZdsRelay({ binary, mode: 'serve', socketPath }),
+      snapshot: () => [podA, { uid: 'uid-b', workloadInfo: info('b'), netnsPath: b.path }],
+    });
+    t.after(() => firstAgent.close());
+    const netnsOf = new Map<string, string>();
+    const deleted: string[] = [];
+    const readiness: boolean[] = [];
+    const client = await connectZdsAgent({
+      path: socketPath,
+      relayBinary: binary,
+      instance: 'ztunnel-test',
+      log: createLogger({ component: 'ztunnel', level: 'error', write: () => undefined }),
+      ztunnel: {
+        addWorkload: (workload) => {
+          netnsOf.set(workload.uid, workload.netns ?? '');
+          return Promise.resolve();
+        },
+        delWorkload: (uid) => {
+          deleted.push(uid);
+          return { connections: 0, inFlight: 0 };
+        },
+        markSnapshotSent: () => readiness.push(true),
+        markSnapshotPending: () => readiness.push(false),
+      },
+    });
+    t.after(() => client.destroy());
+    await waitUntil('the first snapshot', () => readiness.length === 1, 10_000);
+    assert.deepEqual(client.pods().sort(), ['uid-a', 'uid-b']);
+    const [heldA, heldB] = [netnsOf.get('uid-a') ?? '', netnsOf.get('uid-b') ?? ''];
+
+    // istio-cni restarts; meanwhile b is deleted and c created.
+    await firstAgent.close();
+    await waitUntil('ztunnel marked not ready', () => readiness.length === 2, 5_000);
+    const secondAgent = startZdsNodeAgent({
+      relay: await startZdsRelay({ binary, mode: 'serve', socketPath }),
+      snapshot: () => [podA, { uid: 'uid-c', workloadInfo: info('c'), netnsPath: c.path }],
+    });
+    t.after(() => secondAgent.close());
+    await waitUntil('the new snapshot', () => readiness.length === 3, 10_000);
+
+    assert.deepEqual(
+      readiness,
+      [true, false, true],
+      'ready, not ready while away, ready after the new snapshot',
+    );
+    assert.equal(client.connections(), 2);
+    assert.deepEqual(client.pods().sort(), ['uid-a', 'uid-c']);
+    assert.deepEqual(deleted, ['uid-b'], 'the pod deleted while away is removed at SnapshotSent');
+    assert.equal(netnsOf.get('uid-a'), heldA, 'a is not re-added: served in the namespace first held');
+    assert.equal(statSync(heldA).ino, a.ino, "the old relay still holds a's namespace");
+    await waitUntil(`${heldB} closed`, () => !existsSync(heldB), 5_000);
+    assert.equal(statSync(netnsOf.get('uid-c') ?? '').ino, c.ino, "c's namespace held by the new relay");
   },
 );

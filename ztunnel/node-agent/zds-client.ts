@@ -5,12 +5,18 @@
 // before the ack), keep, del, snapshot-sent (then ready). Node cannot receive the fd: zds-relay
 // (mesh/zds/relay, connect keep-fds) holds it, and /proc/<relay>/fd/<n> names the namespace for
 // as long as the pod is served. The socket not there yet is retried with istio/ztunnel's back-off.
+// When istio-cni goes away (restarted, upgraded) the pods stay served and ztunnel reconnects, as
+// workloadmanager.rs run_internal does: not ready until the new connection's snapshot is in, then
+// the pods it did not name are removed (snapshot-reconcile.ts). Each connection has its own relay;
+// an old one lives on while a pod it holds the namespace of is served.
 import type { Logger } from '../../lib/index.ts';
 import { decodeZdsRequest, encodeZdsAck, encodeZdsHello, startZdsRelay } from '../../mesh/zds/index.ts';
 import type { ZdsDatagram, ZdsRelay, ZdsRelayConnection, ZdsRequest } from '../../mesh/zds/index.ts';
 import type { LocalWorkload } from '../../mesh/workload.ts';
 import { ipv4InNetns } from '../inpod/netns-address.ts';
 import type { Ztunnel } from '../ztunnel.ts';
+import { createSnapshotReconciler } from './snapshot-reconcile.ts';
+import type { SnapshotReconciler } from './snapshot-reconcile.ts';
 
 /** istio/ztunnel's default ZDS socket (INPOD_UDS, src/config.rs 809 at 1.28.1), in the chart's mount. */
 export const DEFAULT_ZDS_SOCKET = '/var/run/ztunnel/ztunnel.sock';
@@ -22,7 +28,7 @@ export interface ZdsClientOptions {
   path: string;
   relayBinary: string;
   instance: string;
-  ztunnel: Pick<Ztunnel, 'addWorkload' | 'delWorkload' | 'markSnapshotSent'>;
+  ztunnel: Pick<Ztunnel, 'addWorkload' | 'delWorkload' | 'markSnapshotSent' | 'markSnapshotPending'>;
   log: Logger;
   /**
    * The pod's container ports, for the plaintext capture (:15006 forwards to a pod's one port): ZDS
@@ -31,27 +37,43 @@ export interface ZdsClientOptions {
   portsOf?: (namespace: string, name: string) => number[];
   /** Reads the pod's address inside its namespace (default: a helper run there). */
   addressOf?: (netnsPath: string) => Promise<string>;
+  /** False once ztunnel drains: a draining instance does not come back (workloadmanager.rs). */
+  shouldReconnect?: () => boolean;
 }
 
 export interface ZdsClient {
   /** The uids served now. */
   pods(): string[];
-  /** Resolves when the node agent's connection has ended. */
-  closed: Promise<void>;
+  /** How many connections have been made (1, and one more after each drop). */
+  connections(): number;
   destroy(): Promise<void>;
 }
 
+/** A connection to the node agent and the relay that made it (and keeps its pods' namespaces). */
+interface Connected {
+  relay: ZdsRelay;
+  conn: ZdsRelayConnection;
+}
+
 /** Connects (retried from 10 ms, doubling, to 15 s: workloadmanager.rs), then serves the connection. */
-async function connectWithBackoff(options: ZdsClientOptions): Promise<ZdsRelay> {
+async function connectWithBackoff(
+  options: ZdsClientOptions,
+  stopped: () => boolean = () => false,
+): Promise<Connected | undefined> {
   for (let delayMs = 10, attempt = 1; ; attempt++, delayMs = Math.min(delayMs * 2, 15_000)) {
+    if (stopped()) return undefined;
+    let relay: ZdsRelay | undefined;
     try {
-      return await startZdsRelay({
+      relay = await startZdsRelay({
         binary: options.relayBinary,
         mode: 'connect',
         socketPath: options.path,
         keepFds: true,
       });
+      // The relay dials once it runs: connected only when its connection is there.
+      return { relay, conn: await relay.accept(5_000) };
     } catch (err) {
+      void relay?.destroy();
       if (attempt === 1 || delayMs === 15_000)
         options.log.warn('node agent not there yet, retrying', {
           path: options.path,
@@ -63,91 +85,157 @@ async function connectWithBackoff(options: ZdsClientOptions): Promise<ZdsRelay> 
   }
 }
 
+/** One pod's namespace: an fd kept open by the relay of the connection that sent it. */
+interface HeldNetns {
+  relay: ZdsRelay;
+  fd: number;
+}
+
+/**
+ * An AddWorkload: the pod served in the namespace its fd names (kept by `from`, the relay of the
+ * connection it came on), or, already served (a snapshot after a reconnect), its new fd let go.
+ */
+async function addPod({
+  options,
+  held,
+  snapshot,
+  from,
+  request,
+  datagram,
+}: {
+  options: ZdsClientOptions;
+  held: Map<string, HeldNetns>;
+  snapshot: SnapshotReconciler;
+  from: ZdsRelay;
+  request: Extract<ZdsRequest, { kind: 'add' }>;
+  datagram: ZdsDatagram;
+}): Promise<void> {
+  const [ns, ...extra] = datagram.fds;
+  for (const f of extra) if (f.fd !== undefined) from.release(f.fd);
+  if (!ns?.nsfs || ns.fd === undefined) {
+    if (ns?.fd !== undefined) from.release(ns.fd);
+    throw new Error(`pod ${request.uid}: the add came without a network namespace`);
+  }
+  const info = request.workloadInfo;
+  if (!info) {
+    from.release(ns.fd);
+    throw new Error('workload_info is required'); // statemanager.rs's refusal
+  }
+  snapshot.named(request.uid);
+  if (held.has(request.uid)) {
+    // A snapshot again after a reconnect: the pod is served already, in the namespace held.
+    from.release(ns.fd);
+    return;
+  }
+  const netns = `/proc/${String(from.pid)}/fd/${String(ns.fd)}`;
+  try {
+    const podIp = await (options.addressOf ?? ipv4InNetns)(netns);
+    const workload: LocalWorkload = {
+      uid: request.uid,
+      name: info.name,
+      namespace: info.namespace,
+      serviceAccount: info.serviceAccount || 'default',
+      podIp,
+      appIp: podIp,
+      ports: options.portsOf?.(info.namespace, info.name) ?? [],
+      netns,
+      inpodCapture: true,
+    };
+    await options.ztunnel.addWorkload(workload);
+    held.set(request.uid, { relay: from, fd: ns.fd });
+  } catch (err) {
+    from.release(ns.fd);
+    throw err;
+  }
+}
+
 export async function connectZdsAgent(options: ZdsClientOptions): Promise<ZdsClient> {
-  const relay = await connectWithBackoff(options);
-  const conn = await relay.accept(5_000);
-  const addressOf = options.addressOf ?? ipv4InNetns;
-  /** uid -> the relay's fd holding its namespace. */
-  const held = new Map<string, number>();
+  const { log, ztunnel } = options;
+  const held = new Map<string, HeldNetns>();
+  const snapshot = createSnapshotReconciler();
+  let destroyed = false;
+  let connections = 0;
+  const stopped = (): boolean => destroyed || options.shouldReconnect?.() === false;
+  const first = await connectWithBackoff(options);
+  if (!first) throw new Error('unreachable: nothing stops the first connect');
+  let { relay, conn } = first;
+  /** A relay no longer serving a connection exits once it holds no pod's namespace. */
+  const retireIfIdle = (r: ZdsRelay): void => {
+    if (r !== relay && ![...held.values()].some((h) => h.relay === r)) void r.destroy();
+  };
   const release = (uid: string): void => {
-    const fd = held.get(uid);
+    const h = held.get(uid);
     held.delete(uid);
-    if (fd !== undefined) relay.release(fd);
+    if (!h) return;
+    h.relay.release(h.fd);
+    retireIfIdle(h.relay);
   };
 
-  const add = async (request: Extract<ZdsRequest, { kind: 'add' }>, datagram: ZdsDatagram): Promise<void> => {
-    const [ns, ...extra] = datagram.fds;
-    for (const f of extra) if (f.fd !== undefined) relay.release(f.fd);
-    if (!ns?.nsfs || ns.fd === undefined) {
-      if (ns?.fd !== undefined) relay.release(ns.fd);
-      throw new Error(`pod ${request.uid}: the add came without a network namespace`);
-    }
-    const info = request.workloadInfo;
-    if (!info) {
-      relay.release(ns.fd);
-      throw new Error('workload_info is required'); // statemanager.rs's refusal
-    }
-    if (held.has(request.uid)) {
-      // A snapshot again after a reconnect: the pod is served already.
-      relay.release(ns.fd);
-      return;
-    }
-    const netns = `/proc/${String(relay.pid)}/fd/${String(ns.fd)}`;
-    try {
-      const podIp = await addressOf(netns);
-      const workload: LocalWorkload = {
-        uid: request.uid,
-        name: info.name,
-        namespace: info.namespace,
-        serviceAccount: info.serviceAccount || 'default',
-        podIp,
-        appIp: podIp,
-        ports: options.portsOf?.(info.namespace, info.name) ?? [],
-        netns,
-        inpodCapture: true,
-      };
-      await options.ztunnel.addWorkload(workload);
-      held.set(request.uid, ns.fd);
-    } catch (err) {
-      relay.release(ns.fd);
-      throw err;
-    }
-  };
-
-  const apply = async (datagram: ZdsDatagram): Promise<void> => {
+  const apply = async (from: ZdsRelay, conn: ZdsRelayConnection, datagram: ZdsDatagram): Promise<void> => {
     let request: ZdsRequest | undefined;
     try {
       if (datagram.truncated) throw new Error('a truncated message');
       request = decodeZdsRequest(datagram.data);
-      if (request.kind === 'add') await add(request, datagram);
+      if (request.kind === 'add') await addPod({ options, held, snapshot, from, request, datagram });
+      else if (request.kind === 'keep') snapshot.named(request.uid);
       else if (request.kind === 'del') {
-        options.ztunnel.delWorkload(request.uid, { networkGone: true });
+        snapshot.deleted(request.uid);
+        ztunnel.delWorkload(request.uid, { networkGone: true });
         release(request.uid);
-      } else if (request.kind === 'snapshot-sent') {
-        options.ztunnel.markSnapshotSent();
-        options.log.info('ready', { instance: options.instance });
+      } else {
+        for (const uid of snapshot.snapshotSent(held.keys())) {
+          // Deleted while we were away.
+          ztunnel.delWorkload(uid, { networkGone: true });
+          release(uid);
+          log.info('pod removed: not in the new snapshot', { uid });
+        }
+        ztunnel.markSnapshotSent();
+        log.info('ready', { instance: options.instance });
       }
-      // keep: the pod is still there; nothing to change.
       await conn.send(encodeZdsAck());
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
-      options.log.error('node agent message failed', { type: request?.kind ?? 'unreadable', error });
+      log.error('node agent message failed', { type: request?.kind ?? 'unreadable', error });
       await conn.send(encodeZdsAck(error)).catch(() => undefined);
     }
   };
 
-  const serve = async (c: ZdsRelayConnection): Promise<void> => {
-    await c.send(encodeZdsHello());
-    for (;;) await apply(await c.receive(FOREVER_MS));
+  /** One connection, from hello until it ends. */
+  const serve = async (from: ZdsRelay, on: ZdsRelayConnection): Promise<void> => {
+    connections++;
+    snapshot.newStream();
+    try {
+      await on.send(encodeZdsHello());
+      for (;;) await apply(from, on, await on.receive(FOREVER_MS));
+    } catch (err) {
+      if (!destroyed)
+        log.warn('node agent connection ended', { error: err instanceof Error ? err.message : String(err) });
+    }
   };
-  const closed = serve(conn).catch((err: unknown) => {
-    options.log.warn('node agent connection ended', {
-      error: err instanceof Error ? err.message : String(err),
-    });
+
+  const stayConnected = async (): Promise<void> => {
+    for (;;) {
+      await serve(relay, conn);
+      if (stopped()) return;
+      ztunnel.markSnapshotPending();
+      log.warn('node agent connection ended, reconnecting', { path: options.path, pods: held.size });
+      const ended = relay;
+      const next = await connectWithBackoff(options, stopped);
+      if (!next) return;
+      ({ relay, conn } = next);
+      retireIfIdle(ended);
+    }
+  };
+  void stayConnected().catch((err: unknown) => {
+    log.error('node agent reconnect stopped', { error: err instanceof Error ? err.message : String(err) });
   });
   return {
     pods: () => [...held.keys()],
-    closed,
-    destroy: () => relay.destroy(),
+    connections: () => connections,
+    destroy: async () => {
+      destroyed = true;
+      const relays = new Set([relay, ...[...held.values()].map((h) => h.relay)]);
+      await Promise.all([...relays].map((r) => r.destroy()));
+    },
   };
 }

@@ -2,48 +2,15 @@
 // under a stream of new connections, start B, wait until it is ready, SIGTERM A.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startNodeAgentServer } from '../../mesh/node-agent/index.ts';
 import { startStandaloneCa } from '../../mesh/pki/index.ts';
 import { holdConnection, startEchoApp, testWorkload } from '../inbound/test/fixtures.ts';
+import { probe } from './probes.ts';
+import type { Attempt } from './probes.ts';
 import { spawnZtunnel } from './ztunnel-process.ts';
-
-interface Attempt {
-  startMs: number;
-  endMs: number;
-  error?: string;
-}
-
-/** One short connection through ztunnel's plaintext capture: connect, echo 4 bytes, close. */
-function probe(host: string, port: number): Promise<Attempt> {
-  const startMs = performance.now();
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    let echoed = '';
-    const done = (error?: string): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ startMs, endMs: performance.now(), ...(error ? { error } : {}) });
-    };
-    const timer = setTimeout(() => {
-      done('timeout');
-    }, 3000);
-    socket.on('error', (err: NodeJS.ErrnoException) => {
-      done(err.code ?? err.message);
-    });
-    socket.on('data', (d: Buffer) => {
-      echoed += d.toString();
-      if (echoed === 'ping') done();
-    });
-    socket.on('end', () => {
-      if (echoed !== 'ping') done(`closed after ${JSON.stringify(echoed)}`);
-    });
-    socket.write('ping');
-  });
-}
 
 test(
   "upgrade handoff: no new-connection failure after A closes; old connections dropped at A's deadline",
