@@ -83,6 +83,11 @@ export interface ClusterBackend {
   rolloutRestart(ref: WorkloadRef): Promise<void>;
   scale(ref: WorkloadRef, replicas: number): Promise<void>;
   deletePod(namespace: string, name: string): Promise<void>;
+  /**
+   * Deletes every pod of the workload at once (`kubectl delete pod -l` on its selector), as Istio's
+   * CRL test restarts ztunnel; resolves with how many, once each is seen deleting.
+   */
+  deleteAllPods(ref: WorkloadRef): Promise<number>;
   waitForRollout(
     ref: WorkloadRef,
     options: { timeoutMs: number; untilOldPodsGone?: boolean; signal?: AbortSignal },

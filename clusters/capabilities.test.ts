@@ -24,6 +24,7 @@ it("the local backend has every capability but a load pod in the cluster, node-a
       'gatewayAccessLog',
       'faultServerWorkload',
       'gatewayRollout',
+      'ztunnelUpdateStrategies',
     ],
   );
   // An existing cluster: Istio's ambient as it runs there, reached only from inside it; its gateway

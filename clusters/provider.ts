@@ -9,6 +9,7 @@ import type { ClusterBackend, WorkloadRef } from './backend.ts';
 import type { BackendOption } from './backend-option.ts';
 import type { GatewayManifestOptions, ZtunnelManifestOptions } from './manifests/index.ts';
 import type { ZtunnelImplName, ZtunnelMode } from './ztunnel-impl.ts';
+import type { ZtunnelUpdate } from './ztunnel-update.ts';
 
 /**
  * What a backend can do that an experiment may need. Each backend declares its set; a scenario and
@@ -49,6 +50,8 @@ export const CAPABILITIES = {
     "the harness's own ingress gateway rolled under load, reached through its Service so that the new pod takes the traffic over (kind: the fortio pod calls its ClusterIP, the host its NodePort; the local backend's load calls one gateway pod's address; an existing cluster's gateway is yours, which the harness never rolls)",
   faultServerWorkload:
     "the fault server (apps/fault-server, go-httpbin's routes) as the workload in go-httpbin's place, for --app-shutdown echo (local runs it from this checkout, kind builds its image with ours; an existing cluster has only the images it pulls from your registry)",
+  ztunnelUpdateStrategies:
+    "ztunnel's DaemonSet with the update strategy the harness sets (--ztunnel-update), and every pod of a workload deleted at once: local's DaemonSet controller and kind's run the harness's DaemonSet; an existing cluster's ztunnel is yours, and Istio's chart sets its own with --control-plane istio",
   componentLogs:
     "the components' logs written into the run folder as they run (the gateway's access log, ztunnel's lines; kind follows its containers' logs through the API server): the load's records take Envoy's response flags from the gateway's log, and the judge explains failures by cause from them",
 } as const;
@@ -89,6 +92,8 @@ export interface BackendParams {
   ztunnelBinary?: string;
   /** Where ztunnel's listeners are: in the pods, or on the nodes' addresses (kind). */
   ztunnelMode?: ZtunnelMode;
+  /** How ztunnel's DaemonSet replaces its pods (--ztunnel-update). */
+  ztunnelUpdate?: ZtunnelUpdate;
   /** Where the workload pods' addresses live. */
   podNetwork?: 'loopback' | 'netns';
   /** Where the load generator runs: a pod in the cluster (its ClusterIP) or on the host. */

@@ -5,7 +5,7 @@ import { need, ours } from '../kind/kind-workloads.ts';
 import { startClientPod } from '../kind/load/client-pod.ts';
 import { createFortioPodCommand } from '../kind/load/generator-command.ts';
 import { applyAll } from '../kind/ops/apply-all.ts';
-import { deletePod } from '../kind/ops/delete-pod.ts';
+import { deleteAllPods, deletePod } from '../kind/ops/delete-pod.ts';
 import { rolloutRestart, scale, waitForRollout } from '../kind/ops/rollout.ts';
 import { waitWorkloadReady } from '../kind/ops/wait-for-ready.ts';
 import { createStepRunner } from '../steps/step-runner.ts';
@@ -66,6 +66,7 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     rolloutRestart: async (ref) => rolloutRestart(run, mapRef(settings, ref)),
     scale: async (ref, replicas) => scale(run, mapRef(settings, ref), replicas),
     deletePod: (namespace, podName) => deletePod(run, mapNamespace(namespace, namespaces), podName),
+    deleteAllPods: (ref) => deleteAllPods(run, mapRef(settings, ref)),
     waitForRollout: async (ref, wait) => waitForRollout(run, mapRef(settings, ref), wait),
     onEvent: (listener) => run.events.on(listener),
     events: () => run.events.all(),

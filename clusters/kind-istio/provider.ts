@@ -26,6 +26,13 @@ const CONTROL_PLANE: BackendOption = {
  * kind refuses the binary in dedicated mode before this (no namespaces of the harness's making).
  */
 function refuseWithIstio(params: BackendParams): void {
+  if (params.ztunnelUpdate !== undefined && params.ztunnelUpdate !== 'surge')
+    throw badInput(
+      '--ztunnel-update',
+      'surge with --control-plane istio',
+      params.ztunnelUpdate,
+      "Istio's ztunnel chart sets its DaemonSet's update strategy (values.yaml updateStrategy: maxSurge 1, maxUnavailable 0); run the other strategies with --control-plane ours",
+    );
   if (params.loadFrom === 'host')
     throw badInput(
       '--load-from',

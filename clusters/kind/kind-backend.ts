@@ -9,7 +9,7 @@ import { startClientPod } from './load/client-pod.ts';
 import { createFortioPodCommand } from './load/generator-command.ts';
 import { addressesOf } from './ops/addresses.ts';
 import { applyAll } from './ops/apply-all.ts';
-import { deletePod } from './ops/delete-pod.ts';
+import { deleteAllPods, deletePod } from './ops/delete-pod.ts';
 import { rolloutRestart, scale, waitForRollout } from './ops/rollout.ts';
 import { waitForBringUpReady } from './ops/wait-for-ready.ts';
 import { bringUp, createKindStepRunner } from './up/bring-up.ts';
@@ -49,6 +49,7 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     rolloutRestart: (ref) => rolloutRestart(run, ref),
     scale: (ref, replicas) => scale(run, ref, replicas),
     deletePod: (namespace, podName) => deletePod(run, namespace, podName),
+    deleteAllPods: (ref) => deleteAllPods(run, ref),
     waitForRollout: (ref, wait) => waitForRollout(run, ref, wait),
     onEvent: (listener) => run.events.on(listener),
     events: () => run.events.all(),

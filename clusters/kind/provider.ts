@@ -62,6 +62,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     'gatewayAccessLog',
     'faultServerWorkload',
     'gatewayRollout',
+    'ztunnelUpdateStrategies',
   ]),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },

@@ -18,20 +18,29 @@ nameComponent(import.meta.url, 'controller manager', 'file');
 /** One sync of a DaemonSet; says whether it created or deleted a pod (the next sync then follows). */
 export function syncDaemonSet(ctx: ControllerContext, ds: DaemonSetRecord): boolean {
   const name = ds.object.metadata?.name ?? '';
-  const rolling = ds.object.spec?.updateStrategy?.rollingUpdate;
-  const plan = planDaemonSetUpdate(
-    podsPerNode(ctx, ds),
-    scaleIntOrPercent(rolling?.maxSurge ?? 0, ctx.nodes.length, true),
-  );
+  const strategy = ds.object.spec?.updateStrategy;
+  const rolling = strategy?.rollingUpdate;
+  const plan = planDaemonSetUpdate(podsPerNode(ctx, ds), {
+    onDelete: strategy?.type === 'OnDelete',
+    maxSurge: scaleIntOrPercent(rolling?.maxSurge ?? 0, ctx.nodes.length, true),
+    // The API server's default is 1 (apps/v1 SetDefaults_DaemonSet).
+    maxUnavailable: scaleIntOrPercent(rolling?.maxUnavailable ?? 1, ctx.nodes.length, false),
+  });
   for (const node of plan.createOn)
     createPod(ctx, {
       owner: { kind: 'DaemonSet', name, templateHash: ds.templateHash },
       object: ds.object,
       nodeName: node,
     });
+  const why =
+    strategy?.type === 'OnDelete'
+      ? 'unavailable (DaemonSet OnDelete)'
+      : rolling?.maxSurge
+        ? 'replaced by an available updated pod (DaemonSet surge)'
+        : 'deleted before its replacement (DaemonSet maxUnavailable)';
   for (const key of plan.deletePods) {
     const pod = ctx.state.pods.get(key);
-    if (pod) deletePod(ctx, pod, 'replaced by an available updated pod (DaemonSet surge)');
+    if (pod) deletePod(ctx, pod, why);
   }
   trackDaemonSetRollout(ctx, ds);
   return plan.createOn.length + plan.deletePods.length > 0;
@@ -41,8 +50,11 @@ export function syncDaemonSet(ctx: ControllerContext, ds: DaemonSetRecord): bool
 function podsPerNode(ctx: ControllerContext, ds: DaemonSetRecord): DaemonNodePods[] {
   const namespace = ds.object.metadata?.namespace ?? 'default';
   const name = ds.object.metadata?.name ?? '';
-  const pods = podsOf(ctx, { kind: 'DaemonSet', namespace, name }).filter(isActive);
+  const all = podsOf(ctx, { kind: 'DaemonSet', namespace, name });
+  const pods = all.filter(isActive);
   return ctx.nodes.map((n) => ({
+    terminating: all.filter((p) => p.nodeName === n.name && p.deletionAtMs !== undefined && !isTerminal(p))
+      .length,
     node: n.name,
     old: pods
       .filter((p) => p.nodeName === n.name && p.owner.templateHash !== ds.templateHash)

@@ -15,7 +15,7 @@ import { validateClusterObject } from './validate-objects.ts';
 
 type WorkloadOps = Pick<
   ClusterBackend,
-  'apply' | 'waitForReady' | 'rolloutRestart' | 'scale' | 'deletePod' | 'waitForRollout'
+  'apply' | 'waitForReady' | 'rolloutRestart' | 'scale' | 'deletePod' | 'deleteAllPods' | 'waitForRollout'
 >;
 
 function workloadOf(cluster: LocalCluster, ref: WorkloadRef): DeploymentRecord | DaemonSetRecord {
@@ -159,6 +159,18 @@ export function localWorkloadOps(cluster: LocalCluster): WorkloadOps {
     deletePod: (namespace, name) =>
       later(() => {
         deletePod(cluster, namespace, name);
+      }),
+    deleteAllPods: (ref) =>
+      later(() => {
+        const pods = [...cluster.state.pods.values()].filter(
+          (p) =>
+            isActive(p) &&
+            p.owner.kind === ref.kind &&
+            p.owner.name === ref.name &&
+            p.namespace === ref.namespace,
+        );
+        for (const p of pods) deletePod(cluster, p.namespace, p.name);
+        return pods.length;
       }),
     waitForRollout: (ref, { timeoutMs, untilOldPodsGone, signal }) =>
       later(() => workloadOf(cluster, ref)).then((workload) =>

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planDaemonSetUpdate } from './daemonset-update.ts';
+import type { DaemonNodePods } from './daemonset-update.ts';
 import { isDeploymentRolledOut } from '../rollout-status.ts';
 import { planRollingUpdate, resolveFenceposts } from './rolling-update.ts';
 
@@ -124,36 +125,38 @@ describe('Deployment rolling update (maxSurge 25%, maxUnavailable 25%)', () => {
   });
 });
 
+const SURGE = { onDelete: false, maxSurge: 1, maxUnavailable: 0 };
+
 describe('DaemonSet surge update (maxSurge 1, maxUnavailable 0)', () => {
   it('surges on one node at a time and deletes the old pod only when the new one is available', () => {
     const old = (name: string) => [{ name, available: true }];
     assert.deepEqual(
       planDaemonSetUpdate(
         [
-          { node: 'n1', old: old('z1'), updated: [] },
-          { node: 'n2', old: old('z2'), updated: [] },
+          { node: 'n1', old: old('z1'), updated: [], terminating: 0 },
+          { node: 'n2', old: old('z2'), updated: [], terminating: 0 },
         ],
-        1,
+        SURGE,
       ),
       { createOn: ['n1'], deletePods: [] },
     );
     assert.deepEqual(
       planDaemonSetUpdate(
         [
-          { node: 'n1', old: old('z1'), updated: [{ name: 'z3', available: false }] },
-          { node: 'n2', old: old('z2'), updated: [] },
+          { node: 'n1', old: old('z1'), updated: [{ name: 'z3', available: false }], terminating: 0 },
+          { node: 'n2', old: old('z2'), updated: [], terminating: 0 },
         ],
-        1,
+        SURGE,
       ),
       { createOn: [], deletePods: [] },
     );
     assert.deepEqual(
       planDaemonSetUpdate(
         [
-          { node: 'n1', old: old('z1'), updated: [{ name: 'z3', available: true }] },
-          { node: 'n2', old: old('z2'), updated: [] },
+          { node: 'n1', old: old('z1'), updated: [{ name: 'z3', available: true }], terminating: 0 },
+          { node: 'n2', old: old('z2'), updated: [], terminating: 0 },
         ],
-        1,
+        SURGE,
       ),
       { createOn: ['n2'], deletePods: ['z1'] },
     );
@@ -163,12 +166,57 @@ describe('DaemonSet surge update (maxSurge 1, maxUnavailable 0)', () => {
     assert.deepEqual(
       planDaemonSetUpdate(
         [
-          { node: 'n1', old: [{ name: 'z1', available: true }], updated: [{ name: 'z3', available: false }] },
-          { node: 'n2', old: [{ name: 'z2', available: false }], updated: [] },
+          {
+            node: 'n1',
+            old: [{ name: 'z1', available: true }],
+            updated: [{ name: 'z3', available: false }],
+            terminating: 0,
+          },
+          { node: 'n2', old: [{ name: 'z2', available: false }], updated: [], terminating: 0 },
         ],
-        1,
+        SURGE,
       ),
       { createOn: ['n2'], deletePods: [] },
+    );
+  });
+});
+
+describe('DaemonSet update without surge (maxSurge 0, maxUnavailable 1; OnDelete)', () => {
+  const UNAVAILABLE = { onDelete: false, maxSurge: 0, maxUnavailable: 1 };
+  const ON_DELETE = { onDelete: true, maxSurge: 0, maxUnavailable: 1 };
+  const old = (name: string) => [{ name, available: true }];
+  it('deletes the old pod on one node, and creates its replacement only once the old one is gone', () => {
+    const nodes = (n1: Partial<DaemonNodePods>) => [
+      { node: 'n1', old: [], updated: [], terminating: 0, ...n1 },
+      { node: 'n2', old: old('z2'), updated: [], terminating: 0 },
+    ];
+    assert.deepEqual(planDaemonSetUpdate(nodes({ old: old('z1') }), UNAVAILABLE), {
+      createOn: [],
+      deletePods: ['z1'],
+    });
+    assert.deepEqual(
+      planDaemonSetUpdate(nodes({ terminating: 1 }), UNAVAILABLE),
+      { createOn: [], deletePods: [] },
+      'n1 still has its terminating pod: no new pod yet, and n2 waits (one node unavailable)',
+    );
+    assert.deepEqual(planDaemonSetUpdate(nodes({}), UNAVAILABLE), { createOn: ['n1'], deletePods: [] });
+    assert.deepEqual(
+      planDaemonSetUpdate(nodes({ updated: [{ name: 'z3', available: true }] }), UNAVAILABLE),
+      { createOn: [], deletePods: ['z2'] },
+    );
+  });
+
+  it('OnDelete deletes nothing; a node whose pod was deleted and is gone gets the new template', () => {
+    assert.deepEqual(
+      planDaemonSetUpdate(
+        [
+          { node: 'n1', old: old('z1'), updated: [], terminating: 0 },
+          { node: 'n2', old: [], updated: [], terminating: 1 },
+          { node: 'n3', old: [], updated: [], terminating: 0 },
+        ],
+        ON_DELETE,
+      ),
+      { createOn: ['n3'], deletePods: [] },
     );
   });
 });

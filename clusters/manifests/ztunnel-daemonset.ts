@@ -1,3 +1,5 @@
+import { ztunnelUpdateStrategy } from '../ztunnel-update.ts';
+import type { ZtunnelUpdate } from '../ztunnel-update.ts';
 import type { V1Container, V1DaemonSet, V1EnvVar } from '@kubernetes/client-node';
 import { IMAGES } from './images.ts';
 import { daemonSet } from './workload.ts';
@@ -25,6 +27,8 @@ export interface ZtunnelManifestOptions {
    * the chart's capabilities (NET_ADMIN, SYS_ADMIN, NET_RAW; entering a namespace needs SYS_ADMIN).
    */
   podNetnsByPath?: boolean;
+  /** How the DaemonSet replaces its pods (--ztunnel-update; default the chart's surge). */
+  update?: ZtunnelUpdate;
 }
 
 /** Where node-address mode writes its readiness file (removed when the drain starts). */
@@ -94,7 +98,7 @@ export function buildZtunnelDaemonSet(options: ZtunnelManifestOptions): V1Daemon
     name: 'ztunnel',
     namespace: 'istio-system',
     labels,
-    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+    updateStrategy: ztunnelUpdateStrategy(options.update ?? 'surge'),
     spec: {
       serviceAccountName: 'ztunnel',
       terminationGracePeriodSeconds: options.graceS,

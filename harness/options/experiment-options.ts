@@ -12,6 +12,8 @@ import { ztunnelVersionOf } from '../../clusters/ztunnel-version.ts';
 import { badInput } from '../../lib/index.ts';
 import type { Flag } from '../../lib/index.ts';
 import { APP_SHUTDOWNS } from '../../apps/fault-server/app-shutdown.ts';
+import { ZTUNNEL_UPDATES } from '../../clusters/ztunnel-update.ts';
+import type { ZtunnelUpdate } from '../../clusters/ztunnel-update.ts';
 import type { AppShutdown } from '../../apps/fault-server/app-shutdown.ts';
 import { ASM_E1_RATE_PER_S } from '../explain/deadline-accounting.ts';
 import { thresholdCollector } from '../verdict/thresholds.ts';
@@ -278,6 +280,26 @@ const EXPERIMENT_OPTIONS = {
         note: ', seconds into the load, or none',
         group: 'shape',
         render: (s) => s ?? 'none',
+      },
+    }),
+  ),
+  ztunnelUpdate: fault(
+    paramOption<ZtunnelUpdate>({
+      key: 'ztunnel-update',
+      arg: '<strategy>',
+      description: `how ztunnel's DaemonSet replaces its pods: ${ZTUNNEL_UPDATES.join(' | ')}`,
+      detail:
+        "surge: the chart's (maxSurge 1, maxUnavailable 0: the new pod beside the old, the old deleted once the new is ready); unavailable: the DaemonSet's default (maxSurge 0, maxUnavailable 1: the old pod deleted first); delete-all: OnDelete, every ztunnel pod deleted at once at the fault, as Istio's CRL test restarts ztunnel",
+      parse: choiceParser('--ztunnel-update', ZTUNNEL_UPDATES),
+      default: 'surge',
+      // Only where the fault restarts ztunnel's DaemonSet.
+      scenarios: ['ztunnel-upgrade', 'long-lived', 'istio-ztunnel-restart', 'ztunnel-restart-during-rollout'],
+      requires: (s) => s !== 'surge' && { capability: 'ztunnelUpdateStrategies', value: s },
+      column: {
+        name: 'ztunnel_update',
+        note: ": how ztunnel's DaemonSet replaced its pods (surge, unavailable, delete-all)",
+        group: 'shape',
+        added: { since: 22, olderRowsRan: 'surge' },
       },
     }),
   ),

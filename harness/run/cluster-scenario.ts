@@ -11,9 +11,14 @@ export type { ScenarioDefaults };
 /** How a scenario's calls are made beside its rate and connections (the LoadSpec's fields). */
 export type LoadShape = Pick<LoadSpec, 'newConnectionPerRequest' | 'exactCalls' | 'noCatchUp'>;
 
-/** What happens at --restart-at. */
+/**
+ * What happens at --restart-at. A rollout restart may restart a second workload at the same moment
+ * (`alongside`: ztunnel's DaemonSet while the workload rolls, E1 x E2); the fault is over when both
+ * have finished.
+ */
 export type Fault =
-  { kind: 'rollout-restart'; target: WorkloadRef } | { kind: 'scale'; target: WorkloadRef; replicas: number };
+  | { kind: 'rollout-restart'; target: WorkloadRef; alongside?: WorkloadRef }
+  | { kind: 'scale'; target: WorkloadRef; replicas: number };
 
 /** Something that runs beside k6 from load start to load end (E3's long-lived connections). */
 export interface Companion {

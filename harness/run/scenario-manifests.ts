@@ -37,6 +37,7 @@ export function scenarioManifests(
   return buildMeshManifests({
     ztunnel: {
       graceS: p.graceS,
+      update: p.ztunnelUpdate,
       // The arms ztunnel reads from its environment (harness/options/arms.ts, each arm's `env`).
       env: armEnv(arms, 'ztunnel'),
       ...profile.ztunnel,

@@ -7,6 +7,7 @@ import { longLived } from './long-lived.ts';
 import { sidecarDrain } from './sidecar-drain.ts';
 import { workloadRollout } from './workload-rollout.ts';
 import { ztunnelUpgrade } from './ztunnel-upgrade.ts';
+import { ztunnelRestartDuringRollout } from './ztunnel-restart-during-rollout.ts';
 
 export const CLUSTER_SCENARIOS: Record<string, ClusterScenario> = {
   'ztunnel-upgrade': ztunnelUpgrade,
@@ -16,6 +17,7 @@ export const CLUSTER_SCENARIOS: Record<string, ClusterScenario> = {
   'istio-service-restart': istioServiceRestart,
   'istio-ztunnel-restart': istioZtunnelRestart,
   'gateway-rollout': gatewayRollout,
+  'ztunnel-restart-during-rollout': ztunnelRestartDuringRollout,
 };
 
 /** What --scenario takes: the cluster scenarios, by name. */

@@ -1,8 +1,37 @@
-import type { ClusterBackend, RolloutResult } from '../../../clusters/backend.ts';
+import type { ClusterBackend, RolloutResult, WorkloadRef } from '../../../clusters/backend.ts';
+import { ZTUNNEL_DAEMONSET } from '../scenario-manifests.ts';
 import { formatDuration } from '../../../lib/index.ts';
-import type { Companion } from '../cluster-scenario.ts';
+import type { Companion, Fault } from '../cluster-scenario.ts';
 import { driveLoad } from '../drive-load.ts';
 import type { Observation, RunPlan } from './run-context.ts';
+
+function faultLabel(fault: Fault): string {
+  if (fault.kind === 'scale') return `${fault.target.kind} scaled`;
+  return fault.alongside
+    ? `${fault.target.kind} and ${fault.alongside.kind} restarted`
+    : `${fault.target.kind} restarted`;
+}
+
+const isZtunnel = (ref: WorkloadRef): boolean =>
+  ref.kind === ZTUNNEL_DAEMONSET.kind &&
+  ref.namespace === ZTUNNEL_DAEMONSET.namespace &&
+  ref.name === ZTUNNEL_DAEMONSET.name;
+
+/** Two rollouts begun together end when the later one does. */
+function lastOf(rollouts: RolloutResult[]): RolloutResult | undefined {
+  const [first, ...rest] = rollouts;
+  if (!first) return undefined;
+  const later = (a?: number, b?: number): number | undefined =>
+    a === undefined || b === undefined ? undefined : Math.max(a, b);
+  return rest.reduce<RolloutResult>((acc, r) => {
+    const oldPodsGoneAtMs = later(acc.oldPodsGoneAtMs, r.oldPodsGoneAtMs);
+    return {
+      startedAtMs: Math.min(acc.startedAtMs, r.startedAtMs),
+      statusCompleteAtMs: Math.max(acc.statusCompleteAtMs, r.statusCompleteAtMs),
+      ...(oldPodsGoneAtMs === undefined ? {} : { oldPodsGoneAtMs }),
+    };
+  }, first);
+}
 
 /**
  * The fault (rollout restart or scale) at --restart-at, running beside the load; resolves with the
@@ -25,12 +54,22 @@ function scheduleFault(
       await backend.scale(fault.target, fault.replicas);
       return undefined;
     }
-    await backend.rolloutRestart(fault.target);
-    return backend.waitForRollout(fault.target, {
-      timeoutMs: params.durationS * 1000 + params.graceS * 2000 + 60_000,
-      untilOldPodsGone: true,
-      signal,
-    });
+    const targets = fault.alongside ? [fault.target, fault.alongside] : [fault.target];
+    await Promise.all(targets.map((t) => backend.rolloutRestart(t)));
+    // --ztunnel-update delete-all: the DaemonSet is OnDelete; its pods go at once, and the ones it
+    // recreates carry the new template.
+    if (params.ztunnelUpdate === 'delete-all')
+      await Promise.all(targets.filter(isZtunnel).map((t) => backend.deleteAllPods(t)));
+    const rollouts = await Promise.all(
+      targets.map((t) =>
+        backend.waitForRollout(t, {
+          timeoutMs: params.durationS * 1000 + params.graceS * 2000 + 60_000,
+          untilOldPodsGone: true,
+          signal,
+        }),
+      ),
+    );
+    return lastOf(rollouts);
   })();
   done.catch(() => undefined); // awaited by the caller; this only keeps an early rejection observed
   return done;
@@ -71,7 +110,7 @@ export async function driveWithFault(
       faultStatus: () =>
         into.rolloutStartedMs === undefined
           ? ''
-          : `${scenario.fault.target.kind} ${scenario.fault.kind === 'scale' ? 'scaled' : 'restarted'} ${formatDuration(clock.now() - into.rolloutStartedMs)} ago`,
+          : `${faultLabel(scenario.fault)} ${formatDuration(clock.now() - into.rolloutStartedMs)} ago`,
     });
     Object.assign(into, { load: driven.load, tally: driven.tally, cpu: driven.cpu, metrics: driven.metrics });
   } finally {
