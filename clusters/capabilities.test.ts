@@ -8,7 +8,13 @@ it("the local backend has every capability but a load pod in the cluster, node-a
   assert.deepEqual(
     [...providerOf('local').capabilities].sort(),
     Object.keys(CAPABILITIES)
-      .filter((c) => c !== 'loadInCluster' && c !== 'nodeAddressZtunnel' && c !== 'gatewayRollout')
+      .filter(
+        (c) =>
+          c !== 'loadInCluster' &&
+          c !== 'nodeAddressZtunnel' &&
+          c !== 'gatewayRollout' &&
+          c !== 'cniDaemonSet',
+      )
       .sort(),
   );
   assert.deepEqual(
@@ -25,6 +31,7 @@ it("the local backend has every capability but a load pod in the cluster, node-a
       'faultServerWorkload',
       'gatewayRollout',
       'ztunnelUpdateStrategies',
+      'cniDaemonSet',
     ],
   );
   // An existing cluster: Istio's ambient as it runs there, reached only from inside it; its gateway

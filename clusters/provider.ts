@@ -50,6 +50,8 @@ export const CAPABILITIES = {
     "the harness's own ingress gateway rolled under load, reached through its Service so that the new pod takes the traffic over (kind: the fortio pod calls its ClusterIP, the host its NodePort; the local backend's load calls one gateway pod's address; an existing cluster's gateway is yours, which the harness never rolls)",
   faultServerWorkload:
     "the fault server (apps/fault-server, go-httpbin's routes) as the workload in go-httpbin's place, for --app-shutdown echo (local runs it from this checkout, kind builds its image with ours; an existing cluster has only the images it pulls from your registry)",
+  cniDaemonSet:
+    "istio-cni's node agent as a DaemonSet the harness restarts (kind with our control plane; the local backend's node agent is part of its kubelet stand-in; an existing cluster's istio-cni, and Istio's with --control-plane istio, are not the harness's to restart)",
   ztunnelUpdateStrategies:
     "ztunnel's DaemonSet with the update strategy the harness sets (--ztunnel-update), and every pod of a workload deleted at once: local's DaemonSet controller and kind's run the harness's DaemonSet; an existing cluster's ztunnel is yours, and Istio's chart sets its own with --control-plane istio",
   componentLogs:

@@ -9,14 +9,14 @@ import type {
 } from '@kubernetes/client-node';
 import { READINESS_PATH, READINESS_PORT } from '../../mesh/control-plane/readiness-server.ts';
 import { IMAGES, NODE_LABEL } from '../manifests/index.ts';
-import { buildIstioCni } from '../manifests/istio-cni-daemonset.ts';
+import { buildIstioCni, ISTIO_CNI_DAEMONSET } from '../manifests/istio-cni-daemonset.ts';
 import type { ZtunnelMode } from '../ztunnel-impl.ts';
 import { DEFAULT_DEBOUNCE_AFTER_MS } from './kind-options.ts';
 
 /** The control plane's Deployment, which the kind backend waits for before the mesh goes in. */
 export const ISTIOD = { kind: 'Deployment', namespace: 'istio-system', name: 'istiod' } as const;
 /** istio-cni's node agent, which the kind backend waits for with istiod. */
-export const ISTIO_CNI = { kind: 'DaemonSet', namespace: 'istio-system', name: 'istio-cni-node' } as const;
+export const ISTIO_CNI = ISTIO_CNI_DAEMONSET;
 
 /**
  * The name Istio gave its mTLS xDS port 15011 when pilot served Envoy there (the Istio 1.0 chart's

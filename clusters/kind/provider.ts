@@ -63,6 +63,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     'faultServerWorkload',
     'gatewayRollout',
     'ztunnelUpdateStrategies',
+    'cniDaemonSet',
   ]),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },

@@ -25,7 +25,8 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   // calling one gateway pod's address, so the gateway cannot roll under it) and kind's old mode.
   capabilities: new Set(
     (Object.keys(CAPABILITIES) as Capability[]).filter(
-      (c) => c !== 'loadInCluster' && c !== 'nodeAddressZtunnel' && c !== 'gatewayRollout',
+      (c) =>
+        c !== 'loadInCluster' && c !== 'nodeAddressZtunnel' && c !== 'gatewayRollout' && c !== 'cniDaemonSet',
     ),
   ),
   // The timing model's values, each a parameter of the run (kind measures them instead).

@@ -4,6 +4,12 @@ import { daemonSet } from './workload.ts';
 
 /** The folder both DaemonSets mount from the node: the ZDS socket lives in it (the chart's). */
 export const ZDS_SOCKET_DIR = '/var/run/ztunnel';
+/** istio-cni's node agent, as Istio's chart names it. */
+export const ISTIO_CNI_DAEMONSET = {
+  kind: 'DaemonSet',
+  namespace: 'istio-system',
+  name: 'istio-cni-node',
+} as const;
 /** The node's network namespace pins (the container runtime's), which both DaemonSets mount. */
 export const NETNS_PIN_DIR = '/var/run/netns';
 

@@ -1,6 +1,7 @@
 import { backendsWithCapabilities } from '../../../clusters/registry.ts';
 import type { BackendName } from '../../../clusters/registry.ts';
 import type { ClusterScenario } from '../cluster-scenario.ts';
+import { cniRestartDuringRollout } from './cni-restart-during-rollout.ts';
 import { gatewayRollout } from './gateway-rollout.ts';
 import { istioServiceRestart, istioZtunnelRestart } from './istio-restart-tests.ts';
 import { longLived } from './long-lived.ts';
@@ -18,6 +19,7 @@ export const CLUSTER_SCENARIOS: Record<string, ClusterScenario> = {
   'istio-ztunnel-restart': istioZtunnelRestart,
   'gateway-rollout': gatewayRollout,
   'ztunnel-restart-during-rollout': ztunnelRestartDuringRollout,
+  'cni-restart-during-rollout': cniRestartDuringRollout,
 };
 
 /** What --scenario takes: the cluster scenarios, by name. */
