@@ -63,25 +63,38 @@ export function inpodRules(): string {
   ].join('\n');
 }
 
-/** The routing istio-cni adds beside the rules (ip rule and the local route of table 100). */
+/**
+ * The routing istio-cni adds beside the rules (ip rule and the local route of table 100). Both may be
+ * there already, from an earlier agent on the node (istio-cni restarted): upstream ignores EEXIST on
+ * the rule and replaces the route (cni/pkg/iptables/iptables_linux.go AddInpodMarkIPRule,
+ * AddLoopbackRoutes with netlink.RouteReplace).
+ */
 export const INPOD_ROUTING: readonly string[][] = [
   ['ip', 'rule', 'add', 'fwmark', TPROXY_MARK, 'pref', '32764', 'lookup', ROUTE_TABLE],
-  ['ip', 'route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', ROUTE_TABLE],
+  ['ip', 'route', 'replace', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', ROUTE_TABLE],
 ];
+
+/** The jump that says the pod's rules are in place (the nat table's entry into ours). */
+const RULES_PRESENT = ['iptables', '-t', 'nat', '-C', 'PREROUTING', '-j', 'ISTIO_PRERT'];
 
 /**
  * Applies the capture inside a namespace; `inNs(argv)` is the argv that runs `argv` there. Fails
- * with iptables-restore's own message when the rules are refused.
+ * with iptables-restore's own message when the rules are refused. A pod captured by an earlier agent
+ * (istio-cni restarted while its pods run) keeps its rules: they are not applied twice.
  */
 export async function applyInpodCapture(inNs: (argv: string[]) => string[]): Promise<void> {
-  const [file = '', ...args] = inNs(['iptables-restore', '--noflush']);
-  const restored = await execa(file, args, { input: inpodRules(), reject: false });
-  if (restored.exitCode !== 0)
-    throw new Error(`iptables-restore in the pod's namespace failed: ${restored.stderr.trim()}`);
+  const run = (argv: string[], input?: string) => {
+    const [file = '', ...args] = inNs(argv);
+    return execa(file, args, { reject: false, ...(input === undefined ? {} : { input }) });
+  };
+  if ((await run(RULES_PRESENT)).exitCode !== 0) {
+    const restored = await run(['iptables-restore', '--noflush'], inpodRules());
+    if (restored.exitCode !== 0)
+      throw new Error(`iptables-restore in the pod's namespace failed: ${restored.stderr.trim()}`);
+  }
   for (const argv of INPOD_ROUTING) {
-    const [f = '', ...a] = inNs(argv);
-    const done = await execa(f, a, { reject: false });
-    if (done.exitCode !== 0)
+    const done = await run(argv);
+    if (done.exitCode !== 0 && !/File exists/.test(done.stderr))
       throw new Error(`${argv.join(' ')} in the pod's namespace: ${done.stderr.trim()}`);
   }
 }
@@ -110,9 +123,10 @@ export const HOST_PROBE_CHAIN_SETUP: readonly (readonly string[])[] = [
  * The rule that SNATs the node's own connections to a captured pod (the kubelet's probes: `-m owner
  * --socket-exists` matches only sockets of this namespace's processes) to HOST_PROBE_ADDRESS, which
  * the pod's rules let through untouched. Upstream matches an ipset of the node's captured pods
- * (`istio-inpod-probes-v4`); here one rule per pod, added with `-A` and removed with `-D`.
+ * (`istio-inpod-probes-v4`); here one rule per pod, added with `-A` (unless `-C` finds it there: an
+ * earlier agent's) and removed with `-D`.
  */
-export function hostProbeRule(action: '-A' | '-D', podIp: string): string[] {
+export function hostProbeRule(action: '-A' | '-C' | '-D', podIp: string): string[] {
   return [
     'iptables',
     '-t',

@@ -88,7 +88,9 @@ const enroller = createPodEnroller({
   findNetns: (uid) => findPodNetns(uid, { pinDir }),
   capture: async (netns, podIp) => {
     await applyInpodCapture((argv) => ['nsenter', `--net=${netns}`, '--', ...argv]);
-    await run(hostProbeRule('-A', podIp));
+    // A pod captured by the agent before a restart has its rule already.
+    const [file = '', ...args] = hostProbeRule('-C', podIp);
+    if ((await execa(file, args, { reject: false })).exitCode !== 0) await run(hostProbeRule('-A', podIp));
   },
   release: (podIp) => run(hostProbeRule('-D', podIp)),
 });

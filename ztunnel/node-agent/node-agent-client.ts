@@ -56,8 +56,10 @@ export interface NodeAgentClient {
 export async function connectNodeAgent(options: {
   path: string;
   instance: string;
-  ztunnel: Pick<Ztunnel, 'addWorkload' | 'delWorkload' | 'onShutdownStarting' | 'onCniDel'> &
-    Pick<Ztunnel, 'markSnapshotSent' | 'markSnapshotPending'>;
+  ztunnel: Pick<
+    Ztunnel,
+    'addWorkload' | 'delWorkload' | 'onShutdownStarting' | 'onCniDel' | 'markSnapshotSent' | 'markSnapshotPending'
+  >;
   log: Logger;
   /** False once ztunnel drains: a draining instance does not come back (workloadmanager.rs). */
   shouldReconnect?: () => boolean;
