@@ -54,6 +54,8 @@ export interface PodEnroller {
   onPodGone(pod: AgentPod): Promise<void>;
   /** The uids enrolled now. */
   enrolled(): string[];
+  /** Resolves once every event given so far has been handled. */
+  idle(): Promise<void>;
 }
 
 const uidOf = (pod: AgentPod): string => pod.metadata?.uid ?? '';
@@ -163,5 +165,6 @@ export function createPodEnroller(deps: PodEnrollerDeps): PodEnroller {
       }),
     onPodGone: (pod) => inTurn(() => remove(uidOf(pod), 'deleted')),
     enrolled: () => [...enrolled.keys()],
+    idle: () => queue.then(() => undefined),
   };
 }

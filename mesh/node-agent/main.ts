@@ -28,6 +28,7 @@ import {
 import { createPodEnroller } from './kube-node-agent.ts';
 import { startNodeAgentServer } from './node-agent-server.ts';
 import type { NodeAgentServer } from './node-agent-server.ts';
+import type { LocalWorkload } from '../workload.ts';
 import { startSharedZdsNodeAgent } from './zds-agent-server.ts';
 import { startPluginEventServer } from './plugin-event-server.ts';
 import { findPodNetns } from './pod-netns.ts';
@@ -67,22 +68,28 @@ async function run(argv: readonly string[], okIfExists = false): Promise<void> {
 const chainThere = await execa('iptables', ['-t', 'nat', '-S', HOST_PROBE_CHAIN], { reject: false });
 if (chainThere.exitCode !== 0) for (const argv of HOST_PROBE_CHAIN_SETUP) await run(argv, true);
 
-// upstream removes a stale socket file before listening (ztunnelserver_linux.go).
-await rm(zdsSocket, { force: true });
-const server: NodeAgentServer =
-  protocol === 'zds'
-    ? await startSharedZdsNodeAgent({
-        relayBinary: env('ZDS_RELAY', '/usr/local/bin/zds-relay'),
-        socketPath: zdsSocket,
-        log,
-        onEvent: (event) => {
-          log.info('zds', { ...event });
-        },
-      })
-    : await startNodeAgentServer(zdsSocket);
+// ztunnel is served only once the node's running pods are known: upstream builds its first snapshot
+// from them before it listens (cni/pkg/nodeagent/server.go Start: ConstructInitialSnapshot, then the
+// ZDS server), so a ztunnel reconnecting to a restarted agent never gets a snapshot without the
+// pods it serves (it would drain them: statemanager.rs reconcile). Until then enrolments wait here.
+const beforeServing = new Map<string, LocalWorkload>();
+/** The ZDS server once it listens. */
+const live: { server?: NodeAgentServer } = {};
+const toServer: Pick<NodeAgentServer, 'addWorkload' | 'delWorkload'> = {
+  addWorkload: (w) => {
+    if (live.server) return live.server.addWorkload(w);
+    beforeServing.set(w.uid, w);
+    return Promise.resolve();
+  },
+  delWorkload: (uid, options) => {
+    if (live.server) return live.server.delWorkload(uid, options);
+    beforeServing.delete(uid);
+    return Promise.resolve();
+  },
+};
 const enroller = createPodEnroller({
   nodeName,
-  server,
+  server: toServer,
   log,
   now: () => Date.now(),
   findNetns: (uid) => findPodNetns(uid, { pinDir }),
@@ -134,6 +141,24 @@ pods.on('error', (err: unknown) => {
   setTimeout(() => void pods.start().catch(report('pod watch restart')), 1000);
 });
 await pods.start();
+await enroller.idle();
+// upstream removes a stale socket file before listening (ztunnelserver_linux.go).
+await rm(zdsSocket, { force: true });
+const serving: NodeAgentServer =
+  protocol === 'zds'
+    ? await startSharedZdsNodeAgent({
+        relayBinary: env('ZDS_RELAY', '/usr/local/bin/zds-relay'),
+        socketPath: zdsSocket,
+        log,
+        onEvent: (event) => {
+          log.info('zds', { ...event });
+        },
+      })
+    : await startNodeAgentServer(zdsSocket);
+// In this turn, before any connection is read: every pod is in the first snapshot.
+for (const w of beforeServing.values()) void serving.addWorkload(w);
+beforeServing.clear();
+live.server = serving;
 log.info('started', { node: nodeName, socket: zdsSocket, protocol, plugin_socket: PLUGIN_EVENT_SOCKET });
 
 process.once('SIGTERM', () => {
@@ -141,7 +166,7 @@ process.once('SIGTERM', () => {
     clearInterval(reinstall);
     await pods.stop();
     await plugin.close();
-    await server.close();
+    await serving.close();
     log.info('stopped', { node: nodeName });
     process.exit(0);
   })();
