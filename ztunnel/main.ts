@@ -40,7 +40,12 @@
 // (4xx) or retries past the limit exit 1 with the reason on stderr.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createLogger, createSystemClock } from '../lib/index.ts';
-import { connectDiscovery, connectDiscoveryWithRetry, staySubscribed, whenSynced } from '../mesh/discovery/index.ts';
+import {
+  connectDiscovery,
+  connectDiscoveryWithRetry,
+  staySubscribed,
+  whenSynced,
+} from '../mesh/discovery/index.ts';
 import type { DiscoveryChange, DiscoveryClient } from '../mesh/discovery/index.ts';
 import { createHbonePool } from '../mesh/hbone/index.ts';
 import { caClientFromEnv, isTransientCaError } from '../mesh/pki/index.ts';
@@ -231,7 +236,10 @@ async function subscribe(config: XdsConfig): Promise<DiscoveryClient> {
 }
 
 /** The first stream (retried at start-up) and how to open each next one on the same state. */
-function openDiscovery(config: XdsConfig): { first: Promise<DiscoveryClient>; open: () => Promise<DiscoveryClient> } {
+function openDiscovery(config: XdsConfig): {
+  first: Promise<DiscoveryClient>;
+  open: () => Promise<DiscoveryClient>;
+} {
   const { address } = config;
   const onRetry = ({
     attempt,

@@ -8,7 +8,12 @@
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import type { ClientDuplexStream, ServiceClientConstructor, ServiceError, StatusObject } from '@grpc/grpc-js';
 import { createDiscoveryState, serviceKey } from '../discovery/index.ts';
-import type { DiscoveryClient, DiscoveryClientOptions, DiscoveryState, ServerMessage } from '../discovery/index.ts';
+import type {
+  DiscoveryClient,
+  DiscoveryClientOptions,
+  DiscoveryState,
+  ServerMessage,
+} from '../discovery/index.ts';
 import { envoyApi } from './envoy-protos.ts';
 import { ADDRESS_TYPE_URL, decodeAddress } from './workload-protos.ts';
 import { discoveryEntryOf } from './workload-resources.ts';

@@ -18,8 +18,16 @@ import { createSnapshotReconciler } from './snapshot-reconcile.ts';
  * socket (src/inpod/workloadmanager.rs, 1.28.1).
  */
 async function connectWithBackoff(path: string, log: Logger): Promise<Socket>;
-async function connectWithBackoff(path: string, log: Logger, stopped: () => boolean): Promise<Socket | undefined>;
-async function connectWithBackoff(path: string, log: Logger, stopped = () => false): Promise<Socket | undefined> {
+async function connectWithBackoff(
+  path: string,
+  log: Logger,
+  stopped: () => boolean,
+): Promise<Socket | undefined>;
+async function connectWithBackoff(
+  path: string,
+  log: Logger,
+  stopped = () => false,
+): Promise<Socket | undefined> {
   for (let delayMs = 10, attempt = 1; ; attempt++, delayMs = Math.min(delayMs * 2, 15_000)) {
     if (stopped()) return undefined;
     const socket = connect(path);
@@ -58,7 +66,12 @@ export async function connectNodeAgent(options: {
   instance: string;
   ztunnel: Pick<
     Ztunnel,
-    'addWorkload' | 'delWorkload' | 'onShutdownStarting' | 'onCniDel' | 'markSnapshotSent' | 'markSnapshotPending'
+    | 'addWorkload'
+    | 'delWorkload'
+    | 'onShutdownStarting'
+    | 'onCniDel'
+    | 'markSnapshotSent'
+    | 'markSnapshotPending'
   >;
   log: Logger;
   /** False once ztunnel drains: a draining instance does not come back (workloadmanager.rs). */
@@ -117,7 +130,9 @@ export async function connectNodeAgent(options: {
     conn.on('error', (err) => {
       log.warn('node agent connection error', { error: err.message });
     });
-    conn.write(encodeLine({ type: 'hello', version: NODE_AGENT_PROTOCOL_VERSION, instance: options.instance }));
+    conn.write(
+      encodeLine({ type: 'hello', version: NODE_AGENT_PROTOCOL_VERSION, instance: options.instance }),
+    );
     return new Promise((resolve) => {
       conn.once('close', () => {
         resolve();

@@ -15,10 +15,7 @@ export const cniRestartDuringRollout: ClusterScenario = {
   summary: "istio-cni's DaemonSet rollout-restarted while httpbin's Deployment rolls, under E2's load",
   source: 'istio/istio tests/integration/ambient/cniupgrade/main_test.go TestTrafficWithCNIUpgrade',
   manifests: (p) => scenarioManifests(p),
-  requires: [
-    { capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL },
-    { capability: 'cniDaemonSet' },
-  ],
+  requires: [{ capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL }, { capability: 'cniDaemonSet' }],
   fault: { kind: 'rollout-restart', target: ISTIO_CNI_DAEMONSET, alongside: HTTPBIN_DEPLOYMENT },
   defaultMaxFailed: 0,
   defaults: { qps: 50, durationS: 30, gatewayMode: 'hbone' },

@@ -19,7 +19,8 @@ import {
 export const ztunnelRestartDuringRollout: ClusterScenario = {
   name: 'ztunnel-restart-during-rollout',
   ztunnelImpls: ['istio-shared'],
-  summary: "ztunnel's DaemonSet and httpbin's Deployment rollout-restarted together under E2's load (E1 x E2)",
+  summary:
+    "ztunnel's DaemonSet and httpbin's Deployment rollout-restarted together under E2's load (E1 x E2)",
   source: 'E1 x E2, seeds 001 and 002; istio/ztunnel#1674, istio/istio#60786',
   manifests: (p) => scenarioManifests(p),
   requires: [{ capability: 'inPodZtunnel', why: NEEDS_IN_POD_ZTUNNEL }],
