@@ -56,6 +56,11 @@ interface Connected {
 }
 
 /** Connects (retried from 10 ms, doubling, to 15 s: workloadmanager.rs), then serves the connection. */
+async function connectWithBackoff(options: ZdsClientOptions): Promise<Connected>;
+async function connectWithBackoff(
+  options: ZdsClientOptions,
+  stopped: () => boolean,
+): Promise<Connected | undefined>;
 async function connectWithBackoff(
   options: ZdsClientOptions,
   stopped: () => boolean = () => false,
@@ -156,9 +161,7 @@ export async function connectZdsAgent(options: ZdsClientOptions): Promise<ZdsCli
   let destroyed = false;
   let connections = 0;
   const stopped = (): boolean => destroyed || options.shouldReconnect?.() === false;
-  const first = await connectWithBackoff(options);
-  if (!first) throw new Error('unreachable: nothing stops the first connect');
-  let { relay, conn } = first;
+  let { relay, conn } = await connectWithBackoff(options);
   /** A relay no longer serving a connection exits once it holds no pod's namespace. */
   const retireIfIdle = (r: ZdsRelay): void => {
     if (r !== relay && ![...held.values()].some((h) => h.relay === r)) void r.destroy();

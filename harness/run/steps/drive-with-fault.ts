@@ -1,5 +1,6 @@
 import type { ClusterBackend, RolloutResult, WorkloadRef } from '../../../clusters/backend.ts';
 import { ZTUNNEL_DAEMONSET } from '../scenario-manifests.ts';
+import { workloadKey } from '../../../clusters/events.ts';
 import { formatDuration } from '../../../lib/index.ts';
 import type { Companion, Fault } from '../cluster-scenario.ts';
 import { driveLoad } from '../drive-load.ts';
@@ -12,10 +13,7 @@ function faultLabel(fault: Fault): string {
     : `${fault.target.kind} restarted`;
 }
 
-const isZtunnel = (ref: WorkloadRef): boolean =>
-  ref.kind === ZTUNNEL_DAEMONSET.kind &&
-  ref.namespace === ZTUNNEL_DAEMONSET.namespace &&
-  ref.name === ZTUNNEL_DAEMONSET.name;
+const isZtunnel = (ref: WorkloadRef): boolean => workloadKey(ref) === workloadKey(ZTUNNEL_DAEMONSET);
 
 /** Two rollouts begun together end when the later one does. */
 function lastOf(rollouts: RolloutResult[]): RolloutResult | undefined {
