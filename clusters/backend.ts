@@ -88,6 +88,24 @@ export interface ClusterBackend {
    * CRL test restarts ztunnel; resolves with how many, once each is seen deleting.
    */
   deleteAllPods(ref: WorkloadRef): Promise<number>;
+  /**
+   * --ztunnel-update drain (clusters/kind/ops/drain-nodes.ts): the DaemonSet's pods replaced node by
+   * node, each node cordoned and its meshed pods evicted first, uncordoned once its new pod is Ready.
+   * Absent where the backend cannot cordon a node of its own (the capability nodeDrain says which).
+   */
+  drainNodesInTurn?(
+    daemonSet: WorkloadRef,
+    options: { timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<void>;
+  /**
+   * Deletes the workload (`kubectl delete daemonset`, its pods by garbage collection); resolves once
+   * its pods are gone, the deletion's start and end as a rollout's. Absent where the backend does
+   * not run the workloads a scenario deletes (istio-cni's DaemonSet: the capability cniDaemonSet).
+   */
+  deleteWorkload?(
+    ref: WorkloadRef,
+    options: { timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<RolloutResult>;
   waitForRollout(
     ref: WorkloadRef,
     options: { timeoutMs: number; untilOldPodsGone?: boolean; signal?: AbortSignal },

@@ -13,7 +13,8 @@ it("the local backend has every capability but a load pod in the cluster, node-a
           c !== 'loadInCluster' &&
           c !== 'nodeAddressZtunnel' &&
           c !== 'gatewayRollout' &&
-          c !== 'cniDaemonSet',
+          c !== 'cniDaemonSet' &&
+          c !== 'nodeDrain',
       )
       .sort(),
   );
@@ -32,6 +33,7 @@ it("the local backend has every capability but a load pod in the cluster, node-a
       'gatewayRollout',
       'ztunnelUpdateStrategies',
       'cniDaemonSet',
+      'nodeDrain',
     ],
   );
   // An existing cluster: Istio's ambient as it runs there, reached only from inside it; its gateway

@@ -35,6 +35,9 @@ export type LifecycleEventKind =
   | 'endpoint-updated'
   | 'endpoint-removed'
   | 'push'
+  /** A node marked unschedulable (`kubectl cordon`) before it is drained, and marked back after. */
+  | 'node-cordoned'
+  | 'node-uncordoned'
   /** A proxy refused the control plane's configuration (xDS NACK; detail: Envoy's reason). The run fails. */
   | 'xds-nack';
 

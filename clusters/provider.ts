@@ -51,9 +51,11 @@ export const CAPABILITIES = {
   faultServerWorkload:
     "the fault server (apps/fault-server, go-httpbin's routes) as the workload in go-httpbin's place, for --app-shutdown echo (local runs it from this checkout, kind builds its image with ours; an existing cluster has only the images it pulls from your registry)",
   cniDaemonSet:
-    "istio-cni's node agent as a DaemonSet the harness restarts (kind with our control plane; the local backend's node agent is part of its kubelet stand-in; an existing cluster's istio-cni, and Istio's with --control-plane istio, are not the harness's to restart)",
+    "istio-cni's node agent as a DaemonSet the harness restarts or deletes (kind: ours, or Istio's chart's with --control-plane istio, the cluster being the run's; the local backend's node agent is part of its kubelet stand-in; an existing cluster's istio-cni is not the harness's to touch)",
   ztunnelUpdateStrategies:
     "ztunnel's DaemonSet with the update strategy the harness sets (--ztunnel-update), and every pod of a workload deleted at once: local's DaemonSet controller and kind's run the harness's DaemonSet; an existing cluster's ztunnel is yours, and Istio's chart sets its own with --control-plane istio",
+  nodeDrain:
+    "nodes the harness may cordon and drain, each node's meshed pods evicted through the Eviction API before its ztunnel is replaced (--ztunnel-update drain; kind: the run's own cluster; the local backend's scheduler stand-in has no cordon or eviction; an existing cluster's nodes are not the run's)",
   componentLogs:
     "the components' logs written into the run folder as they run (the gateway's access log, ztunnel's lines; kind follows its containers' logs through the API server): the load's records take Envoy's response flags from the gateway's log, and the judge explains failures by cause from them",
 } as const;

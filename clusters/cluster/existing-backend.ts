@@ -6,6 +6,7 @@ import { startClientPod } from '../kind/load/client-pod.ts';
 import { createFortioPodCommand } from '../kind/load/generator-command.ts';
 import { applyAll } from '../kind/ops/apply-all.ts';
 import { deleteAllPods, deletePod } from '../kind/ops/delete-pod.ts';
+import { deleteWorkload } from '../kind/ops/delete-workload.ts';
 import { rolloutRestart, scale, waitForRollout } from '../kind/ops/rollout.ts';
 import { waitWorkloadReady } from '../kind/ops/wait-for-ready.ts';
 import { createStepRunner } from '../steps/step-runner.ts';
@@ -67,6 +68,8 @@ export function createExistingBackend(options: ExistingBackendOptions): ClusterB
     scale: async (ref, replicas) => scale(run, mapRef(settings, ref), replicas),
     deletePod: (namespace, podName) => deletePod(run, mapNamespace(namespace, namespaces), podName),
     deleteAllPods: (ref) => deleteAllPods(run, mapRef(settings, ref)),
+    // Only what the write guard lets through: istio-cni's DaemonSet on a cluster the harness made.
+    deleteWorkload: (ref, wait) => deleteWorkload(run, mapRef(settings, ref), wait),
     waitForRollout: async (ref, wait) => waitForRollout(run, mapRef(settings, ref), wait),
     onEvent: (listener) => run.events.on(listener),
     events: () => run.events.all(),

@@ -17,6 +17,11 @@ export interface ExistingBackendOptions {
   gateway?: { namespace: string; name: string };
   /** E1 restarts the cluster's ztunnel DaemonSet: only when the user says so. */
   allowZtunnelRestart?: boolean;
+  /**
+   * istio-cni's DaemonSet may be restarted or deleted by the fault: only on a cluster the harness made
+   * (kind with --control-plane istio), never on a user's.
+   */
+  allowIstioCniFaults?: boolean;
   /** Istio's namespaces' pods' logs kept whole (default: only the lines that concern the run). */
   allIstioLogs?: boolean;
   /** Where the cluster pulls our images from (`<registry>/<name>:<tag>`); default: the nodes have them. */

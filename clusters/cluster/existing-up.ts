@@ -17,6 +17,7 @@ import { startRunLease } from './run-lease.ts';
 import type { RunLease } from './run-lease.ts';
 import { expiryAt } from './run-ownership.ts';
 import { guardWrites } from './write-guard.ts';
+import { ISTIO_CNI_DAEMONSET } from '../manifests/istio-cni-daemonset.ts';
 
 /** What the steps share: the kind machinery's run (watches, logs, ops), the settings, what was found. */
 export interface ExistingRun {
@@ -96,6 +97,9 @@ export async function connectExisting(x: ExistingRun): Promise<void> {
         settings.allowZtunnelRestart && restartsZtunnel(settings)
           ? { namespace: settings.istioNamespace, name: 'ztunnel' }
           : undefined,
+      ...(settings.allowIstioCniFaults
+        ? { istioCni: { namespace: settings.istioNamespace, name: ISTIO_CNI_DAEMONSET.name } }
+        : {}),
     });
   x.run.facts['nodes'] = x.run.watch?.list('nodes').length ?? 0;
 }

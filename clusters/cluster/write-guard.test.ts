@@ -21,6 +21,9 @@ function recordingApi(): { api: KubeApi; sent: string[] } {
     scale: (ref) => note(`scale ${ref.namespace}/${ref.name}`),
     deletePod: (ns, name) => note(`delete pod ${ns}/${name}`),
     deleteWorkload: (ref) => note(`delete ${ref.namespace}/${ref.name}`),
+    cordon: (node) => note(`cordon ${node}`),
+    evictPod: (ns, name) => note(`evict ${ns}/${name}`).then(() => 'evicted' as const),
+    readPdb: () => Promise.resolve(undefined),
     podLog: () => Promise.resolve(''),
     followPodLog: () => Promise.resolve(new AbortController()),
   } satisfies KubeApi;
@@ -36,7 +39,8 @@ test("the run's namespace and what is in it: written", async () => {
   await guarded.scale({ kind: 'Deployment', namespace: RUN, name: 'httpbin' }, 3);
   await guarded.deletePod(RUN, 'httpbin-x');
   await guarded.deleteWorkload({ kind: 'Deployment', namespace: RUN, name: 'httpbin' });
-  assert.equal(sent.length, 6);
+  await guarded.evictPod(RUN, 'httpbin-y');
+  assert.equal(sent.length, 7);
 });
 
 test('outside it: refused before anything is sent; the ztunnel restart only when consented', async () => {
@@ -59,6 +63,8 @@ test('outside it: refused before anything is sent; the ztunnel restart only when
       'delete Deployment team-a/web',
       () => guarded.deleteWorkload({ kind: 'Deployment', namespace: 'team-a', name: 'web' }),
     ],
+    ['cordon node worker-1', () => guarded.cordon('worker-1', true)],
+    ['evict pod team-a/web-x', () => guarded.evictPod('team-a', 'web-x')],
   ];
   for (const [what, call] of refusals)
     assert.throws(call, new RegExp(`refused to ${what}: a run changes nothing outside its namespace ${RUN}`));
@@ -73,5 +79,19 @@ test('outside it: refused before anything is sent; the ztunnel restart only when
     /refused/,
   );
   assert.throws(() => consented.deletePod('istio-system', 'ztunnel-abc'), /refused/);
+  assert.throws(
+    () => consented.deleteWorkload({ kind: 'DaemonSet', namespace: 'istio-system', name: 'istio-cni-node' }),
+    /refused/,
+  );
   assert.deepEqual(sent, ['restart istio-system/ztunnel']);
+  // istio-cni's DaemonSet: restarted or deleted only where the cluster is the run's (kind with Istio's charts).
+  const cni = { kind: 'DaemonSet', namespace: 'istio-system', name: 'istio-cni-node' } as const;
+  const own = guardWrites(api, { runNamespace: RUN, ztunnel: undefined, istioCni: cni });
+  await own.rolloutRestart(cni, new Date());
+  await own.deleteWorkload(cni);
+  assert.throws(() => own.rolloutRestart(ztunnel, new Date()), /refused/);
+  assert.deepEqual(sent.slice(1), [
+    'restart istio-system/istio-cni-node',
+    'delete istio-system/istio-cni-node',
+  ]);
 });

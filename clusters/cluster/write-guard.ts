@@ -11,7 +11,18 @@ export interface WriteScope {
   runNamespace: string;
   /** The DaemonSet a consented E1 may restart (undefined: none). */
   ztunnel: { namespace: string; name: string } | undefined;
+  /**
+   * istio-cni's DaemonSet, which a cni-* scenario restarts or deletes: only on a cluster the harness
+   * made itself (kind with --control-plane istio); absent: refused like anything else.
+   */
+  istioCni?: { namespace: string; name: string } | undefined;
 }
+
+const isRef = (ref: WorkloadRef, daemonSet: { namespace: string; name: string } | undefined): boolean =>
+  daemonSet !== undefined &&
+  ref.kind === 'DaemonSet' &&
+  ref.namespace === daemonSet.namespace &&
+  ref.name === daemonSet.name;
 
 function refuse(what: string, scope: WriteScope): never {
   throw new Error(
@@ -37,9 +48,7 @@ export function guardWrites(api: KubeApi, scope: WriteScope): KubeApi {
             scope,
           ),
     rolloutRestart: (ref: WorkloadRef, now) => {
-      const z = scope.ztunnel;
-      const consented =
-        z !== undefined && ref.kind === 'DaemonSet' && ref.namespace === z.namespace && ref.name === z.name;
+      const consented = isRef(ref, scope.ztunnel) || isRef(ref, scope.istioCni);
       return inRun(ref.namespace) || consented
         ? api.rolloutRestart(ref, now)
         : refuse(`restart ${ref.kind} ${ref.namespace}/${ref.name}`, scope);
@@ -52,8 +61,12 @@ export function guardWrites(api: KubeApi, scope: WriteScope): KubeApi {
       inRun(namespace)
         ? api.deletePod(namespace, name, grace)
         : refuse(`delete pod ${namespace}/${name}`, scope),
+    // A node is the cluster's, never a run's: no run cordons one on a user's cluster.
+    cordon: (node) => refuse(`cordon node ${node}`, scope),
+    evictPod: (namespace, name) =>
+      inRun(namespace) ? api.evictPod(namespace, name) : refuse(`evict pod ${namespace}/${name}`, scope),
     deleteWorkload: (ref) =>
-      inRun(ref.namespace)
+      inRun(ref.namespace) || isRef(ref, scope.istioCni)
         ? api.deleteWorkload(ref)
         : refuse(`delete ${ref.kind} ${ref.namespace}/${ref.name}`, scope),
   };

@@ -6,6 +6,7 @@ import type { KindBackendOptions } from '../kind/kind-options.ts';
 import { createKindRun } from '../kind/kind-run.ts';
 import { bringUp, createKindStepRunner } from '../kind/up/bring-up.ts';
 import { checkBeforeStarting } from '../kind/up/check-before-starting.ts';
+import { ISTIO_CNI_DAEMONSET } from '../manifests/istio-cni-daemonset.ts';
 import { ISTIO_GATEWAY, ISTIO_NAMESPACE } from './istio-charts.ts';
 import { ISTIO_MODULE } from './istio-release.ts';
 import { KIND_ISTIO_UP_STEPS } from './istio-steps.ts';
@@ -34,6 +35,8 @@ export function createKindIstioBackend(
     // The cluster is the run's own: its ztunnel is the harness's to restart, when the fault does
     // (without the target the write guard refused E1's, E3's and istio-ztunnel-restart's restart).
     allowZtunnelRestart: true,
+    // istio-cni's DaemonSet too, when a cni-* scenario restarts or deletes it (Istio's own, here).
+    allowIstioCniFaults: faultTarget?.name === ISTIO_CNI_DAEMONSET.name,
     ...(faultTarget ? { faultTarget } : {}),
     logDir: settings.logDir,
     stepLogDir: settings.stepLogDir,

@@ -6,7 +6,6 @@ import { badInput } from '../../lib/index.ts';
 import { KIND_PROVIDER, kindOptionsOf } from '../kind/provider.ts';
 import type { BackendOption } from '../backend-option.ts';
 import type { BackendParams, BackendProvider } from '../provider.ts';
-import { ISTIO_CNI_DAEMONSET } from '../manifests/istio-cni-daemonset.ts';
 
 const CONTROL_PLANE: BackendOption = {
   key: 'control-plane',
@@ -27,13 +26,6 @@ const CONTROL_PLANE: BackendOption = {
  * kind refuses the binary in dedicated mode before this (no namespaces of the harness's making).
  */
 function refuseWithIstio(params: BackendParams): void {
-  if (params.faultTarget?.name === ISTIO_CNI_DAEMONSET.name)
-    throw badInput(
-      '--scenario',
-      'a scenario that leaves istio-cni alone with --control-plane istio',
-      'cni-restart-during-rollout',
-      "Istio's istio-cni there is its chart's; run it with --control-plane ours",
-    );
   if (params.ztunnelUpdate !== undefined && params.ztunnelUpdate !== 'surge')
     throw badInput(
       '--ztunnel-update',

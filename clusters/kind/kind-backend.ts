@@ -10,6 +10,8 @@ import { createFortioPodCommand } from './load/generator-command.ts';
 import { addressesOf } from './ops/addresses.ts';
 import { applyAll } from './ops/apply-all.ts';
 import { deleteAllPods, deletePod } from './ops/delete-pod.ts';
+import { deleteWorkload } from './ops/delete-workload.ts';
+import { drainNodesInTurn } from './ops/drain-nodes.ts';
 import { rolloutRestart, scale, waitForRollout } from './ops/rollout.ts';
 import { waitForBringUpReady } from './ops/wait-for-ready.ts';
 import { bringUp, createKindStepRunner } from './up/bring-up.ts';
@@ -50,6 +52,8 @@ export function createKindBackend(options: KindBackendOptions): ClusterBackend {
     scale: (ref, replicas) => scale(run, ref, replicas),
     deletePod: (namespace, podName) => deletePod(run, namespace, podName),
     deleteAllPods: (ref) => deleteAllPods(run, ref),
+    drainNodesInTurn: (ref, drain) => drainNodesInTurn(run, ref, drain),
+    deleteWorkload: (ref, wait) => deleteWorkload(run, ref, wait),
     waitForRollout: (ref, wait) => waitForRollout(run, ref, wait),
     onEvent: (listener) => run.events.on(listener),
     events: () => run.events.all(),

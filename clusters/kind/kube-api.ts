@@ -1,6 +1,7 @@
 import {
   ApiextensionsV1Api,
   AppsV1Api,
+  PolicyV1Api,
   CoreV1Api,
   KubernetesObjectApi,
   Log,
@@ -31,6 +32,18 @@ export interface KubeApi {
   /** What `kubectl scale` sends: a merge patch of the scale subresource. */
   scale(ref: WorkloadRef, replicas: number): Promise<void>;
   deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void>;
+  /** What `kubectl cordon` / `uncordon` sends: the node's spec.unschedulable, a strategic merge patch. */
+  cordon(node: string, unschedulable: boolean): Promise<void>;
+  /**
+   * One eviction through the pod's eviction subresource, as `kubectl drain` sends it: `evicted`, or
+   * `refused` where a PodDisruptionBudget does not allow it now (429), or `gone` (404).
+   */
+  evictPod(namespace: string, name: string): Promise<'evicted' | 'refused' | 'gone'>;
+  /** A PodDisruptionBudget's generation and the disruption controller's view of it; undefined: none. */
+  readPdb(
+    namespace: string,
+    name: string,
+  ): Promise<{ generation: number; observedGeneration: number; disruptionsAllowed: number } | undefined>;
   /** Deletes a workload; its pods go by garbage collection (background propagation). */
   deleteWorkload(ref: WorkloadRef): Promise<void>;
   /** A container's log, as `kubectl logs -c <container> [--previous]` reads it. */
@@ -49,12 +62,48 @@ export interface PodLogRef {
   sinceTime?: Date;
 }
 
+const codeOf = (err: unknown): unknown => (err as { code?: unknown }).code;
+
+/** Evictions and disruption budgets: what `kubectl drain` sends and reads. */
+function disruptionCalls(core: CoreV1Api, policy: PolicyV1Api): Pick<KubeApi, 'evictPod' | 'readPdb'> {
+  return {
+    async evictPod(namespace, name) {
+      try {
+        await core.createNamespacedPodEviction({
+          name,
+          namespace,
+          body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+        });
+        return 'evicted';
+      } catch (err) {
+        if (codeOf(err) === 429) return 'refused';
+        if (codeOf(err) === 404) return 'gone';
+        throw err;
+      }
+    },
+    async readPdb(namespace, name) {
+      try {
+        const pdb = await policy.readNamespacedPodDisruptionBudget({ name, namespace });
+        return {
+          generation: pdb.metadata?.generation ?? 0,
+          observedGeneration: pdb.status?.observedGeneration ?? 0,
+          disruptionsAllowed: pdb.status?.disruptionsAllowed ?? 0,
+        };
+      } catch (err) {
+        if (codeOf(err) === 404) return undefined;
+        throw err;
+      }
+    },
+  };
+}
+
 export function createKubeApi(kc: KubeConfig): KubeApi {
   const objects = KubernetesObjectApi.makeApiClient(kc);
   const apps = kc.makeApiClient(AppsV1Api);
   const core = kc.makeApiClient(CoreV1Api);
   const version = kc.makeApiClient(VersionApi);
   const extensions = kc.makeApiClient(ApiextensionsV1Api);
+  const policy = kc.makeApiClient(PolicyV1Api);
   return {
     async serverVersion() {
       return (await version.getCode()).gitVersion;
@@ -110,6 +159,13 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
         ...(gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds }),
       });
     },
+    async cordon(node, unschedulable) {
+      await core.patchNode(
+        { name: node, body: { spec: { unschedulable } } },
+        setHeaderOptions('Content-Type', STRATEGIC_MERGE_PATCH),
+      );
+    },
+    ...disruptionCalls(core, policy),
     async deleteWorkload(ref) {
       await objects.delete(
         { apiVersion: 'apps/v1', kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } },

@@ -64,6 +64,7 @@ export const KIND_PROVIDER: BackendProvider<'kind'> = {
     'gatewayRollout',
     'ztunnelUpdateStrategies',
     'cniDaemonSet',
+    'nodeDrain',
   ]),
   columns: [
     { name: 'kind_cluster', role: 'bookkeeping', note: 'kind: the cluster name' },

@@ -22,11 +22,16 @@ export const LOCAL_PROVIDER: BackendProvider<'local'> = {
   name: 'local',
   summary: 'local (embedded process cluster)',
   // Every capability but a generator pod in the cluster (its generator is a process on the host,
-  // calling one gateway pod's address, so the gateway cannot roll under it) and kind's old mode.
+  // calling one gateway pod's address, so the gateway cannot roll under it), kind's old mode, istio-cni
+  // as a DaemonSet, and a node's cordon and drain.
   capabilities: new Set(
     (Object.keys(CAPABILITIES) as Capability[]).filter(
       (c) =>
-        c !== 'loadInCluster' && c !== 'nodeAddressZtunnel' && c !== 'gatewayRollout' && c !== 'cniDaemonSet',
+        c !== 'loadInCluster' &&
+        c !== 'nodeAddressZtunnel' &&
+        c !== 'gatewayRollout' &&
+        c !== 'cniDaemonSet' &&
+        c !== 'nodeDrain',
     ),
   ),
   // The timing model's values, each a parameter of the run (kind measures them instead).

@@ -30,6 +30,8 @@ export interface GatewayManifestOptions {
    * (worker threads); the gateway chart's default limit is 2000m: 2 workers.
    */
   concurrency?: number;
+  /** pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS: exit once no connection is active, not after 5 s. */
+  exitOnZeroActiveConnections?: boolean;
 }
 
 /** The Istio gateway chart's proxy CPU limit (2000m), hence Envoy's concurrency. */
@@ -75,6 +77,9 @@ export function buildGateway(options: GatewayManifestOptions): [V1Deployment, V1
   };
   const env: V1EnvVar[] = [
     ...(options.mode === 'plain' ? [{ name: 'ISTIO_META_DISABLE_HBONE_SEND', value: 'true' }] : []),
+    ...(options.exitOnZeroActiveConnections
+      ? [{ name: 'EXIT_ON_ZERO_ACTIVE_CONNECTIONS', value: 'true' }]
+      : []),
     ...(Object.keys(policy).length
       ? [{ name: `ISTIO_META_${ROUTE_POLICY_METADATA}`, value: JSON.stringify(policy) }]
       : []),

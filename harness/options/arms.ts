@@ -147,10 +147,12 @@ export const ARMS = {
   }),
   exitOnZeroActiveConnections: arm<boolean>({
     key: 'exit-on-zero-active-connections',
-    description: "arm (sidecar-drain): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+    description:
+      "arm (sidecar-drain, gateway-rollout): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS, on httpbin's sidecar or on the rolled gateway",
     default: false,
-    // Only E4 runs httpbin with a sidecar (pilot-agent) beside it.
-    scenarios: ['sidecar-drain'],
+    // The pilot-agents a fault stops: E4's sidecar beside httpbin, the gateway's own in its rollout
+    // (istio/istio#60728: an ambient gateway's internal HBONE listeners kept its count above zero).
+    scenarios: ['sidecar-drain', 'gateway-rollout'],
     column: { name: 'exit_on_zero_active_connections', note: ' (1 = on)', render: oneZero },
     example: true,
   }),

@@ -12,6 +12,7 @@ import { ztunnelVersionOf } from '../../clusters/ztunnel-version.ts';
 import { badInput } from '../../lib/index.ts';
 import type { Flag } from '../../lib/index.ts';
 import { APP_SHUTDOWNS } from '../../apps/fault-server/app-shutdown.ts';
+import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../../apps/go-httpbin.ts';
 import { ZTUNNEL_UPDATES } from '../../clusters/ztunnel-update.ts';
 import type { ZtunnelUpdate } from '../../clusters/ztunnel-update.ts';
 import type { AppShutdown } from '../../apps/fault-server/app-shutdown.ts';
@@ -195,6 +196,24 @@ const EXPERIMENT_OPTIONS = {
       },
     }),
   ),
+  appIdleTimeoutS: topology(
+    paramOption<number>({
+      key: 'app-idle-timeout',
+      arg: '<s>',
+      description:
+        "how long the workload keeps an idle keep-alive connection before it closes it (go-httpbin's 5 s)",
+      detail:
+        "go-httpbin's -srv-read-timeout (SRV_READ_TIMEOUT): with no IdleTimeout set, Go's http.Server closes a connection idle that long; the fault server (--app-shutdown echo) the same. What the gateway's upstream connections to it live by: the keep-alive race, and how long an ambient gateway's internal HBONE listeners hold connections",
+      parse: numberParser('--app-idle-timeout', { min: 1, max: 3600, unit: 'seconds' }),
+      default: GO_HTTPBIN_READ_TIMEOUT_MS / 1000,
+      column: {
+        name: 'app_idle_timeout_s',
+        note: ": the workload's keep-alive idle close, seconds (go-httpbin's ReadTimeout)",
+        group: 'shape',
+        added: { since: 23, olderRowsRan: '5' },
+      },
+    }),
+  ),
   graceS: fault(
     paramOption<number>({
       key: 'grace',
@@ -289,15 +308,16 @@ const EXPERIMENT_OPTIONS = {
       arg: '<strategy>',
       description: `how ztunnel's DaemonSet replaces its pods: ${ZTUNNEL_UPDATES.join(' | ')}`,
       detail:
-        "surge: the chart's (maxSurge 1, maxUnavailable 0: the new pod beside the old, the old deleted once the new is ready); unavailable: the DaemonSet's default (maxSurge 0, maxUnavailable 1: the old pod deleted first); delete-all: OnDelete, every ztunnel pod deleted at once at the fault, as Istio's CRL test restarts ztunnel",
+        "surge: the chart's (maxSurge 1, maxUnavailable 0: the new pod beside the old, the old deleted once the new is ready); unavailable: the DaemonSet's default (maxSurge 0, maxUnavailable 1: the old pod deleted first); delete-all: OnDelete, every ztunnel pod deleted at once at the fault, as Istio's CRL test restarts ztunnel; drain: OnDelete, node by node (sail-operator#1552's advice): the node cordoned, its meshed pods evicted (Eviction API, a PodDisruptionBudget of maxUnavailable 1 on each drained Deployment, a refusal retried after 5 s as kubectl drain), its ztunnel pod deleted once they are gone, the node uncordoned once the new one is Ready (kind)",
       parse: choiceParser('--ztunnel-update', ZTUNNEL_UPDATES),
       default: 'surge',
       // Only where the fault restarts ztunnel's DaemonSet.
       scenarios: ['ztunnel-upgrade', 'long-lived', 'istio-ztunnel-restart', 'ztunnel-restart-during-rollout'],
-      requires: (s) => s !== 'surge' && { capability: 'ztunnelUpdateStrategies', value: s },
+      requires: (s) =>
+        s !== 'surge' && { capability: s === 'drain' ? 'nodeDrain' : 'ztunnelUpdateStrategies', value: s },
       column: {
         name: 'ztunnel_update',
-        note: ": how ztunnel's DaemonSet replaced its pods (surge, unavailable, delete-all)",
+        note: ": how ztunnel's DaemonSet replaced its pods (surge, unavailable, delete-all, drain)",
         group: 'shape',
         added: { since: 22, olderRowsRan: 'surge' },
       },

@@ -14,10 +14,13 @@ export type LoadShape = Pick<LoadSpec, 'newConnectionPerRequest' | 'exactCalls' 
 /**
  * What happens at --restart-at. A rollout restart may restart a second workload at the same moment
  * (`alongside`: ztunnel's DaemonSet while the workload rolls, E1 x E2); the fault is over when both
- * have finished.
+ * have finished. A delete removes the workload for the rest of the run (istio-cni's DaemonSet, as
+ * Istio's TestTrafficWithEstablishedPodsIfCNIMissing does), over once its pods are gone; a workload
+ * `alongside` is rollout-restarted at the same moment, so pods start while it is absent.
  */
 export type Fault =
   | { kind: 'rollout-restart'; target: WorkloadRef; alongside?: WorkloadRef }
+  | { kind: 'delete'; target: WorkloadRef; alongside?: WorkloadRef }
   | { kind: 'scale'; target: WorkloadRef; replicas: number };
 
 /** Something that runs beside k6 from load start to load end (E3's long-lived connections). */

@@ -1,6 +1,11 @@
 import { buildMeshManifests, IMAGES } from '../../clusters/manifests/index.ts';
-import type { ClusterObject, HttpbinManifestOptions } from '../../clusters/manifests/index.ts';
+import type {
+  ClusterObject,
+  GatewayManifestOptions,
+  HttpbinManifestOptions,
+} from '../../clusters/manifests/index.ts';
 import { providerOf } from '../../clusters/registry.ts';
+import { GO_HTTPBIN_READ_TIMEOUT_MS } from '../../apps/go-httpbin.ts';
 import { armEnv, DEFAULT_ARMS } from '../options/arms.ts';
 import type { ExperimentParams } from '../options/experiment-params.ts';
 
@@ -22,13 +27,25 @@ export const NEEDS_IN_POD_ZTUNNEL =
   "the upgrade hands each pod's listeners from the old ztunnel to the new one inside the pod's network namespace (SO_REUSEPORT), which is what it measures";
 
 /**
+ * The workload's environment: the fault server's shutdown for --app-shutdown echo, and the idle close
+ * for --app-idle-timeout in each program's own setting (go-httpbin's SRV_READ_TIMEOUT, the fault
+ * server's IDLE_TIMEOUT_MS); none at the defaults.
+ */
+function appEnv(p: ExperimentParams): Record<string, string> {
+  const idle = p.appIdleTimeoutS * 1000 !== GO_HTTPBIN_READ_TIMEOUT_MS;
+  if (p.appShutdown === 'echo')
+    return { SHUTDOWN: 'echo', ...(idle ? { IDLE_TIMEOUT_MS: String(p.appIdleTimeoutS * 1000) } : {}) };
+  return idle ? { SRV_READ_TIMEOUT: `${String(p.appIdleTimeoutS)}s` } : {};
+}
+
+/**
  * The standard topology (ztunnel DaemonSet, httpbin, gateway) with the run's parameters and
  * mitigation arms applied where each one lives: preStop on httpbin, retries and connection limits on
  * the gateway, the drain strategy on ztunnel.
  */
 export function scenarioManifests(
   p: ExperimentParams,
-  options: { httpbin?: Partial<HttpbinManifestOptions> } = {},
+  options: { httpbin?: Partial<HttpbinManifestOptions>; gateway?: Partial<GatewayManifestOptions> } = {},
 ): ClusterObject[] {
   const { arms } = p;
   // The backend's part (local: ztunnel in the pods' network; kind: on the node's address, the
@@ -54,7 +71,10 @@ export function scenarioManifests(
       ...(p.ztunnelImpl === 'istio' ? { dedicatedZtunnel: true, graceS: p.graceS } : {}),
       ...(p.podNetwork === 'netns' ? { ownNetns: true } : {}),
       // Istio's echo server's shutdown: the fault server, which runs it with SHUTDOWN=echo.
-      ...(p.appShutdown === 'echo' ? { image: IMAGES.faultServer, env: { SHUTDOWN: 'echo' } } : {}),
+      ...(p.appShutdown === 'echo' || p.appIdleTimeoutS * 1000 !== GO_HTTPBIN_READ_TIMEOUT_MS
+        ? { env: appEnv(p) }
+        : {}),
+      ...(p.appShutdown === 'echo' ? { image: IMAGES.faultServer } : {}),
       ...options.httpbin,
     },
     gateway: {
@@ -65,6 +85,7 @@ export function scenarioManifests(
       ...(arms.maxConnectionDurationS > 0 ? { maxConnectionDurationS: arms.maxConnectionDurationS } : {}),
       ...(arms.hboneIdleTimeoutS > 0 ? { hboneIdleTimeoutS: arms.hboneIdleTimeoutS } : {}),
       ...(arms.upstreamIdleTimeoutS > 0 ? { upstreamIdleTimeoutS: arms.upstreamIdleTimeoutS } : {}),
+      ...options.gateway,
     },
   });
 }

@@ -40,12 +40,23 @@ export function envoyAdmin(socketPath: string, timeoutMs = 2000): EnvoyAdmin {
   };
 }
 
+/** Envoy's internal listeners (envoy.bootstrap.internal_listener) name their stats so. */
+const INTERNAL_LISTENER_PREFIX = 'listener.envoy_internal_';
+
 /**
  * pilot-agent's count for EXIT_ON_ZERO_ACTIVE_CONNECTIONS (istio pkg/envoy/agent.go
  * activeProxyConnections): downstream_cx_active summed over the listeners, leaving out per-worker
- * lines, the status and Prometheus listeners and admin. -1 when the stat is missing.
+ * lines, the status and Prometheus listeners and admin, and Envoy's internal listeners: an ambient
+ * gateway's HBONE connect_originate holds one connection per pooled upstream connection, so with
+ * them the count stays above zero while the pool holds any (istio/istio#60728; skipped since #60731,
+ * 14f9ffc3f79, in 1.29.6 and 1.30.3). -1 when the stat is missing. `seen` gets each line's value
+ * with whether it was counted (pilot-agent's log says which listener holds the drain).
  */
-export async function activeProxyConnections(admin: EnvoyAdmin, skipPorts: number[]): Promise<number> {
+export async function activeProxyConnections(
+  admin: EnvoyAdmin,
+  skipPorts: number[],
+  seen?: (listener: string, value: number, counted: boolean) => void,
+): Promise<number> {
   const stats = await admin.stats('downstream_cx_active$');
   // Istio's listeners are 0.0.0.0_<port>; here they bind the pod address: skipped by port.
   const skippedPort = (name: string): boolean =>
@@ -55,12 +66,15 @@ export async function activeProxyConnections(admin: EnvoyAdmin, skipPorts: numbe
     'listener.admin.main_thread.downstream_cx_active',
   ]);
   let sum = 0;
-  let seen = false;
+  let any = false;
   for (const [name, value] of stats) {
     if (!name.startsWith('listener.') || name.includes('worker_') || skipped.has(name) || skippedPort(name))
       continue;
-    seen = true;
-    sum += value;
+    any = true;
+    const internal = name.startsWith(INTERNAL_LISTENER_PREFIX);
+    if (value > 0)
+      seen?.(name.replace(/^listener\./, '').replace(/\.downstream_cx_active$/, ''), value, !internal);
+    if (!internal) sum += value;
   }
-  return seen ? sum : -1;
+  return any ? sum : -1;
 }

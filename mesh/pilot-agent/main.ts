@@ -146,6 +146,7 @@ process.on('SIGTERM', () => {
     admin: path,
     exit_on_zero_active_connections: config.drain.exitOnZeroActiveConnections,
   });
+  let lastListeners = '';
   void drainLikePilotAgent({
     clock,
     settings: config.drain,
@@ -154,9 +155,17 @@ process.on('SIGTERM', () => {
         log.error('drain_listeners failed', { error: String(err) });
       });
     },
-    activeConnections: () => activeProxyConnections(admin, [STATUS_PORT, PROMETHEUS_PORT]),
+    activeConnections: async () => {
+      // Which listeners hold connections, counted or not (the internal ones are not, #60731).
+      const listeners: string[] = [];
+      const active = await activeProxyConnections(admin, [STATUS_PORT, PROMETHEUS_PORT], (name, n, counted) =>
+        listeners.push(`${name}=${String(n)}${counted ? '' : ' (not counted)'}`),
+      );
+      lastListeners = listeners.join(', ');
+      return active;
+    },
     onPoll: (active) => {
-      log.info('active connections', { active });
+      log.info('active connections', { active, listeners: lastListeners });
     },
   }).then(async ({ waitedMs, reason }) => {
     log.info('drain done, killing Envoy', { waited_ms: Math.round(waitedMs), reason });

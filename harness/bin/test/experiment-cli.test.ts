@@ -21,7 +21,7 @@ const BAD_INPUTS: [string[], RegExp][] = [
   [['--qps', 'abc'], /^error: Expected --qps to be a number from 0 to 100000, got "abc"$/m],
   [
     ['--scenario', 'nope'],
-    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, long-lived, sidecar-drain, istio-service-restart, istio-ztunnel-restart, gateway-rollout, ztunnel-restart-during-rollout, cni-restart-during-rollout, got "nope"$/m,
+    /^error: Expected --scenario to be one of ztunnel-upgrade, workload-rollout, long-lived, sidecar-drain, istio-service-restart, istio-ztunnel-restart, gateway-rollout, ztunnel-restart-during-rollout, cni-restart-during-rollout, cni-missing, cni-missing-during-rollout, got "nope"$/m,
   ],
   [['--no-such-flag'], /unknown option '--no-such-flag'/],
   [

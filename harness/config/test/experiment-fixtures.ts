@@ -49,6 +49,7 @@ export const EVERY_FIELD: ExperimentParams = {
   // node-address is kind's alone (the local backend refuses it), as --load-from cluster is.
   ztunnelMode: 'in-pod',
   appShutdown: 'immediate',
+  appIdleTimeoutS: 5,
   // Only with the scenarios whose fault restarts ztunnel; this one rolls httpbin.
   ztunnelUpdate: 'surge',
 };

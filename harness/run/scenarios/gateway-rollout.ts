@@ -17,7 +17,9 @@ export const gatewayRollout: ClusterScenario = {
   summary:
     "the ingress gateway's Deployment rolled under 5000 QPS over 50 connections (Envoy Gateway's EnvoyShutdown)",
   source: 'envoyproxy/gateway test/e2e/tests/envoy_shutdown.go EnvoyShutdown',
-  manifests: (p) => scenarioManifests(p),
+  // --exit-on-zero-active-connections: on the gateway's own pilot-agent, the one this fault stops.
+  manifests: (p) =>
+    scenarioManifests(p, { gateway: { exitOnZeroActiveConnections: p.arms.exitOnZeroActiveConnections } }),
   fault: { kind: 'rollout-restart', target: GATEWAY_DEPLOYMENT },
   // "All requests must succeed".
   defaultMaxFailed: 0,

@@ -1,6 +1,7 @@
 import { backendsWithCapabilities } from '../../../clusters/registry.ts';
 import type { BackendName } from '../../../clusters/registry.ts';
 import type { ClusterScenario } from '../cluster-scenario.ts';
+import { cniMissing, cniMissingDuringRollout } from './cni-missing.ts';
 import { cniRestartDuringRollout } from './cni-restart-during-rollout.ts';
 import { gatewayRollout } from './gateway-rollout.ts';
 import { istioServiceRestart, istioZtunnelRestart } from './istio-restart-tests.ts';
@@ -20,6 +21,8 @@ export const CLUSTER_SCENARIOS: Record<string, ClusterScenario> = {
   'gateway-rollout': gatewayRollout,
   'ztunnel-restart-during-rollout': ztunnelRestartDuringRollout,
   'cni-restart-during-rollout': cniRestartDuringRollout,
+  'cni-missing': cniMissing,
+  'cni-missing-during-rollout': cniMissingDuringRollout,
 };
 
 /** What --scenario takes: the cluster scenarios, by name. */

@@ -8,10 +8,19 @@ import type { Observation, RunPlan } from './run-context.ts';
 
 function faultLabel(fault: Fault): string {
   if (fault.kind === 'scale') return `${fault.target.kind} scaled`;
+  if (fault.kind === 'delete')
+    return `${fault.target.kind} deleted${fault.alongside ? ` and ${fault.alongside.kind} restarted` : ''}`;
   return fault.alongside
     ? `${fault.target.kind} and ${fault.alongside.kind} restarted`
     : `${fault.target.kind} restarted`;
 }
+
+/** When each kind of fault is over, as the progress line says. */
+const FAULT_OVER: Record<Fault['kind'], string> = {
+  scale: '',
+  delete: ' (its pods gone)',
+  'rollout-restart': ' (old pods gone)',
+};
 
 const isZtunnel = (ref: WorkloadRef): boolean => workloadKey(ref) === workloadKey(ZTUNNEL_DAEMONSET);
 
@@ -52,16 +61,31 @@ function scheduleFault(
       await backend.scale(fault.target, fault.replicas);
       return undefined;
     }
+    const timeoutMs = params.durationS * 1000 + params.graceS * 2000 + 60_000;
+    if (fault.kind === 'delete') {
+      if (!backend.deleteWorkload) throw new Error(`the ${backend.kind} backend cannot delete a workload`);
+      const deleting = backend.deleteWorkload(fault.target, { timeoutMs, signal });
+      if (!fault.alongside) return deleting;
+      await backend.rolloutRestart(fault.alongside);
+      const rolling = backend.waitForRollout(fault.alongside, { timeoutMs, untilOldPodsGone: true, signal });
+      return lastOf(await Promise.all([deleting, rolling]));
+    }
     const targets = fault.alongside ? [fault.target, fault.alongside] : [fault.target];
     await Promise.all(targets.map((t) => backend.rolloutRestart(t)));
-    // --ztunnel-update delete-all: the DaemonSet is OnDelete; its pods go at once, and the ones it
-    // recreates carry the new template.
+    // --ztunnel-update delete-all and drain: the DaemonSet is OnDelete; its pods go at once (delete-all)
+    // or node by node (drain), and the ones it recreates carry the new template.
     if (params.ztunnelUpdate === 'delete-all')
       await Promise.all(targets.filter(isZtunnel).map((t) => backend.deleteAllPods(t)));
+    // --ztunnel-update drain: node by node, the node's meshed pods evicted before its ztunnel goes.
+    if (params.ztunnelUpdate === 'drain')
+      for (const t of targets.filter(isZtunnel)) {
+        if (!backend.drainNodesInTurn) throw new Error(`the ${backend.kind} backend cannot drain nodes`);
+        await backend.drainNodesInTurn(t, { timeoutMs, signal });
+      }
     const rollouts = await Promise.all(
       targets.map((t) =>
         backend.waitForRollout(t, {
-          timeoutMs: params.durationS * 1000 + params.graceS * 2000 + 60_000,
+          timeoutMs,
           untilOldPodsGone: true,
           signal,
         }),
@@ -115,9 +139,7 @@ export async function driveWithFault(
     if (companion) into.companion = await companion.stop();
   }
   if (params.restartAtS !== undefined) {
-    write(
-      `waiting for the ${scenario.fault.kind} to finish${scenario.fault.kind === 'scale' ? '' : ' (old pods gone)'}\n`,
-    );
+    write(`waiting for the ${scenario.fault.kind} to finish${FAULT_OVER[scenario.fault.kind]}\n`);
     const rollout = await restartDone;
     if (rollout) into.rollout = rollout;
   }
