@@ -32,6 +32,14 @@ export const INBOUND_CAPTURE_PORT = 15006;
 
 /** Ambient enrolment label (Istio accepts it on namespaces and pods; our manifests set it on pods). */
 export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
+/**
+ * Set by istio-cni on a pod it has captured, removed when it lets go (istio/istio
+ * pkg/config/constants AmbientRedirectionEnabled: "set by the CNI on pods when it actually has
+ * successfully set up pod redirection, rather than by the user"); istiod sends a pod as HBONE only
+ * with it (pilot/pkg/serviceregistry/ambient/workloads.go setTunnelProtocol).
+ */
+export const AMBIENT_REDIRECTION_ANNOTATION = 'ambient.istio.io/redirection';
+export const AMBIENT_REDIRECTION_ENABLED = 'enabled';
 
 export const HBONE_PORT = 15008;
 export const OUTBOUND_CAPTURE_PORT = 15001;

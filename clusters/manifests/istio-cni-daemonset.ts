@@ -33,7 +33,12 @@ export function buildIstioCni(options: { zds?: boolean } = {}): KubernetesObject
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: { name: 'istio-cni-ztunnel-harness' },
-    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }],
+    rules: [
+      // patch: the ambient.istio.io/redirection annotation on the pods it captures (the chart's too).
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
+      // Its own DaemonSet, read at exit: gone or going means the plugin goes too (ShouldStopCleanup).
+      { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
+    ],
   };
   const binding: V1ClusterRoleBinding = {
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -43,8 +48,8 @@ export function buildIstioCni(options: { zds?: boolean } = {}): KubernetesObject
     subjects: [{ kind: 'ServiceAccount', name: 'istio-cni', namespace: 'istio-system' }],
   };
   const agent = daemonSet({
-    name: 'istio-cni-node',
-    namespace: 'istio-system',
+    name: ISTIO_CNI_DAEMONSET.name,
+    namespace: ISTIO_CNI_DAEMONSET.namespace,
     labels,
     updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
     spec: {
@@ -59,6 +64,7 @@ export function buildIstioCni(options: { zds?: boolean } = {}): KubernetesObject
           image: IMAGES.cni,
           env: [
             { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+            { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
             // istio/ztunnel's binary as the node's ztunnel: istio-cni's own ZDS (each pod's
             // network namespace as a file descriptor), not our ztunnel's JSON-lines form.
             ...(options.zds ? [{ name: 'ZTUNNEL_PROTOCOL', value: 'zds' }] : []),

@@ -147,8 +147,8 @@ export const ARMS = {
   }),
   exitOnZeroActiveConnections: arm<boolean>({
     key: 'exit-on-zero-active-connections',
-    description:
-      "arm (sidecar-drain, gateway-rollout): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS, on httpbin's sidecar or on the rolled gateway",
+    description: "arm (sidecar-drain, gateway-rollout): pilot-agent's EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+    detail: "on httpbin's sidecar (sidecar-drain) or on the gateway being rolled (gateway-rollout)",
     default: false,
     // The pilot-agents a fault stops: E4's sidecar beside httpbin, the gateway's own in its rollout
     // (istio/istio#60728: an ambient gateway's internal HBONE listeners kept its count above zero).

@@ -2,7 +2,12 @@ import { isIPv4 } from 'node:net';
 import { CoreV1Api, makeInformer } from '@kubernetes/client-node';
 import type { Informer, KubeConfig, KubernetesObject, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from '../../lib/index.ts';
-import { DATAPLANE_MODE_LABEL, HBONE_PORT } from '../workload.ts';
+import {
+  AMBIENT_REDIRECTION_ANNOTATION,
+  AMBIENT_REDIRECTION_ENABLED,
+  DATAPLANE_MODE_LABEL,
+  HBONE_PORT,
+} from '../workload.ts';
 import type { ClusterSource, PodView, RoutingView, ServiceView } from './cluster-source.ts';
 import { istioConfigViewOf, makeRoutingInformers, servesRoutingApi } from './routing-informers.ts';
 import type { RoutingInformer } from './routing-informers.ts';
@@ -50,7 +55,12 @@ export function podViewOf(pod: V1Pod, options: KubeSourceOptions): PodView {
     podIp: pod.status?.podIP ?? '',
     serviceAccount: pod.spec?.serviceAccountName ?? 'default',
     labels: pod.metadata?.labels ?? {},
-    isMeshed: pod.metadata?.labels?.[DATAPLANE_MODE_LABEL] === 'ambient',
+    // In-pod mode: only a pod istio-cni says it captured (a pod that started with no agent on its node
+    // is reached in plaintext, as istiod does); node-address mode has no node agent to say so.
+    isMeshed:
+      pod.metadata?.labels?.[DATAPLANE_MODE_LABEL] === 'ambient' &&
+      (options.tunnel === 'node' ||
+        pod.metadata.annotations?.[AMBIENT_REDIRECTION_ANNOTATION] === AMBIENT_REDIRECTION_ENABLED),
     isReady: isReady(pod),
     isDeleting: Boolean(pod.metadata?.deletionTimestamp),
     isTerminal: phase === 'Succeeded' || phase === 'Failed',

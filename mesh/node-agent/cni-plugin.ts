@@ -11,7 +11,7 @@
 // Unlike upstream, which fails the ADD of an ambient pod when the agent cannot be reached, it lets
 // the pod start when no agent listens (the agent's watch enrols it later, with a window where it is
 // not captured), so a node whose agent is gone keeps starting pods.
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The plugin's `type` in the chain, and its file name in the CNI bin folder. */
@@ -52,6 +52,14 @@ printf '%s\\n' "$result"
 `;
 }
 
+/** The conflist without `istio-cni` in its chain, or undefined if it is not there. */
+export function unchainedConflist(text: string): string | undefined {
+  const conf = JSON.parse(text) as { plugins?: { type?: string }[] };
+  const plugins = conf.plugins ?? [];
+  if (!plugins.some((p) => p.type === CNI_PLUGIN_NAME)) return undefined;
+  return `${JSON.stringify({ ...conf, plugins: plugins.filter((p) => p.type !== CNI_PLUGIN_NAME) }, null, 2)}\n`;
+}
+
 /** The conflist with `istio-cni` last in its chain (as install-cni inserts it), or undefined if it is there. */
 export function chainedConflist(text: string): string | undefined {
   const conf = JSON.parse(text) as { plugins?: { type?: string }[] };
@@ -86,4 +94,20 @@ export async function installCniPlugin(dirs: {
     await rename(`${path}.istio-tmp`, path);
   }
   return path;
+}
+
+/**
+ * What install-cni's Cleanup does when the agent goes for good (cni/pkg/install/install.go): `istio-cni`
+ * taken out of the node's conflist chain (written to a temporary file and renamed) and the plugin
+ * removed from the CNI bin folder. From then on a pod starts with the primary CNI alone.
+ */
+export async function uninstallCniPlugin(dirs: { binDir: string; confDir: string }): Promise<void> {
+  for (const name of (await readdir(dirs.confDir)).filter((f) => f.endsWith('.conflist'))) {
+    const path = join(dirs.confDir, name);
+    const unchained = unchainedConflist(await readFile(path, 'utf8'));
+    if (!unchained) continue;
+    await writeFile(`${path}.istio-tmp`, unchained);
+    await rename(`${path}.istio-tmp`, path);
+  }
+  await rm(join(dirs.binDir, CNI_PLUGIN_NAME), { force: true });
 }

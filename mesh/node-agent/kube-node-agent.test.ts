@@ -29,6 +29,7 @@ function pod(
 function setUp() {
   const calls: string[] = [];
   const added: LocalWorkload[] = [];
+  const annotated: string[] = [];
   const enroller = createPodEnroller({
     nodeName: 'node-2',
     log: createLogger({ component: 'test', write: () => undefined }),
@@ -53,8 +54,12 @@ function setUp() {
       calls.push(`release ${ip}`);
       return Promise.resolve();
     },
+    annotate: (p, enabled) => {
+      annotated.push(`${p.metadata?.name ?? ''}=${String(enabled)}`);
+      return Promise.resolve();
+    },
   });
-  return { calls, added, enroller };
+  return { calls, added, annotated, enroller };
 }
 
 test('an ambient pod of this node with an IP is captured, then handed over; once, however many updates come', async () => {
@@ -119,4 +124,26 @@ test("the workload's ports are the TCP container ports of every container", () =
   const p = pod('a');
   p.spec?.containers.push({ ports: [{ containerPort: 9090, protocol: 'TCP' }] });
   assert.deepEqual(workloadOf(p, '/n').ports, [8080, 9090]);
+});
+
+test('a captured pod is annotated ambient.istio.io/redirection=enabled once it is handed over; the annotation goes when it leaves the mesh still running, not when it is deleted or done', async () => {
+  const { calls, annotated, enroller } = setUp();
+  await enroller.onPod(pod('a'));
+  assert.deepEqual(annotated, ['a=true']);
+  assert.deepEqual(calls, ['capture /proc/1/ns/net#uid-a 10.244.1.7', 'add a']);
+  // Enrolled again by a restarted agent: the annotation is there already, nothing written.
+  const restarted = setUp();
+  const marked = pod('b');
+  marked.metadata = { ...marked.metadata, annotations: { 'ambient.istio.io/redirection': 'enabled' } };
+  await restarted.enroller.onPod(marked);
+  assert.deepEqual(restarted.annotated, []);
+  // Its label taken off while it runs: out of the mesh, the annotation removed.
+  await enroller.onPod(pod('a', { ambient: false }));
+  assert.deepEqual(annotated, ['a=true', 'a=false']);
+  // Done, or deleted: nothing to annotate.
+  await enroller.onPod(pod('c'));
+  await enroller.onPod(pod('c', { phase: 'Succeeded' }));
+  await enroller.onPod(pod('d'));
+  await enroller.onPodGone(pod('d'));
+  assert.deepEqual(annotated, ['a=true', 'a=false', 'c=true', 'd=true']);
 });

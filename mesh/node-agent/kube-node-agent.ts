@@ -8,9 +8,15 @@
 // an IP, its namespace found from the node's processes (pod-netns.ts), as upstream's informer does.
 // It leaves the mesh when the watch sees it terminal or deleted (informers.go; `RemovePodFromMesh`:
 // a del to every instance). Each enrolment says in the log where it came from and how long after
-// the pod's start.
+// the pod's start. A captured pod is annotated ambient.istio.io/redirection=enabled, and the
+// annotation taken off when the pod leaves the mesh while it still runs (net_linux.go
+// annotateEnrolledPod, annotateUnenrollPod): istiod sends a pod as HBONE only with it.
 import type { Logger } from '../../lib/index.ts';
-import { DATAPLANE_MODE_LABEL } from '../workload.ts';
+import {
+  AMBIENT_REDIRECTION_ANNOTATION,
+  AMBIENT_REDIRECTION_ENABLED,
+  DATAPLANE_MODE_LABEL,
+} from '../workload.ts';
 import type { LocalWorkload } from '../workload.ts';
 import type { NodeAgentServer } from './node-agent-server.ts';
 
@@ -21,6 +27,7 @@ export interface AgentPod {
     name?: string;
     namespace?: string;
     labels?: Record<string, string>;
+    annotations?: Record<string, string>;
     deletionTimestamp?: unknown;
   };
   spec?: {
@@ -43,6 +50,8 @@ export interface PodEnrollerDeps {
   capture(netnsPath: string, podIp: string): Promise<void>;
   /** The node's probe rule removed. */
   release(podIp: string): Promise<void>;
+  /** The pod's ambient.istio.io/redirection annotation set (true) or removed (false). */
+  annotate(pod: AgentPod, enabled: boolean): Promise<void>;
 }
 
 export interface PodEnroller {
@@ -77,13 +86,14 @@ export function workloadOf(pod: AgentPod, netns: string, podIp = pod.status?.pod
   };
 }
 
+const isTerminal = (pod: AgentPod): boolean =>
+  pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
 function wantsMesh(pod: AgentPod): boolean {
-  const phase = pod.status?.phase ?? 'Pending';
   return (
     pod.metadata?.labels?.[DATAPLANE_MODE_LABEL] === 'ambient' &&
     pod.spec?.hostNetwork !== true &&
-    phase !== 'Succeeded' &&
-    phase !== 'Failed'
+    !isTerminal(pod)
   );
 }
 
@@ -100,7 +110,17 @@ export function createPodEnroller(deps: PodEnrollerDeps): PodEnroller {
     return turn;
   };
 
-  const remove = async (uid: string, why: string): Promise<void> => {
+  const annotate = (pod: AgentPod, enabled: boolean): Promise<void> =>
+    deps.annotate(pod, enabled).catch((err: unknown) => {
+      deps.log.warn('pod annotation not written', {
+        name: pod.metadata?.name ?? '',
+        enabled,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    });
+
+  /** `still`: the pod as it is, when it leaves the mesh without being deleted (its annotation goes). */
+  const remove = async (uid: string, why: string, still?: AgentPod): Promise<void> => {
     const pod = enrolled.get(uid);
     if (!pod) return;
     enrolled.delete(uid);
@@ -108,6 +128,7 @@ export function createPodEnroller(deps: PodEnrollerDeps): PodEnroller {
     await deps.release(pod.podIp).catch((err: unknown) => {
       deps.log.warn('probe rule not removed', { name: pod.name, error: String(err) });
     });
+    if (still && !isTerminal(still)) await annotate(still, false);
     deps.log.info('pod removed from the mesh', { uid, name: pod.name, why });
   };
 
@@ -124,6 +145,8 @@ export function createPodEnroller(deps: PodEnrollerDeps): PodEnroller {
         error: err instanceof Error ? err.message : String(err),
       });
     });
+    if (pod.metadata?.annotations?.[AMBIENT_REDIRECTION_ANNOTATION] !== AMBIENT_REDIRECTION_ENABLED)
+      await annotate(pod, true);
     deps.log.info('pod enrolled', {
       uid,
       namespace: pod.metadata?.namespace ?? 'default',
@@ -141,7 +164,7 @@ export function createPodEnroller(deps: PodEnrollerDeps): PodEnroller {
         if (pod.spec?.nodeName !== deps.nodeName) return;
         const uid = uidOf(pod);
         if (enrolled.has(uid)) {
-          if (!wantsMesh(pod)) await remove(uid, `phase ${pod.status?.phase ?? ''}`);
+          if (!wantsMesh(pod)) await remove(uid, `phase ${pod.status?.phase ?? ''}`, pod);
           return;
         }
         const podIp = pod.status?.podIP;

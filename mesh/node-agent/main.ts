@@ -11,14 +11,27 @@
 //   ZTUNNEL_PROTOCOL  ours (default: our ztunnel's JSON-lines form, protocol.ts) | zds (istio/ztunnel's
 //                  binary: istio-cni's ZDS, each pod's network namespace passed as a file descriptor,
 //                  through the zds-relay helper at ZDS_RELAY, default /usr/local/bin/zds-relay)
+//   POD_NAMESPACE  its own namespace (the downward API), where its DaemonSet is
+//   DAEMONSET_NAME default istio-cni-node (upstream: "istio-cni" + "-node")
 //   KUBECONFIG     optional; in a pod the service account's in-cluster config is used
-// One line per enrolment and removal on stdout. SIGTERM closes it.
+// One line per enrolment and removal on stdout. SIGTERM closes it; the CNI plugin is left on the
+// node while its DaemonSet remains (a restart or an upgrade: the next agent takes over) and removed
+// when the DaemonSet is gone or going, so that pods then start outside the mesh rather than with a
+// plugin whose agent never comes back (cni/pkg/cmd/root.go, nodeagent/server.go ShouldStopCleanup).
 import { rm } from 'node:fs/promises';
-import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { createLogger } from '../../lib/index.ts';
-import { installCniPlugin, PLUGIN_EVENT_SOCKET } from './cni-plugin.ts';
+import { installCniPlugin, PLUGIN_EVENT_SOCKET, uninstallCniPlugin } from './cni-plugin.ts';
+import { AMBIENT_REDIRECTION_ANNOTATION, AMBIENT_REDIRECTION_ENABLED } from '../workload.ts';
 import {
   applyInpodCapture,
   HOST_PROBE_CHAIN,
@@ -43,6 +56,27 @@ if (!nodeName) {
 }
 const env = (name: string, fallback: string): string => process.env[name] || fallback;
 const zdsSocket = env('ZDS_SOCKET', '/var/run/ztunnel/ztunnel.sock');
+const ownDaemonSet = {
+  namespace: env('POD_NAMESPACE', 'istio-system'),
+  name: env('DAEMONSET_NAME', 'istio-cni-node'),
+};
+const kc = new KubeConfig();
+kc.loadFromDefault();
+const core = kc.makeApiClient(CoreV1Api);
+const apps = kc.makeApiClient(AppsV1Api);
+
+/**
+ * Whether this agent's exit is for good: its DaemonSet gone, or being deleted (upstream's
+ * ShouldStopCleanup answers "not an upgrade" so). Any other answer, an error included, keeps the plugin.
+ */
+async function daemonSetGoing(): Promise<boolean> {
+  try {
+    const ds = await apps.readNamespacedDaemonSet(ownDaemonSet);
+    return Boolean(ds.metadata?.deletionTimestamp);
+  } catch (err) {
+    return (err as { code?: unknown }).code === 404;
+  }
+}
 const cniDirs = {
   binDir: env('CNI_BIN_DIR', '/host/opt/cni/bin'),
   confDir: env('CNI_CONF_DIR', '/host/etc/cni/net.d'),
@@ -100,11 +134,22 @@ const enroller = createPodEnroller({
     if ((await execa(file, args, { reject: false })).exitCode !== 0) await run(hostProbeRule('-A', podIp));
   },
   release: (podIp) => run(hostProbeRule('-D', podIp)),
+  // A merge patch, as upstream's annotateEnrolledPod (null removes the key).
+  annotate: async (pod, enabled) => {
+    await core.patchNamespacedPod(
+      {
+        name: pod.metadata?.name ?? '',
+        namespace: pod.metadata?.namespace ?? 'default',
+        body: {
+          metadata: {
+            annotations: { [AMBIENT_REDIRECTION_ANNOTATION]: enabled ? AMBIENT_REDIRECTION_ENABLED : null },
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  },
 });
-
-const kc = new KubeConfig();
-kc.loadFromDefault();
-const core = kc.makeApiClient(CoreV1Api);
 
 const plugin = await startPluginEventServer(PLUGIN_EVENT_SOCKET, async (event) => {
   const pod = await core.readNamespacedPod({ name: event.podName, namespace: event.podNamespace });
@@ -167,6 +212,12 @@ process.once('SIGTERM', () => {
     await pods.stop();
     await plugin.close();
     await serving.close();
+    if (await daemonSetGoing()) {
+      await uninstallCniPlugin(cniDirs).catch(report('CNI plugin removal'));
+      log.info('CNI plugin removed: the DaemonSet is gone, this is no upgrade', {
+        daemonset: ownDaemonSet.name,
+      });
+    } else log.info('CNI plugin left in place: the DaemonSet remains (an upgrade or a restart)');
     log.info('stopped', { node: nodeName });
     process.exit(0);
   })();

@@ -16,26 +16,28 @@ const entry = (configuration: string, experiment: string) => {
   return found;
 };
 
-test("suites/peers.yaml: Istio's two restart tests with each caller and shutdown, and Cilium's against E3", async () => {
+test("suites/peers.yaml: Istio's two restart tests with each caller and shutdown, its CNI test, and Cilium's against E3", async () => {
   const ran = await Promise.all(
     suite.entries.map(async (e) => {
-      // The gateway's rollout runs on kind (its load enters through the gateway's Service).
-      const p = await resolve(entryArgs(e, 1, e.flags.scenario === 'gateway-rollout' ? 'kind' : undefined));
+      // The gateway's rollout and istio-cni's deletion run on kind.
+      const kind = e.flags.scenario === 'gateway-rollout' || e.flags.scenario === 'cni-missing';
+      const p = await resolve(entryArgs(e, 1, kind ? 'kind' : undefined));
       const idle = p.arms.upstreamIdleTimeoutS ? ` idle ${String(p.arms.upstreamIdleTimeoutS)} s` : '';
-      return `${p.scenario} ${p.appShutdown} ${p.gatewayMode} ${p.ztunnelImpl}${idle}`;
+      return `${p.scenario} ${p.appShutdown} ${p.gatewayMode} ${p.ztunnelImpl} ${p.ztunnelUpdate}${idle}`;
     }),
   );
   assert.deepEqual(ran, [
-    'istio-service-restart echo hbone ours',
-    'istio-service-restart echo plain ours',
-    'istio-service-restart immediate hbone ours',
-    'istio-service-restart echo hbone istio-shared',
-    'istio-ztunnel-restart immediate hbone ours',
-    'istio-ztunnel-restart immediate plain ours',
-    'istio-ztunnel-restart immediate hbone istio-shared',
-    'gateway-rollout immediate hbone ours',
-    'gateway-rollout immediate hbone ours idle 4 s',
-    'long-lived immediate plain ours',
+    'istio-service-restart echo hbone ours surge',
+    'istio-service-restart echo plain ours surge',
+    'istio-service-restart immediate hbone ours surge',
+    'istio-service-restart echo hbone istio-shared surge',
+    'istio-ztunnel-restart immediate hbone ours surge',
+    'istio-ztunnel-restart immediate plain ours surge',
+    'istio-ztunnel-restart immediate hbone istio-shared surge',
+    'gateway-rollout immediate hbone ours surge',
+    'gateway-rollout immediate hbone ours surge idle 4 s',
+    'long-lived immediate plain ours surge',
+    'cni-missing immediate hbone ours surge',
   ]);
 });
 

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { chainedConflist, cniPluginScript, installCniPlugin } from '../cni-plugin.ts';
+import { chainedConflist, cniPluginScript, installCniPlugin, uninstallCniPlugin } from '../cni-plugin.ts';
 import { startPluginEventServer } from '../plugin-event-server.ts';
 import type { CniAddEvent } from '../plugin-event-server.ts';
 
@@ -130,4 +130,9 @@ test('the plugin goes last in the chain of the first conflist, once; no conflist
   );
   assert.equal(chainedConflist(JSON.stringify(chained)), undefined);
   assert.match(await readFile(join(dir, 'istio-cni'), 'utf8'), /^#!\/bin\/sh/);
+  // The agent going for good (its DaemonSet deleted): the chain back as the primary CNI wrote it, no plugin.
+  await uninstallCniPlugin({ binDir: dir, confDir: dir });
+  assert.deepEqual(JSON.parse(await readFile(join(dir, '10-kindnet.conflist'), 'utf8')), kindnet);
+  await assert.rejects(readFile(join(dir, 'istio-cni'), 'utf8'), { code: 'ENOENT' });
+  await uninstallCniPlugin({ binDir: dir, confDir: dir });
 });
