@@ -39,11 +39,11 @@ export interface KubeApi {
    * `refused` where a PodDisruptionBudget does not allow it now (429), or `gone` (404).
    */
   evictPod(namespace: string, name: string): Promise<'evicted' | 'refused' | 'gone'>;
-  /** A PodDisruptionBudget's generation and the disruption controller's view of it; undefined: none. */
+  /** A PodDisruptionBudget's generation and the one the disruption controller has seen; undefined: none. */
   readPdb(
     namespace: string,
     name: string,
-  ): Promise<{ generation: number; observedGeneration: number; disruptionsAllowed: number } | undefined>;
+  ): Promise<{ generation: number; observedGeneration: number } | undefined>;
   /** Deletes a workload; its pods go by garbage collection (background propagation). */
   deleteWorkload(ref: WorkloadRef): Promise<void>;
   /** A container's log, as `kubectl logs -c <container> [--previous]` reads it. */
@@ -87,7 +87,6 @@ function disruptionCalls(core: CoreV1Api, policy: PolicyV1Api): Pick<KubeApi, 'e
         return {
           generation: pdb.metadata?.generation ?? 0,
           observedGeneration: pdb.status?.observedGeneration ?? 0,
-          disruptionsAllowed: pdb.status?.disruptionsAllowed ?? 0,
         };
       } catch (err) {
         if (codeOf(err) === 404) return undefined;
@@ -122,7 +121,7 @@ export function createKubeApi(kc: KubeConfig): KubeApi {
       try {
         return await extensions.readCustomResourceDefinition({ name });
       } catch (err) {
-        if ((err as { code?: unknown }).code === 404) return undefined;
+        if (codeOf(err) === 404) return undefined;
         throw err;
       }
     },

@@ -1,5 +1,6 @@
 import type { V1EndpointSlice, V1Pod } from '@kubernetes/client-node';
 import type { LifecycleEventKind } from '../events.ts';
+import { isPodReady } from './pod-info.ts';
 
 export interface ObservedChange {
   kind: LifecycleEventKind;
@@ -7,8 +8,6 @@ export interface ObservedChange {
   detail?: string;
 }
 
-const isReady = (pod: V1Pod | undefined): boolean =>
-  pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 const exitedContainers = (pod: V1Pod | undefined): Map<string, string> =>
   new Map(
     (pod?.status?.containerStatuses ?? []).flatMap((s) =>
@@ -44,9 +43,9 @@ export function podChanges(before: V1Pod | undefined, after: V1Pod | undefined):
   // Ready with the pod's IP as the API has it: what maps a gateway's upstream to its pod where no
   // node agent of ours logs enrolments (an Istio control plane's istio-cni).
   const ip = after.status?.podIP;
-  if (isReady(after) !== isReady(before) && (before || isReady(after)))
+  if (isPodReady(after) !== isPodReady(before) && (before || isPodReady(after)))
     changes.push(
-      isReady(after)
+      isPodReady(after)
         ? { kind: 'pod-ready', ...(ip ? { detail: `${ip} ready` } : {}) }
         : { kind: 'pod-not-ready' },
     );

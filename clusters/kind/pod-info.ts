@@ -13,6 +13,10 @@ export function ownerOf(pod: V1Pod): string {
   return `${ref.kind.toLowerCase()}/${ref.name}`;
 }
 
+/** The pod's Ready condition is True (what `kubectl get pods` counts as ready). */
+export const isPodReady = (pod: V1Pod | undefined): boolean =>
+  pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
 export function toPodInfo(pod: V1Pod): PodInfo {
   const podIp = pod.status?.podIP ?? '';
   return {
@@ -23,7 +27,7 @@ export function toPodInfo(pod: V1Pod): PodInfo {
     // On kind the app listens on the pod IP itself; ztunnel is on the node (hostNetwork).
     appIp: podIp,
     isMeshed: pod.metadata?.labels?.[DATAPLANE_MODE_LABEL] === 'ambient',
-    isReady: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    isReady: isPodReady(pod),
     isDeleting: Boolean(pod.metadata?.deletionTimestamp),
     phase: pod.status?.phase ?? 'Pending',
     owner: ownerOf(pod),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { makeDirectory } from '../../lib/index.ts';
 import type { PodLogRef } from './kube-api.ts';
+import { isPodReady } from './pod-info.ts';
 
 /** Lines of each container's log kept in memory for logs() (its tail); the files hold all of it. */
 const KEPT_LINES = 2000;
@@ -34,8 +35,7 @@ export interface PodLogStore {
 
 /** Whether a pod is worth a look after a failure: a container restarted, or it is not Ready. */
 export function isTroubled(pod: V1Pod): boolean {
-  const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-  return !ready || (pod.status?.containerStatuses ?? []).some((s) => s.restartCount > 0);
+  return !isPodReady(pod) || (pod.status?.containerStatuses ?? []).some((s) => s.restartCount > 0);
 }
 
 export function createPodLogStore(): PodLogStore {

@@ -48,6 +48,7 @@ export function scenarioManifests(
   options: { httpbin?: Partial<HttpbinManifestOptions>; gateway?: Partial<GatewayManifestOptions> } = {},
 ): ClusterObject[] {
   const { arms } = p;
+  const env = appEnv(p);
   // The backend's part (local: ztunnel in the pods' network; kind: on the node's address, the
   // gateway on a NodePort).
   const profile = providerOf(p.backend).manifestProfile;
@@ -71,9 +72,7 @@ export function scenarioManifests(
       ...(p.ztunnelImpl === 'istio' ? { dedicatedZtunnel: true, graceS: p.graceS } : {}),
       ...(p.podNetwork === 'netns' ? { ownNetns: true } : {}),
       // Istio's echo server's shutdown: the fault server, which runs it with SHUTDOWN=echo.
-      ...(p.appShutdown === 'echo' || p.appIdleTimeoutS * 1000 !== GO_HTTPBIN_READ_TIMEOUT_MS
-        ? { env: appEnv(p) }
-        : {}),
+      ...(Object.keys(env).length > 0 ? { env } : {}),
       ...(p.appShutdown === 'echo' ? { image: IMAGES.faultServer } : {}),
       ...options.httpbin,
     },

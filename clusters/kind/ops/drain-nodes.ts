@@ -20,7 +20,7 @@ import { emitEvent } from '../kind-run.ts';
 import type { KindRun } from '../kind-run.ts';
 import { isLoadPod, need, owned, podsOf, waitForChange } from '../kind-workloads.ts';
 import { deletePod } from './delete-pod.ts';
-import { ownerOf } from '../pod-info.ts';
+import { isPodReady, ownerOf } from '../pod-info.ts';
 
 /** kubectl drain's wait after a refused eviction. */
 export const EVICT_RETRY_MS = 5000;
@@ -30,8 +30,7 @@ export interface DrainOptions {
   signal?: AbortSignal | undefined;
 }
 
-const isReady = (p: V1Pod): boolean =>
-  p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+const keyOf = (p: V1Pod): string => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
 
 /** The node's pods a drain evicts: meshed, not a DaemonSet's, not our load pods, not going already. */
 export function podsToEvict(pods: readonly V1Pod[], node: string): V1Pod[] {
@@ -104,11 +103,9 @@ async function drainNode(run: KindRun, daemonSet: WorkloadRef, node: string, opt
   emitEvent(run, 'node-cordoned', `node/${node}`, 'kubectl cordon', node, 'harness');
   const victims = podsToEvict(owned(run, watch.list('pods')), node);
   await Promise.all(victims.map((p) => evict(run, p, options)));
-  const names = new Set(victims.map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`));
+  const names = new Set(victims.map(keyOf));
   await wait(`the evicted pods on node ${node} to be gone`, () =>
-    watch.list('pods').some((p) => names.has(`${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`))
-      ? undefined
-      : true,
+    watch.list('pods').some((p) => names.has(keyOf(p))) ? undefined : true,
   );
   const old = podsOf(run, daemonSet).filter(
     (p) => p.spec?.nodeName === node && !p.metadata?.deletionTimestamp,
@@ -117,7 +114,7 @@ async function drainNode(run: KindRun, daemonSet: WorkloadRef, node: string, opt
   const oldNames = new Set(old.map((p) => p.metadata?.name));
   await wait(`${workloadKey(daemonSet)}'s new pod on node ${node} to be Ready`, () =>
     podsOf(run, daemonSet).some(
-      (p) => p.spec?.nodeName === node && !oldNames.has(p.metadata?.name) && isReady(p),
+      (p) => p.spec?.nodeName === node && !oldNames.has(p.metadata?.name) && isPodReady(p),
     )
       ? true
       : undefined,
